@@ -1,0 +1,54 @@
+//! Shared-memory tiled SGEMM: one output per thread, `T x T` threads, `T x T` tiles of A and B
+//! staged in shared memory per step of k.
+use core::mem::MaybeUninit;
+use core::ptr::addr_of;
+
+use cuda_std::{address_space, kernel, thread};
+use seq_macro::seq;
+
+use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
+
+macro_rules! tiled_kernels {
+    ($(($name:ident, $tile:tt)),* $(,)?) => {$(
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
+            const T: u32 = $tile;
+            // Rows padded by one word, so a warp reading down a column hits 32 different banks.
+            const P: u32 = T + 1;
+            #[address_space(shared)]
+            static mut TILE_A: [MaybeUninit<f32>; (T * P) as usize] = [MaybeUninit::uninit(); (T * P) as usize];
+            #[address_space(shared)]
+            static mut TILE_B: [MaybeUninit<f32>; (T * P) as usize] = [MaybeUninit::uninit(); (T * P) as usize];
+
+            let tx = thread::thread_idx_x();
+            let ty = thread::thread_idx_y();
+            let row = thread::block_idx_y() * T + ty;
+            let col = thread::block_idx_x() * T + tx;
+            let sa = shared_addr(addr_of!(TILE_A));
+            let sb = shared_addr(addr_of!(TILE_B));
+            let (a, b) = (a as *const u32, b as *const u32);
+
+            let mut sum = 0.0f32;
+            let mut k0 = 0;
+            while k0 < k {
+                unsafe {
+                    let va = ld_global_nc::<1>(a.add((row * k + k0 + tx) as usize));
+                    let vb = ld_global_nc::<1>(b.add(((k0 + ty) * n + col) as usize));
+                    st_shared::<1>(sa + 4 * (ty * P + tx), va);
+                    st_shared::<1>(sb + 4 * (ty * P + tx), vb);
+                }
+                thread::sync_threads();
+                seq!(I in 0..$tile {
+                    let x = unsafe { ld_shared::<1>(sa + 4 * (ty * P + I)) };
+                    let y = unsafe { ld_shared::<1>(sb + 4 * (I * P + tx)) };
+                    sum += f32::from_bits(x[0]) * f32::from_bits(y[0]);
+                });
+                thread::sync_threads();
+                k0 += T;
+            }
+            unsafe { st_global::<1>((c as *mut u32).add((row * n + col) as usize), [sum.to_bits()]) };
+        }
+    )*};
+}
+for_each_tiled!(tiled_kernels);

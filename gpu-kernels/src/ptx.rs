@@ -1,0 +1,106 @@
+//! Memory accesses written as inline PTX.
+//!
+//! Why: rust-cuda turns a `&mut` to a shared static into a generic pointer, and plain stores
+//! through it can come out as generic `st` (upstream issue #402); a 16-byte struct copy comes out
+//! as byte loads and `prmt` shuffles. Inline PTX pins the state space and the width. Shared
+//! memory is addressed with 32-bit shared-window addresses, as nvcc does.
+use core::arch::asm;
+
+/// The 32-bit shared-window address of a shared-memory static.
+#[inline(always)]
+pub fn shared_addr<T>(p: *const T) -> u32 {
+    let window: u64;
+    // SAFETY: address arithmetic only; `p` must point into shared memory for the result to mean anything.
+    unsafe {
+        asm!("cvta.to.shared.u64 {w}, {p};", w = out(reg64) window, p = in(reg64) p as u64,
+             options(pure, nomem, nostack));
+    }
+    window as u32
+}
+
+/// Loads `N` (1, 2 or 4) consecutive 32-bit words from shared memory at byte address `addr`
+/// (aligned to `4 * N`).
+#[inline(always)]
+pub unsafe fn ld_shared<const N: usize>(addr: u32) -> [u32; N] {
+    let mut out = [0u32; N];
+    unsafe {
+        match N {
+            1 => asm!("ld.shared.b32 {a}, [{p}];", a = out(reg32) out[0], p = in(reg32) addr,
+                      options(nostack, readonly, preserves_flags)),
+            2 => asm!("ld.shared.v2.b32 {{{a}, {b}}}, [{p}];", a = out(reg32) out[0],
+                      b = out(reg32) out[1], p = in(reg32) addr,
+                      options(nostack, readonly, preserves_flags)),
+            4 => asm!("ld.shared.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) out[0],
+                      b = out(reg32) out[1], c = out(reg32) out[2], d = out(reg32) out[3],
+                      p = in(reg32) addr, options(nostack, readonly, preserves_flags)),
+            _ => panic!(),
+        }
+    }
+    out
+}
+
+/// Stores `N` (1, 2 or 4) consecutive 32-bit words to shared memory at byte address `addr`.
+#[inline(always)]
+pub unsafe fn st_shared<const N: usize>(addr: u32, v: [u32; N]) {
+    unsafe {
+        match N {
+            1 => asm!("st.shared.b32 [{p}], {a};", p = in(reg32) addr, a = in(reg32) v[0],
+                      options(nostack, preserves_flags)),
+            2 => asm!("st.shared.v2.b32 [{p}], {{{a}, {b}}};", p = in(reg32) addr,
+                      a = in(reg32) v[0], b = in(reg32) v[1], options(nostack, preserves_flags)),
+            4 => asm!("st.shared.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg32) addr,
+                      a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+                      options(nostack, preserves_flags)),
+            _ => panic!(),
+        }
+    }
+}
+
+/// Loads `N` (1, 2 or 4) consecutive 32-bit words from global memory through the read-only
+/// (non-coherent) path; only for data no thread of the launch writes.
+#[inline(always)]
+pub unsafe fn ld_global_nc<const N: usize>(p: *const u32) -> [u32; N] {
+    let mut out = [0u32; N];
+    unsafe {
+        match N {
+            1 => asm!("ld.global.nc.b32 {a}, [{p}];", a = out(reg32) out[0], p = in(reg64) p,
+                      options(nostack, readonly, preserves_flags)),
+            2 => asm!("ld.global.nc.v2.b32 {{{a}, {b}}}, [{p}];", a = out(reg32) out[0],
+                      b = out(reg32) out[1], p = in(reg64) p,
+                      options(nostack, readonly, preserves_flags)),
+            4 => asm!("ld.global.nc.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) out[0],
+                      b = out(reg32) out[1], c = out(reg32) out[2], d = out(reg32) out[3],
+                      p = in(reg64) p, options(nostack, readonly, preserves_flags)),
+            _ => panic!(),
+        }
+    }
+    out
+}
+
+/// Loads one 32-bit word from global memory (coherent path: the data may be written by this launch).
+#[inline(always)]
+pub unsafe fn ld_global(p: *const u32) -> u32 {
+    let v: u32;
+    unsafe {
+        asm!("ld.global.b32 {a}, [{p}];", a = out(reg32) v, p = in(reg64) p,
+             options(nostack, readonly, preserves_flags));
+    }
+    v
+}
+
+/// Stores `N` (1, 2 or 4) consecutive 32-bit words to global memory.
+#[inline(always)]
+pub unsafe fn st_global<const N: usize>(p: *mut u32, v: [u32; N]) {
+    unsafe {
+        match N {
+            1 => asm!("st.global.b32 [{p}], {a};", p = in(reg64) p, a = in(reg32) v[0],
+                      options(nostack, preserves_flags)),
+            2 => asm!("st.global.v2.b32 [{p}], {{{a}, {b}}};", p = in(reg64) p, a = in(reg32) v[0],
+                      b = in(reg32) v[1], options(nostack, preserves_flags)),
+            4 => asm!("st.global.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
+                      a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+                      options(nostack, preserves_flags)),
+            _ => panic!(),
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! The classic course format, all int32 little-endian.
+//!
+//! Input: `V, E`, then E triples `(src, dst, w)`. Output: V*V row-major distances with
+//! `d[i][i] = 0` and `INF` for "no path".
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{Context, Result, bail, ensure};
+use bytemuck::Zeroable;
+use gpu_kernels::apsp::{INF, MAX_WEIGHT, PITCH_ALIGN};
+use rayon::prelude::*;
+
+// The files are little-endian and are cast straight into memory.
+#[cfg(not(target_endian = "little"))]
+compile_error!("the APSP file format is read by casting bytes; a little-endian host is required");
+
+/// Size of the `V, E` header in bytes.
+const HEADER_BYTES: usize = 8;
+/// Size of one `(src, dst, w)` record in bytes.
+const EDGE_BYTES: usize = std::mem::size_of::<Edge>();
+/// Buffer size for the output writers: large enough that syscalls do not matter.
+const WRITE_BUFFER: usize = 4 << 20;
+
+/// One directed edge exactly as stored in the file.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub src: i32,
+    pub dst: i32,
+    pub w: i32,
+}
+
+// SAFETY: repr(C), three i32 fields, no padding (checked below), every bit pattern is valid.
+// Written by hand because host does not enable bytemuck's `derive` feature.
+unsafe impl bytemuck::Zeroable for Edge {}
+unsafe impl bytemuck::Pod for Edge {}
+const _: () = assert!(EDGE_BYTES == 12 && std::mem::align_of::<Edge>() == 4);
+
+/// A validated graph: `0 <= src, dst < vertices`, `src != dst`, `0 <= w <= MAX_WEIGHT`.
+/// Repeated `(src, dst)` pairs are allowed; the smallest weight wins.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graph {
+    pub vertices: usize,
+    pub edges: Vec<Edge>,
+}
+
+fn read_i32(bytes: &[u8], offset: usize) -> i32 {
+    i32::from_le_bytes(bytes[offset..offset + 4].try_into().expect("4 bytes"))
+}
+
+/// Parses and validates a graph file held in memory (any alignment).
+pub fn parse_graph(bytes: &[u8]) -> Result<Graph> {
+    let len = bytes.len();
+    ensure!(
+        len >= HEADER_BYTES,
+        "file is {len} bytes, too short for the 8-byte header (V, E) at byte offset 0"
+    );
+    let v = read_i32(bytes, 0);
+    let e = read_i32(bytes, 4);
+    ensure!(
+        v >= 1,
+        "vertex count V = {v} at byte offset 0 must be at least 1"
+    );
+    ensure!(
+        e >= 0,
+        "edge count E = {e} at byte offset 4 must not be negative"
+    );
+    let max_edges = v as u64 * (v as u64 - 1);
+    ensure!(
+        e as u64 <= max_edges,
+        "edge count E = {e} at byte offset 4 exceeds V*(V-1) = {max_edges} for V = {v}"
+    );
+    let expected = HEADER_BYTES as u64 + EDGE_BYTES as u64 * e as u64;
+    let actual = len as u64;
+    if actual < expected {
+        bail!(
+            "file is truncated: E = {e} needs 8 + 12*E = {expected} bytes but the file has \
+             {actual} (data ends at byte offset {actual})"
+        );
+    }
+    if actual > expected {
+        bail!(
+            "file has {} trailing bytes: E = {e} needs 8 + 12*E = {expected} bytes but the file \
+             has {actual} (extra data starts at byte offset {expected})",
+            actual - expected
+        );
+    }
+
+    // One memcpy into an aligned Vec, whatever the alignment of `bytes` (pod_collect_to_vec
+    // would need bytemuck's `extern_crate_alloc` feature).
+    let mut edges = vec![Edge::zeroed(); e as usize];
+    bytemuck::cast_slice_mut::<Edge, u8>(&mut edges).copy_from_slice(&bytes[HEADER_BYTES..]);
+    let bad = edges
+        .par_iter()
+        .with_min_len(1 << 16)
+        .position_first(|edge| {
+            !((0..v).contains(&edge.src)
+                && (0..v).contains(&edge.dst)
+                && edge.src != edge.dst
+                && (0..=MAX_WEIGHT).contains(&edge.w))
+        });
+    if let Some(i) = bad {
+        let Edge { src, dst, w } = edges[i];
+        let at = HEADER_BYTES + i * EDGE_BYTES;
+        if !(0..v).contains(&src) {
+            bail!("edge {i} has src = {src} outside 0..{v} at byte offset {at}");
+        }
+        if !(0..v).contains(&dst) {
+            bail!(
+                "edge {i} has dst = {dst} outside 0..{v} at byte offset {}",
+                at + 4
+            );
+        }
+        if src == dst {
+            bail!("edge {i} is a self-loop (src = dst = {src}) at byte offset {at}");
+        }
+        bail!(
+            "edge {i} has weight w = {w} outside 0..={MAX_WEIGHT} at byte offset {}",
+            at + 8
+        );
+    }
+    Ok(Graph {
+        vertices: v as usize,
+        edges,
+    })
+}
+
+/// Reads and validates a graph file; errors name the path.
+pub fn read_graph(path: &Path) -> Result<Graph> {
+    let parse = || -> Result<Graph> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        // mmap cannot map an empty file, and pipes/devices have no length: read those instead.
+        if meta.is_file() && meta.len() >= HEADER_BYTES as u64 {
+            // SAFETY: the mapping is only read while parse_graph copies it; a concurrent writer
+            // could change the bytes under us, which is no worse than a torn read.
+            let map = unsafe { memmap2::Mmap::map(&file)? };
+            parse_graph(&map)
+        } else {
+            parse_graph(&std::fs::read(path)?)
+        }
+    };
+    parse().with_context(|| format!("cannot read graph {}", path.display()))
+}
+
+/// Row pitch (in i32) for a matrix of `n_padded` columns: a multiple of `PITCH_ALIGN`.
+pub fn distance_pitch(n_padded: usize) -> usize {
+    n_padded.div_ceil(PITCH_ALIGN) * PITCH_ALIGN
+}
+
+/// Initialises a `padded x pitch` distance matrix: INF everywhere, 0 on the diagonal of all
+/// `padded` rows, then the smallest weight of each `(src, dst)`. Returns how many edges repeat
+/// an earlier `(src, dst)` pair.
+pub fn fill_distances(graph: &Graph, padded: usize, pitch: usize, out: &mut [i32]) -> usize {
+    assert!(
+        padded >= graph.vertices,
+        "padded {padded} < V {}",
+        graph.vertices
+    );
+    assert!(pitch >= padded, "pitch {pitch} < padded {padded}");
+    assert_eq!(
+        out.len(),
+        padded * pitch,
+        "distance buffer must be padded * pitch"
+    );
+    if pitch == 0 {
+        return 0;
+    }
+    out.par_chunks_mut(pitch).enumerate().for_each(|(i, row)| {
+        row.fill(INF);
+        row[i] = 0;
+    });
+    let mut repeated = 0;
+    for edge in &graph.edges {
+        debug_assert!((edge.src as usize) < graph.vertices && (edge.dst as usize) < graph.vertices);
+        let cell = &mut out[edge.src as usize * pitch + edge.dst as usize];
+        // Weights are <= MAX_WEIGHT < INF and there are no self-loops, so a cell that is not INF
+        // was set by an earlier edge.
+        if *cell != INF {
+            repeated += 1;
+        }
+        *cell = (*cell).min(edge.w);
+    }
+    repeated
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A temporary file next to `path` that is removed on drop unless `commit` renames it.
+struct AtomicFile {
+    temp: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+impl AtomicFile {
+    fn create(path: &Path) -> Result<(Self, File)> {
+        let name = path
+            .file_name()
+            .with_context(|| format!("{} has no file name", path.display()))?;
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let temp = dir.join(format!(
+            ".{}.tmp-{}-{}",
+            name.to_string_lossy(),
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .with_context(|| format!("cannot create temporary file {}", temp.display()))?;
+        let guard = AtomicFile {
+            temp,
+            target: path.to_path_buf(),
+            committed: false,
+        };
+        Ok((guard, file))
+    }
+
+    fn commit(mut self) -> Result<()> {
+        std::fs::rename(&self.temp, &self.target).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                self.temp.display(),
+                self.target.display()
+            )
+        })?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Writes `path` through a temporary file in the same directory and a rename, so a failed
+/// write leaves no partial output. `fill` gets a large buffered writer.
+fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
+) -> Result<()> {
+    let (guard, file) = AtomicFile::create(path)?;
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
+    fill(&mut writer)
+        .and_then(|()| Ok(writer.flush()?))
+        .with_context(|| format!("cannot write {}", guard.temp.display()))?;
+    drop(writer);
+    guard.commit()
+}
+
+/// Writes the top-left `v x v` block of a matrix with row pitch `pitch` in the output format.
+pub fn write_distances(path: &Path, dist: &[i32], v: usize, pitch: usize) -> Result<()> {
+    ensure!(pitch >= v, "pitch {pitch} is smaller than V = {v}");
+    let needed = if v == 0 { 0 } else { (v - 1) * pitch + v };
+    ensure!(
+        dist.len() >= needed,
+        "distance buffer has {} elements, {v} rows of pitch {pitch} need {needed}",
+        dist.len()
+    );
+    write_atomically(path, |w| {
+        if v == pitch {
+            // Contiguous: BufWriter passes slices larger than its buffer straight through.
+            w.write_all(bytemuck::cast_slice(&dist[..v * v]))?;
+        } else {
+            for row in dist.chunks(pitch).take(v) {
+                w.write_all(bytemuck::cast_slice(&row[..v]))?;
+            }
+        }
+        Ok(())
+    })
+    .with_context(|| format!("cannot write distances to {}", path.display()))
+}
+
+/// Writes a graph in the input format.
+pub fn write_graph(path: &Path, g: &Graph) -> Result<()> {
+    let v = i32::try_from(g.vertices).context("V does not fit in an int32")?;
+    let e = i32::try_from(g.edges.len()).context("E does not fit in an int32")?;
+    write_atomically(path, |w| {
+        w.write_all(&v.to_le_bytes())?;
+        w.write_all(&e.to_le_bytes())?;
+        w.write_all(bytemuck::cast_slice(&g.edges))?;
+        Ok(())
+    })
+    .with_context(|| format!("cannot write graph to {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(v: i32, edges: &[Edge]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&v.to_le_bytes());
+        bytes.extend_from_slice(&(edges.len() as i32).to_le_bytes());
+        bytes.extend_from_slice(bytemuck::cast_slice(edges));
+        bytes
+    }
+
+    #[test]
+    fn pitch_is_aligned_and_minimal() {
+        for n in 0..200 {
+            let p = distance_pitch(n);
+            assert!(
+                p >= n && p.is_multiple_of(PITCH_ALIGN) && p < n + PITCH_ALIGN,
+                "n {n} -> {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn parses_unaligned_input() {
+        let edges = [
+            Edge {
+                src: 0,
+                dst: 2,
+                w: 7,
+            },
+            Edge {
+                src: 2,
+                dst: 1,
+                w: 0,
+            },
+            Edge {
+                src: 1,
+                dst: 0,
+                w: MAX_WEIGHT,
+            },
+        ];
+        let bytes = encode(3, &edges);
+        for shift in 0..4 {
+            let mut buf = vec![0u8; shift];
+            buf.extend_from_slice(&bytes);
+            let g = parse_graph(&buf[shift..]).unwrap();
+            assert_eq!(g.vertices, 3);
+            assert_eq!(g.edges, edges);
+        }
+    }
+
+    #[test]
+    fn reports_first_bad_edge() {
+        let mut edges = vec![
+            Edge {
+                src: 0,
+                dst: 1,
+                w: 1
+            };
+            100_000
+        ];
+        edges[70_000].w = -1;
+        edges[90_000].src = 1000;
+        let err = parse_graph(&encode(1000, &edges)).unwrap_err().to_string();
+        let at = 8 + 70_000 * 12 + 8;
+        assert!(
+            err.contains("edge 70000") && err.contains(&format!("byte offset {at}")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn fill_sets_padding_and_min_weight() {
+        let g = Graph {
+            vertices: 3,
+            edges: vec![
+                Edge {
+                    src: 0,
+                    dst: 1,
+                    w: 9,
+                },
+                Edge {
+                    src: 0,
+                    dst: 1,
+                    w: 4,
+                },
+                Edge {
+                    src: 2,
+                    dst: 0,
+                    w: 0,
+                },
+            ],
+        };
+        let (padded, pitch) = (5, distance_pitch(5));
+        let mut d = vec![-1; padded * pitch];
+        assert_eq!(fill_distances(&g, padded, pitch, &mut d), 1);
+        for i in 0..padded {
+            for j in 0..pitch {
+                let want = match (i, j) {
+                    _ if i == j => 0,
+                    (0, 1) => 4,
+                    (2, 0) => 0,
+                    _ => INF,
+                };
+                assert_eq!(d[i * pitch + j], want, "cell ({i}, {j})");
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Blocked Floyd–Warshall on the GPU: pads V to the block factor (padding is INF with a zero
+//! diagonal, so it never shortens a path), runs phases 1–3 per round, times each stage.
+use std::time::Instant;
+
+use anyhow::{Context as _, Result, bail};
+use cust::{
+    event::{Event, EventFlags},
+    function::{BlockSize, GridSize},
+    launch,
+    memory::{CopyDestination, DeviceBuffer},
+};
+use gpu_kernels::apsp::{FwConfig, fw_config};
+use serde::Serialize;
+
+use super::format::{Graph, distance_pitch, fill_distances};
+use crate::gpu::{Gpu, Timing, time_on_stream};
+
+/// Seconds spent in each stage of one GPU solve.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct GpuTimes {
+    pub fill_s: f64,
+    pub host_to_device_s: f64,
+    pub compute_s: f64,
+    pub device_to_host_s: f64,
+}
+
+pub struct GpuSolution {
+    /// `padded x pitch` distances; the answer is the first V columns of the first V rows.
+    pub dist: Vec<i32>,
+    pub padded: usize,
+    pub pitch: usize,
+    pub repeated_edges: usize,
+    pub times: GpuTimes,
+}
+
+pub fn config(block: u32) -> Result<FwConfig> {
+    fw_config(block).with_context(|| {
+        let known: Vec<_> = gpu_kernels::apsp::BLOCK_FACTORS
+            .iter()
+            .map(u32::to_string)
+            .collect();
+        format!(
+            "no Floyd–Warshall kernels for block factor {block}; choose one of {}",
+            known.join(", ")
+        )
+    })
+}
+
+/// Padded size and pitch for V vertices at block factor `block`.
+pub fn geometry(vertices: usize, block: u32) -> (usize, usize) {
+    let padded = vertices.div_ceil(block as usize) * block as usize;
+    (padded, distance_pitch(padded))
+}
+
+pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
+    let cfg = config(block)?;
+    let (padded, pitch) = geometry(graph.vertices, block);
+    // Kernels index with 32-bit offsets.
+    if (padded as u64) * (pitch as u64) > u32::MAX as u64 {
+        bail!(
+            "V = {} is too large: the padded matrix would exceed 2^32 cells",
+            graph.vertices
+        );
+    }
+    let bytes = padded * pitch * 4;
+    let (free, _) = cust::memory::mem_get_info()?;
+    if bytes > free {
+        bail!(
+            "V = {} needs {:.2} GiB of GPU memory for the distance matrix but only {:.2} GiB is free",
+            graph.vertices,
+            bytes as f64 / (1u64 << 30) as f64,
+            free as f64 / (1u64 << 30) as f64
+        );
+    }
+    let mut times = GpuTimes::default();
+
+    let t = Instant::now();
+    let mut dist = vec![0i32; padded * pitch];
+    let repeated_edges = fill_distances(graph, padded, pitch, &mut dist);
+    times.fill_s = t.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let d_dist =
+        DeviceBuffer::from_slice(&dist).context("copying the distance matrix to the GPU")?;
+    times.host_to_device_s = t.elapsed().as_secs_f64();
+
+    let stream = &gpu.stream;
+    let get = |name: &str| {
+        gpu.module.get_function(name).with_context(|| {
+            format!(
+                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                gpu.ptx_path.display()
+            )
+        })
+    };
+    let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
+    let rounds = (padded / block as usize) as u32;
+    let threads = BlockSize::xy(cfg.threads, cfg.threads);
+    let start = Event::new(EventFlags::DEFAULT)?;
+    let stop = Event::new(EventFlags::DEFAULT)?;
+    start.record(stream)?;
+    for r in 0..rounds {
+        let ptr = d_dist.as_device_ptr();
+        let pitch32 = pitch as u32;
+        unsafe {
+            launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(ptr, pitch32, r))?;
+            launch!(p2<<<GridSize::xy(rounds, 2), threads, 0, stream>>>(ptr, pitch32, r))?;
+            launch!(p3<<<GridSize::xy(rounds, rounds), threads, 0, stream>>>(ptr, pitch32, r))?;
+        }
+    }
+    stop.record(stream)?;
+    stop.synchronize()
+        .context("Floyd–Warshall kernels failed")?;
+    times.compute_s = stop.elapsed_time_f32(&start)? as f64 / 1e3;
+
+    let t = Instant::now();
+    d_dist
+        .copy_to(&mut dist[..])
+        .context("copying distances back")?;
+    times.device_to_host_s = t.elapsed().as_secs_f64();
+    Ok(GpuSolution {
+        dist,
+        padded,
+        pitch,
+        repeated_edges,
+        times,
+    })
+}
+
+/// Times phase 3 alone (round 0, after phases 1 and 2 of that round) on `graph`'s distances:
+/// one warm-up and `reps` timed launches. Returns the timing and the cell updates per launch.
+pub fn time_phase3(gpu: &Gpu, graph: &Graph, block: u32, reps: usize) -> Result<(Timing, f64)> {
+    let cfg = config(block)?;
+    let (padded, pitch) = geometry(graph.vertices, block);
+    let mut dist = vec![0i32; padded * pitch];
+    fill_distances(graph, padded, pitch, &mut dist);
+    let d_dist = DeviceBuffer::from_slice(&dist)?;
+    let rounds = (padded / block as usize) as u32;
+    let threads = BlockSize::xy(cfg.threads, cfg.threads);
+    let stream = &gpu.stream;
+    let (p1, p2, p3) =
+        (gpu.module.get_function(cfg.phase1)?, gpu.module.get_function(cfg.phase2)?, gpu.module.get_function(cfg.phase3)?);
+    let (ptr, pitch32) = (d_dist.as_device_ptr(), pitch as u32);
+    unsafe {
+        launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(ptr, pitch32, 0u32))?;
+        launch!(p2<<<GridSize::xy(rounds, 2), threads, 0, stream>>>(ptr, pitch32, 0u32))?;
+    }
+    let timing = time_on_stream(stream, 1, reps, || {
+        unsafe { launch!(p3<<<GridSize::xy(rounds, rounds), threads, 0, stream>>>(ptr, pitch32, 0u32)) }
+            .context("launching phase 3")
+    })?;
+    let blocks = (rounds as f64 - 1.0).powi(2);
+    Ok((timing, blocks * (block as f64).powi(3)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_pads_to_block_and_aligns_rows() {
+        assert_eq!(geometry(1, 64), (64, 64));
+        assert_eq!(geometry(65, 64), (128, 128));
+        assert_eq!(geometry(65, 16), (80, 96));
+        assert_eq!(geometry(30000, 64).0, 30016);
+        assert!(config(48).unwrap_err().to_string().contains("16, 32, 64"));
+    }
+}

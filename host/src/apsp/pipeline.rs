@@ -1,0 +1,110 @@
+//! File to file: read, fill the padded matrix, copy, compute, copy back, (verify), write —
+//! each stage timed. Shared by `host apsp` and `host bench apsp`.
+use std::{path::Path, time::Instant};
+
+use anyhow::{Result, bail};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::{
+    cpu::{self, Adjacency},
+    format::{Graph, fill_distances, read_graph, write_distances},
+    gpu as agpu,
+};
+use crate::{bench::ApspSplit, gpu::Gpu};
+
+/// Above this V, verification checks Dijkstra rows instead of a full CPU Floyd–Warshall.
+pub const FULL_VERIFY_MAX: usize = 4000;
+pub const VERIFY_SOURCES: usize = 64;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FileReport {
+    pub vertices: usize,
+    pub edges: usize,
+    pub repeated_edges: usize,
+    pub device: String,
+    pub block: Option<u32>,
+    pub split: ApspSplit,
+    /// File to file, verification excluded.
+    pub total_s: f64,
+    /// V^3 / compute time.
+    pub updates_per_s: f64,
+    pub verified: Option<String>,
+}
+
+/// Solves `input` into `output` on `gpu` (or on the CPU when `gpu` is None). With `verify`, the
+/// result is compared with an independent CPU answer before anything is written.
+pub fn solve_file(gpu: Option<&Gpu>, input: &Path, output: &Path, block: u32, verify: bool) -> Result<FileReport> {
+    if output == input {
+        bail!("the output path {} is the input file", output.display());
+    }
+    let start = Instant::now();
+    let graph = read_graph(input)?;
+    let mut rep = FileReport { vertices: graph.vertices, edges: graph.edges.len(), ..Default::default() };
+    rep.split.read_s = start.elapsed().as_secs_f64();
+    let v = graph.vertices;
+
+    let (dist, pitch) = match gpu {
+        None => {
+            rep.device = format!("CPU ({} threads)", rayon::current_num_threads());
+            let t = Instant::now();
+            let mut dist = vec![0i32; v * v];
+            rep.repeated_edges = fill_distances(&graph, v, v, &mut dist);
+            rep.split.fill_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            cpu::floyd_warshall(&mut dist, v, v);
+            rep.split.compute_s = t.elapsed().as_secs_f64();
+            (dist, v)
+        }
+        Some(gpu) => {
+            rep.device = gpu.info()?.name;
+            rep.block = Some(block);
+            let sol = agpu::solve(gpu, &graph, block)?;
+            rep.repeated_edges = sol.repeated_edges;
+            rep.split.fill_s = sol.times.fill_s;
+            rep.split.host_to_device_s = sol.times.host_to_device_s;
+            rep.split.compute_s = sol.times.compute_s;
+            rep.split.device_to_host_s = sol.times.device_to_host_s;
+            (sol.dist, sol.pitch)
+        }
+    };
+    let before_verify = start.elapsed();
+    if verify {
+        rep.verified = Some(verify_against_cpu(&graph, &dist, pitch)?);
+    }
+    let verify_time = start.elapsed() - before_verify;
+
+    let t = Instant::now();
+    write_distances(output, &dist, v, pitch)?;
+    rep.split.write_s = t.elapsed().as_secs_f64();
+    rep.total_s = (start.elapsed() - verify_time).as_secs_f64();
+    rep.updates_per_s = (v as f64).powi(3) / rep.split.compute_s.max(1e-12);
+    Ok(rep)
+}
+
+/// Compares `dist` (rows of `pitch`) with an independent CPU answer: the whole CPU
+/// Floyd–Warshall for V ≤ FULL_VERIFY_MAX, else Dijkstra from VERIFY_SOURCES random sources.
+pub fn verify_against_cpu(graph: &Graph, dist: &[i32], pitch: usize) -> Result<String> {
+    let v = graph.vertices;
+    let row = |i: usize| &dist[i * pitch..i * pitch + v];
+    if v <= FULL_VERIFY_MAX {
+        let (expect, _) = cpu::solve(graph);
+        for i in 0..v {
+            if let Some(j) = (0..v).find(|&j| row(i)[j] != expect[i * v + j]) {
+                bail!("verification failed: d[{i}][{j}] = {} but the CPU Floyd–Warshall says {}", row(i)[j], expect[i * v + j]);
+            }
+        }
+        return Ok(format!("all {v} rows equal the CPU Floyd–Warshall"));
+    }
+    let adjacency = Adjacency::new(graph);
+    let mut rng = ChaCha8Rng::seed_from_u64(v as u64);
+    for _ in 0..VERIFY_SOURCES {
+        let s = rng.gen_range(0..v);
+        let expect = cpu::dijkstra(graph, &adjacency, s);
+        if let Some(j) = (0..v).find(|&j| row(s)[j] != expect[j]) {
+            bail!("verification failed: d[{s}][{j}] = {} but Dijkstra says {}", row(s)[j], expect[j]);
+        }
+    }
+    Ok(format!("{VERIFY_SOURCES} random rows equal Dijkstra"))
+}

@@ -1,0 +1,118 @@
+//! Benchmark records: one JSON object per measured configuration, written by `host bench` on
+//! the GPU machine and rendered into tables and charts by `host report` (see `report`).
+use serde::{Deserialize, Serialize};
+
+/// Seconds per stage of one APSP run, file to file.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ApspSplit {
+    pub read_s: f64,
+    pub fill_s: f64,
+    pub host_to_device_s: f64,
+    pub compute_s: f64,
+    pub device_to_host_s: f64,
+    pub write_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BenchRecord {
+    /// "matmul" (GFLOP/s vs N), "apsp" (time split vs V), "threads" (performance vs threads per
+    /// block / occupancy: tiled SGEMM and FW phase 3).
+    pub suite: String,
+    /// Kernel name, "cublas_sgemm", or "fw_b16"/"fw_b32"/"fw_b64" for a whole APSP solve.
+    pub kernel: String,
+    /// Human-readable configuration, e.g. "tile 64x64x32, block 16x16, item 4x4".
+    pub config: String,
+    /// N for square SGEMM, V for APSP.
+    pub size: usize,
+    pub threads_per_block: u32,
+    pub registers: Option<u32>,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub reps: usize,
+    pub gflops: Option<f64>,
+    pub updates_per_s: Option<f64>,
+    /// Theoretical occupancy (0..1) from the project's calculator.
+    pub occupancy: Option<f64>,
+    pub split: Option<ApspSplit>,
+    pub device: String,
+    /// UTC, ISO 8601.
+    pub date: String,
+    pub commit: String,
+}
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn now_utc() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// The source revision measured: `GPU_KERNELS_COMMIT`, else a `COMMIT` file beside the
+/// executable (written by `cargo xtask gpu-bundle`), else `git`, else "unknown".
+pub fn commit() -> String {
+    if let Ok(c) = std::env::var("GPU_KERNELS_COMMIT") {
+        return c;
+    }
+    if let Some(c) = std::env::current_exe()
+        .ok()
+        .and_then(|e| std::fs::read_to_string(e.with_file_name("COMMIT")).ok())
+    {
+        return c.trim().to_string();
+    }
+    std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or("unknown".into(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_is_iso_8601_utc() {
+        let d = now_utc();
+        assert_eq!(d.len(), 20, "{d}");
+        assert!(d.ends_with('Z') && &d[4..5] == "-" && &d[10..11] == "T", "{d}");
+        let year: u32 = d[..4].parse().unwrap();
+        assert!((2024..2200).contains(&year), "{d}");
+    }
+
+    #[test]
+    fn records_round_trip_through_json() {
+        let r = BenchRecord {
+            suite: "apsp".into(),
+            kernel: "fw_b64".into(),
+            config: "block 64".into(),
+            size: 10_000,
+            threads_per_block: 1024,
+            registers: None,
+            median_ms: 1.5,
+            min_ms: 1.0,
+            max_ms: 2.0,
+            reps: 1,
+            gflops: None,
+            updates_per_s: Some(1e12),
+            occupancy: Some(0.5),
+            split: Some(ApspSplit { compute_s: 0.0015, ..Default::default() }),
+            device: "GPU".into(),
+            date: now_utc(),
+            commit: "abc".into(),
+        };
+        let back: BenchRecord = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+    }
+}

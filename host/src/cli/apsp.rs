@@ -1,0 +1,59 @@
+use anyhow::Result;
+use host::{
+    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, r#gen},
+    gpu::Gpu,
+};
+
+use crate::{ApspArgs, ApspGenArgs};
+
+pub fn run(args: &ApspArgs) -> Result<()> {
+    let gpu = if args.cpu {
+        None
+    } else {
+        agpu::config(args.block)?;
+        Some(Gpu::new(args.ptx.ptx.as_deref())?)
+    };
+    let output = args.output.clone().unwrap_or_else(|| args.input.with_extension("out"));
+    let pb = args.verify.then(|| super::spinner("solving and verifying"));
+    let rep = solve_file(gpu.as_ref(), &args.input, &output, args.block, args.verify)?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    if rep.repeated_edges > 0 {
+        eprintln!("note: {} repeated edge(s); each vertex pair keeps its smallest weight", rep.repeated_edges);
+    }
+    if args.json {
+        let mut value = serde_json::to_value(&rep)?;
+        value["input"] = args.input.display().to_string().into();
+        value["output"] = output.display().to_string().into();
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    let block = rep.block.map_or(String::new(), |b| format!(", block {b}"));
+    println!("APSP V={} E={} on {}{block}", rep.vertices, rep.edges, rep.device);
+    let s = &rep.split;
+    for (what, secs) in [
+        ("read", s.read_s),
+        ("fill matrix", s.fill_s),
+        ("host→device", s.host_to_device_s),
+        ("compute", s.compute_s),
+        ("device→host", s.device_to_host_s),
+        ("write", s.write_s),
+        ("total (file to file)", rep.total_s),
+    ] {
+        println!("  {what:<22} {secs:>10.4} s");
+    }
+    println!("  {:<22} {:>10.3e} updates/s (V^3 / compute)", "rate", rep.updates_per_s);
+    if let Some(v) = &rep.verified {
+        println!("  verified: {v}");
+    }
+    println!("wrote {}", output.display());
+    Ok(())
+}
+
+pub fn run_gen(args: &ApspGenArgs) -> Result<()> {
+    let graph = r#gen::generate(args.vertices, args.edges, args.seed)?;
+    write_graph(&args.output, &graph)?;
+    println!("wrote {} (V={}, E={}, seed {})", args.output.display(), graph.vertices, graph.edges.len(), args.seed);
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! `host bench`: sweeps that write one JSON record per configuration (JSON Lines), for
+//! `host report` to turn into tables and charts.
+use std::{
+    collections::HashMap,
+    fs::OpenOptions,
+    io::Write,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Subcommand};
+use host::{
+    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, r#gen},
+    bench::{BenchRecord, commit, now_utc},
+    gpu::{Gpu, Timing},
+    kernels::{OccupancyRow, occupancy_rows},
+    matmul::{
+        cublas::Cublas,
+        gpu::{self as mgpu, Problem},
+        reference,
+    },
+};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::PtxArg;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub suite: Suite,
+    /// Append records (JSON Lines) to this file; they are also printed to stdout.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
+
+#[derive(Subcommand)]
+pub enum Suite {
+    /// Every SGEMM kernel and cuBLAS over square sizes (GFLOP/s vs N).
+    Matmul {
+        #[arg(long, value_delimiter = ',', default_value = "256,512,1000,1024,2048,3000,4096,5000,8192")]
+        sizes: Vec<usize>,
+        #[arg(long, default_value_t = 10)]
+        reps: usize,
+        /// Kernel name, `tiled`, `vectorized` or `all`.
+        #[arg(long, default_value = "all")]
+        kernel: String,
+    },
+    /// Whole APSP solves, file to file, per block factor (time split vs V).
+    Apsp {
+        #[arg(long, value_delimiter = ',', default_value = "2000,5000,10000,20000,30000")]
+        sizes: Vec<usize>,
+        #[arg(long, value_delimiter = ',', default_value = "16,32,64")]
+        blocks: Vec<u32>,
+        /// Edges per vertex of the generated graphs.
+        #[arg(long, default_value_t = 40)]
+        edges_per_vertex: usize,
+        /// Where the generated graphs and outputs go.
+        #[arg(long, default_value = "/tmp")]
+        dir: PathBuf,
+    },
+    /// Performance against threads per block and theoretical occupancy: the tiled SGEMM
+    /// (TILE 8/16/32) and Floyd–Warshall phase 3 (B = 16/32/64).
+    Threads {
+        #[arg(long, default_value_t = 4096)]
+        matmul_size: usize,
+        #[arg(long, default_value_t = 8192)]
+        apsp_size: usize,
+        #[arg(long, default_value_t = 10)]
+        reps: usize,
+    },
+}
+
+struct Sink {
+    file: Option<std::fs::File>,
+    device: String,
+    date: String,
+    commit: String,
+}
+
+impl Sink {
+    fn emit(&mut self, mut r: BenchRecord) -> Result<()> {
+        r.device.clone_from(&self.device);
+        r.date.clone_from(&self.date);
+        r.commit.clone_from(&self.commit);
+        let line = serde_json::to_string(&r)?;
+        println!("{line}");
+        if let Some(f) = &mut self.file {
+            writeln!(f, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
+fn blank(suite: &str, kernel: &str, config: String, size: usize, threads: u32, t: &Timing) -> BenchRecord {
+    BenchRecord {
+        suite: suite.into(),
+        kernel: kernel.into(),
+        config,
+        size,
+        threads_per_block: threads,
+        registers: None,
+        median_ms: t.median_ms,
+        min_ms: t.min_ms,
+        max_ms: t.max_ms,
+        reps: t.reps,
+        gflops: None,
+        updates_per_s: None,
+        occupancy: None,
+        split: None,
+        device: String::new(),
+        date: String::new(),
+        commit: String::new(),
+    }
+}
+
+fn progress(len: u64) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("valid template"));
+    pb
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let file = match &args.out {
+        Some(p) => Some(OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?),
+        None => None,
+    };
+    let mut sink = Sink { file, device: gpu.info()?.name, date: now_utc(), commit: commit() };
+    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(&gpu)?.into_iter().map(|r| (r.kernel, r)).collect();
+    match &args.suite {
+        Suite::Matmul { sizes, reps, kernel } => bench_matmul(&gpu, &mut sink, &occ, sizes, *reps, kernel),
+        Suite::Apsp { sizes, blocks, edges_per_vertex, dir } => {
+            bench_apsp(&gpu, &mut sink, &occ, sizes, blocks, *edges_per_vertex, dir)
+        }
+        Suite::Threads { matmul_size, apsp_size, reps } => bench_threads(&gpu, &mut sink, &occ, *matmul_size, *apsp_size, *reps),
+    }
+}
+
+fn bench_matmul(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, sizes: &[usize], reps: usize, which: &str) -> Result<()> {
+    let kernels: Vec<_> = mgpu::kernels().into_iter().filter(|k| which == "all" || k.family == which || k.name == which).collect();
+    if kernels.is_empty() {
+        bail!("no kernel matches {which:?}");
+    }
+    let cublas = Cublas::load(gpu).map_err(|e| eprintln!("note: no cuBLAS: {e:#}")).ok();
+    let pb = progress((sizes.len() * (kernels.len() + 1)) as u64);
+    for &n in sizes {
+        mgpu::check_shape(n, n, n)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
+        let a = reference::random_matrix(n, n, &mut rng);
+        let b = reference::random_matrix(n, n, &mut rng);
+        let p = Problem { a: &a, b: &b, m: n, n, k: n };
+        // A few rows are checked so that no timing of a wrong result is recorded.
+        let re = reference::reference(&a, &b, n, n, n, Some(&reference::sample_rows(n, 8, n as u64)));
+        let flops = 2.0 * (n as f64).powi(3);
+        if let Some(c) = &cublas {
+            pb.set_message(format!("N={n} cuBLAS"));
+            let r = c.run(gpu, &p, reps)?;
+            let check = reference::check(&r.c, &re);
+            if !check.passed() {
+                bail!("cuBLAS failed the check at N={n}: {check:?}");
+            }
+            let mut rec = blank("matmul", "cublas_sgemm", "cuBLAS FP32 (no TF32)".into(), n, 0, &r.timing);
+            rec.gflops = Some(flops / (r.timing.median_ms * 1e-3) / 1e9);
+            sink.emit(rec)?;
+        }
+        pb.inc(1);
+        for k in &kernels {
+            pb.set_message(format!("N={n} {}", k.name));
+            let r = mgpu::run(gpu, k, &p, reps)?;
+            let check = reference::check(&r.c, &re);
+            if !check.passed() {
+                bail!("{} failed the check at N={n}: {check:?}", k.name);
+            }
+            let config = format!("tile {}x{}x{}, block {}x{}", k.tile.0, k.tile.1, k.tile.2, k.block.0, k.block.1);
+            let mut rec = blank("matmul", k.name, config, n, k.block.0 * k.block.1, &r.timing);
+            rec.gflops = Some(flops / (r.timing.median_ms * 1e-3) / 1e9);
+            rec.occupancy = occ.get(k.name).map(|o| o.occupancy);
+            rec.registers = occ.get(k.name).map(|o| o.registers);
+            sink.emit(rec)?;
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+fn bench_apsp(
+    gpu: &Gpu,
+    sink: &mut Sink,
+    occ: &HashMap<&str, OccupancyRow>,
+    sizes: &[usize],
+    blocks: &[u32],
+    epv: usize,
+    dir: &Path,
+) -> Result<()> {
+    for &b in blocks {
+        agpu::config(b)?;
+    }
+    let pb = progress((sizes.len() * blocks.len()) as u64);
+    for &v in sizes {
+        let input = dir.join(format!("bench_apsp_{v}.in"));
+        let output = dir.join(format!("bench_apsp_{v}.out"));
+        pb.set_message(format!("V={v}: generating"));
+        write_graph(&input, &r#gen::generate(v, epv * v, 1)?)?;
+        for &b in blocks {
+            pb.set_message(format!("V={v} block {b}"));
+            let rep = solve_file(Some(gpu), &input, &output, b, true)?;
+            let cfg = agpu::config(b)?;
+            let t = Timing { median_ms: rep.split.compute_s * 1e3, min_ms: rep.split.compute_s * 1e3, max_ms: rep.split.compute_s * 1e3, reps: 1 };
+            let mut rec = blank("apsp", &format!("fw_b{b}"), format!("block {b}, {0}x{0} threads", cfg.threads), v, cfg.threads * cfg.threads, &t);
+            rec.updates_per_s = Some(rep.updates_per_s);
+            rec.split = Some(rep.split);
+            rec.occupancy = occ.get(cfg.phase3).map(|o| o.occupancy);
+            rec.registers = occ.get(cfg.phase3).map(|o| o.registers);
+            sink.emit(rec)?;
+            pb.inc(1);
+        }
+        let _ = std::fs::remove_file(&output);
+        let _ = std::fs::remove_file(&input);
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+fn bench_threads(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, n: usize, v: usize, reps: usize) -> Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let a = reference::random_matrix(n, n, &mut rng);
+    let b = reference::random_matrix(n, n, &mut rng);
+    let p = Problem { a: &a, b: &b, m: n, n, k: n };
+    let re = reference::reference(&a, &b, n, n, n, Some(&reference::sample_rows(n, 8, 7)));
+    for k in mgpu::kernels().iter().filter(|k| k.family == "tiled") {
+        let r = mgpu::run(gpu, k, &p, reps)?;
+        if !reference::check(&r.c, &re).passed() {
+            bail!("{} failed the check", k.name);
+        }
+        let threads = k.block.0 * k.block.1;
+        let mut rec = blank("threads", k.name, format!("tile {0}, {1} threads", k.tile.0, threads), n, threads, &r.timing);
+        rec.gflops = Some(2.0 * (n as f64).powi(3) / (r.timing.median_ms * 1e-3) / 1e9);
+        rec.occupancy = occ.get(k.name).map(|o| o.occupancy);
+        rec.registers = occ.get(k.name).map(|o| o.registers);
+        sink.emit(rec)?;
+    }
+    let graph = r#gen::generate(v, 40 * v, 1)?;
+    for cfg in gpu_kernels::apsp::FW_CONFIGS {
+        let (t, updates) = agpu::time_phase3(gpu, &graph, cfg.block, reps)?;
+        let threads = cfg.threads * cfg.threads;
+        let mut rec = blank("threads", cfg.phase3, format!("block {}, {threads} threads", cfg.block), v, threads, &t);
+        rec.updates_per_s = Some(updates / (t.median_ms * 1e-3));
+        rec.occupancy = occ.get(cfg.phase3).map(|o| o.occupancy);
+        rec.registers = occ.get(cfg.phase3).map(|o| o.registers);
+        sink.emit(rec)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,51 @@
+use anyhow::{Result, bail};
+use host::{gpu::Gpu, kernels::occupancy_rows};
+
+use crate::OccupancyArgs;
+
+pub fn run(args: &OccupancyArgs) -> Result<()> {
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let info = gpu.info()?;
+    let rows = occupancy_rows(&gpu)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "device": info, "kernels": rows }))?
+        );
+    } else {
+        println!(
+            "{} (CC {}.{}), theoretical occupancy per kernel; `driver` is cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            info.name, info.compute_capability.0, info.compute_capability.1
+        );
+        println!(
+            "{:<30} {:>7} {:>5} {:>9} {:>8} {:>7} {:>6}  {}",
+            "kernel", "threads", "regs", "smem (B)", "blocks", "driver", "occ", "limited by"
+        );
+        for r in &rows {
+            println!(
+                "{:<30} {:>7} {:>5} {:>9} {:>8} {:>7} {:>5.0}%  {}{}",
+                r.kernel,
+                r.threads,
+                r.registers,
+                r.static_shared_bytes,
+                r.blocks_per_sm,
+                r.driver_blocks_per_sm,
+                100.0 * r.occupancy,
+                r.limiter,
+                if r.matches_driver() { "" } else { "  MISMATCH" }
+            );
+        }
+    }
+    let bad: Vec<_> = rows
+        .iter()
+        .filter(|r| !r.matches_driver())
+        .map(|r| r.kernel)
+        .collect();
+    if !bad.is_empty() {
+        bail!(
+            "the calculator disagrees with the driver for: {}",
+            bad.join(", ")
+        );
+    }
+    Ok(())
+}

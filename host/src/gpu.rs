@@ -1,0 +1,311 @@
+//! Driver start-up, PTX loading, device facts and event timing.
+use std::{
+    ffi::c_int,
+    fmt,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context as _, Result, bail};
+use cust::{
+    context::Context,
+    device::{Device, DeviceAttribute},
+    event::{Event, EventFlags},
+    module::Module,
+    stream::{Stream, StreamFlags},
+};
+use cust_raw::driver_sys;
+use serde::Serialize;
+
+/// Where `cargo xtask build-ptx` writes the PTX, relative to the workspace root.
+pub const PTX_RELATIVE: &str = "target/ptx/gpu_kernels.ptx";
+
+/// No usable GPU or driver: the CLI reports this in one sentence with exit code 2, and GPU tests skip.
+#[derive(Debug)]
+pub struct NoGpu(pub String);
+
+impl fmt::Display for NoGpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoGpu {}
+
+/// Starts the driver API, naming the reason in one sentence when there is no usable GPU.
+pub fn init_driver() -> std::result::Result<(), NoGpu> {
+    // Called raw because cust folds CUDA_ERROR_STUB_LIBRARY into "UnknownError".
+    let code = unsafe { driver_sys::cuInit(0) } as c_int;
+    match code {
+        0 => Ok(()),
+        34 => Err(NoGpu(
+            "no NVIDIA driver on this machine: libcuda is the stub from `cargo xtask setup` \
+             (CUDA_ERROR_STUB_LIBRARY); run on a machine with an NVIDIA GPU and driver"
+                .into(),
+        )),
+        100 => Err(NoGpu("the NVIDIA driver found no CUDA-capable GPU (CUDA_ERROR_NO_DEVICE)".into())),
+        35 => Err(NoGpu(
+            "the installed NVIDIA driver is too old for this program (CUDA_ERROR_INSUFFICIENT_DRIVER)".into(),
+        )),
+        other => Err(NoGpu(format!("the CUDA driver failed to start (cuInit returned error {other})"))),
+    }
+}
+
+/// The PTX path: `explicit` if given, else `GPU_KERNELS_PTX`, else the documented location
+/// (from the working directory, beside the executable, or in this source tree).
+pub fn find_ptx(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        if p.is_file() {
+            return Ok(p.to_path_buf());
+        }
+        bail!("PTX file {} not found", p.display());
+    }
+    if let Some(p) = std::env::var_os("GPU_KERNELS_PTX") {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Ok(p);
+        }
+        bail!("GPU_KERNELS_PTX={} does not name a file", p.display());
+    }
+    let mut candidates = vec![PathBuf::from(PTX_RELATIVE)];
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        candidates.push(dir.join("gpu_kernels.ptx"));
+        candidates.push(dir.join("../gpu_kernels.ptx"));
+    }
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(PTX_RELATIVE),
+    );
+    candidates
+        .into_iter()
+        .find(|p| p.is_file())
+        .with_context(|| {
+            format!(
+                "no PTX at {PTX_RELATIVE}: run `cargo xtask build-ptx` first (or pass --ptx FILE)"
+            )
+        })
+}
+
+/// Kernel entry points named in PTX text.
+pub fn ptx_kernel_names(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
+        .map(|rest| {
+            rest.split('(')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .collect()
+}
+
+/// A context on device 0 with the project's PTX loaded.
+pub struct Gpu {
+    pub module: Module,
+    pub stream: Stream,
+    pub device: Device,
+    pub ptx_path: PathBuf,
+    pub kernels: Vec<String>,
+    // Dropped last: everything above lives in this context.
+    _context: Context,
+}
+
+impl Gpu {
+    pub fn new(ptx: Option<&Path>) -> Result<Gpu> {
+        init_driver()?;
+        let device = Device::get_device(0).context("opening GPU 0")?;
+        let context = Context::new(device).context("creating a CUDA context")?;
+        let ptx_path = find_ptx(ptx)?;
+        let text = std::fs::read_to_string(&ptx_path)
+            .with_context(|| format!("reading {}", ptx_path.display()))?;
+        let module = Module::from_ptx(&text, &[]).with_context(|| {
+            format!(
+                "the driver could not load {} (built for a newer GPU?)",
+                ptx_path.display()
+            )
+        })?;
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
+        Ok(Gpu {
+            module,
+            stream,
+            device,
+            ptx_path,
+            kernels: ptx_kernel_names(&text),
+            _context: context,
+        })
+    }
+
+    pub fn info(&self) -> Result<DeviceInfo> {
+        DeviceInfo::of(self.device)
+    }
+}
+
+/// For GPU tests: the GPU, or `None` after printing why the test is skipped. A missing PTX on a
+/// machine that has a GPU is a failure, not a skip.
+pub fn gpu_for_test(test: &str) -> Option<Gpu> {
+    if let Err(e) = init_driver() {
+        // Written to the stream directly: libtest captures eprintln!, and a skip must be visible.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+        return None;
+    }
+    Some(
+        Gpu::new(None)
+            .unwrap_or_else(|e| panic!("{test}: a GPU is present but setup failed: {e:#}")),
+    )
+}
+
+fn attr(dev: Device, a: driver_sys::CUdevice_attribute) -> Result<i32> {
+    let mut v: c_int = 0;
+    let code = unsafe { driver_sys::cuDeviceGetAttribute(&mut v, a, dev.as_raw()) } as c_int;
+    if code != 0 {
+        bail!("cuDeviceGetAttribute failed with error {code}");
+    }
+    Ok(v)
+}
+
+/// What the occupancy calculator and `host info` need to know about a GPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub total_memory_bytes: usize,
+    pub shared_memory_per_block: u32,
+    pub shared_memory_per_block_optin: u32,
+    pub shared_memory_per_sm: u32,
+    pub reserved_shared_memory_per_block: u32,
+    pub registers_per_sm: u32,
+    pub registers_per_block: u32,
+    pub max_threads_per_block: u32,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub warp_size: u32,
+    pub l2_cache_bytes: u32,
+    pub clock_mhz: u32,
+    pub driver_version: String,
+}
+
+impl DeviceInfo {
+    pub fn of(dev: Device) -> Result<DeviceInfo> {
+        use driver_sys::CUdevice_attribute as A;
+        let get = |a| attr(dev, a).map(|v| v as u32);
+        let mut driver: c_int = 0;
+        let _ = unsafe { driver_sys::cuDriverGetVersion(&mut driver) };
+        Ok(DeviceInfo {
+            name: dev.name()?,
+            compute_capability: (
+                dev.get_attribute(DeviceAttribute::ComputeCapabilityMajor)? as u32,
+                dev.get_attribute(DeviceAttribute::ComputeCapabilityMinor)? as u32,
+            ),
+            multiprocessors: get(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            total_memory_bytes: dev.total_memory()?,
+            shared_memory_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_memory_per_block_optin: get(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            shared_memory_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            reserved_shared_memory_per_block: get(
+                A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+            )?,
+            registers_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+            registers_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+            max_threads_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_threads_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+            max_blocks_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+            warp_size: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            l2_cache_bytes: get(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            clock_mhz: get(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? / 1000,
+            driver_version: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
+        })
+    }
+}
+
+/// Median, min and max of per-launch event timings, in milliseconds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Timing {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub reps: usize,
+}
+
+impl Timing {
+    pub fn from_samples(mut ms: Vec<f64>) -> Timing {
+        assert!(!ms.is_empty(), "no timing samples");
+        ms.sort_by(|a, b| a.total_cmp(b));
+        let n = ms.len();
+        let median = if n % 2 == 1 {
+            ms[n / 2]
+        } else {
+            0.5 * (ms[n / 2 - 1] + ms[n / 2])
+        };
+        Timing {
+            median_ms: median,
+            min_ms: ms[0],
+            max_ms: ms[n - 1],
+            reps: n,
+        }
+    }
+}
+
+/// Runs `launch` `warmup` times, then `reps` times each between two events on `stream`.
+pub fn time_on_stream(
+    stream: &Stream,
+    warmup: usize,
+    reps: usize,
+    mut launch: impl FnMut() -> Result<()>,
+) -> Result<Timing> {
+    for _ in 0..warmup {
+        launch()?;
+    }
+    stream.synchronize().context("warm-up launch failed")?;
+    let mut samples = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        let start = Event::new(EventFlags::DEFAULT)?;
+        let stop = Event::new(EventFlags::DEFAULT)?;
+        start.record(stream)?;
+        launch()?;
+        stop.record(stream)?;
+        stop.synchronize().context("timed launch failed")?;
+        samples.push(stop.elapsed_time_f32(&start)? as f64);
+    }
+    Ok(Timing::from_samples(samples))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_even_and_odd_counts() {
+        assert_eq!(Timing::from_samples(vec![3.0, 1.0, 2.0]).median_ms, 2.0);
+        let t = Timing::from_samples(vec![4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            (t.median_ms, t.min_ms, t.max_ms, t.reps),
+            (2.5, 1.0, 4.0, 4)
+        );
+    }
+
+    #[test]
+    fn entry_names_from_ptx() {
+        let ptx =
+            ".visible .entry matmul_tiled_t16(\n.param .u64 a\n)\n.visible .entry fw_phase1_b64(";
+        assert_eq!(
+            ptx_kernel_names(ptx),
+            vec!["matmul_tiled_t16", "fw_phase1_b64"]
+        );
+    }
+
+    #[test]
+    fn explicit_missing_ptx_is_named() {
+        let err = find_ptx(Some(Path::new("/nonexistent/k.ptx")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("/nonexistent/k.ptx"), "{err}");
+    }
+}

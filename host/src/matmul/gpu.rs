@@ -1,0 +1,182 @@
+//! Running the Rust SGEMM kernels: padding, launch geometry (from `gpu_kernels::matmul`), timing.
+use anyhow::{Context as _, Result, bail};
+use cust::{
+    function::{BlockSize, GridSize},
+    launch,
+    memory::{CopyDestination, DeviceBuffer},
+};
+use gpu_kernels::matmul::{TILED, VECTORIZED};
+use serde::Serialize;
+
+use super::pad::{pad, round_up, unpad};
+use crate::gpu::{Gpu, Timing, time_on_stream};
+
+/// Largest accepted dimension (the CLI promises 1 ≤ each ≤ 16384).
+pub const MAX_DIM: usize = 16384;
+
+/// One launchable SGEMM kernel.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Kernel {
+    pub name: &'static str,
+    pub family: &'static str,
+    pub block: (u32, u32),
+    /// Output rows, output columns and k-depth of one block's tile.
+    pub tile: (u32, u32, u32),
+}
+
+pub fn kernels() -> Vec<Kernel> {
+    let tiled = TILED.iter().map(|c| Kernel {
+        name: c.name,
+        family: "tiled",
+        block: c.block_dim(),
+        tile: c.tile_mnk(),
+    });
+    let vectorized = VECTORIZED.iter().map(|c| Kernel {
+        name: c.name,
+        family: "vectorized",
+        block: c.block_dim(),
+        tile: c.tile_mnk(),
+    });
+    tiled.chain(vectorized).collect()
+}
+
+pub fn kernel(name: &str) -> Result<Kernel> {
+    kernels()
+        .into_iter()
+        .find(|k| k.name == name)
+        .with_context(|| {
+            let names: Vec<_> = kernels().iter().map(|k| k.name).collect();
+            format!(
+                "no SGEMM kernel named {name:?}; known: {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// Checks a problem shape: every dimension in 1..=MAX_DIM.
+pub fn check_shape(m: usize, n: usize, k: usize) -> Result<()> {
+    for (what, v) in [("M", m), ("N", n), ("K", k)] {
+        if v == 0 || v > MAX_DIM {
+            bail!("{what} = {v} is out of range: each dimension must be between 1 and {MAX_DIM}");
+        }
+    }
+    Ok(())
+}
+
+/// Fails with one sentence when the padded problem does not fit in the GPU's free memory.
+pub fn check_fits(bytes: usize) -> Result<()> {
+    let (free, _total) = cust::memory::mem_get_info()?;
+    if bytes > free {
+        bail!(
+            "the problem needs {:.2} GiB of GPU memory but only {:.2} GiB is free",
+            bytes as f64 / (1u64 << 30) as f64,
+            free as f64 / (1u64 << 30) as f64
+        );
+    }
+    Ok(())
+}
+
+/// A row-major product to compute: `a` is m x k, `b` is k x n.
+#[derive(Clone, Copy)]
+pub struct Problem<'a> {
+    pub a: &'a [f32],
+    pub b: &'a [f32],
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+}
+
+pub struct GpuResult {
+    /// The m x n product, unpadded.
+    pub c: Vec<f32>,
+    pub timing: Timing,
+    pub padded: (usize, usize, usize),
+}
+
+/// Multiplies `a` (m x k) by `b` (k x n) with `kernel`: one warm-up launch, `reps` timed ones.
+/// C is poisoned with NaN first, so an element no launch writes fails the check.
+pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuResult> {
+    let Problem { a, b, m, n, k } = *p;
+    check_shape(m, n, k)?;
+    let (tm, tn, tk) = (
+        kernel.tile.0 as usize,
+        kernel.tile.1 as usize,
+        kernel.tile.2 as usize,
+    );
+    let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
+    check_fits(4 * (mp * kp + kp * np + mp * np))?;
+    let a_pad = pad(a, m, k, mp, kp);
+    let b_pad = pad(b, k, n, kp, np);
+    let d_a = DeviceBuffer::from_slice(&a_pad)?;
+    let d_b = DeviceBuffer::from_slice(&b_pad)?;
+    let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; mp * np])?;
+    let func = gpu.module.get_function(kernel.name).with_context(|| {
+        format!(
+            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
+            kernel.name,
+            gpu.ptx_path.display()
+        )
+    })?;
+    let grid = GridSize::xy((np / tn) as u32, (mp / tm) as u32);
+    let block = BlockSize::xy(kernel.block.0, kernel.block.1);
+    let stream = &gpu.stream;
+    let timing = time_on_stream(stream, 1, reps, || {
+        unsafe {
+            launch!(func<<<grid, block, 0, stream>>>(
+                d_a.as_device_ptr(),
+                d_b.as_device_ptr(),
+                d_c.as_device_ptr(),
+                np as u32,
+                kp as u32
+            ))
+        }
+        .with_context(|| format!("launching {}", kernel.name))
+    })?;
+    let mut c_pad = vec![0f32; mp * np];
+    d_c.copy_to(&mut c_pad[..])?;
+    Ok(GpuResult {
+        c: unpad(&c_pad, mp, np, m, n),
+        timing,
+        padded: (mp, np, kp),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_has_a_unique_name_and_sane_tiles() {
+        let all = kernels();
+        for (i, k) in all.iter().enumerate() {
+            assert!(
+                all[i + 1..].iter().all(|o| o.name != k.name),
+                "duplicate {}",
+                k.name
+            );
+            assert!(k.block.0 * k.block.1 <= 1024, "{}", k.name);
+            assert!(k.tile.0 > 0 && k.tile.1 > 0 && k.tile.2 > 0);
+        }
+        assert!(kernel("matmul_tiled_t32").is_ok());
+        assert!(
+            kernel("nope")
+                .unwrap_err()
+                .to_string()
+                .contains("matmul_tiled_t16")
+        );
+    }
+
+    #[test]
+    fn shapes_are_checked() {
+        assert!(check_shape(1, 1, 1).is_ok());
+        assert!(check_shape(16384, 1, 16384).is_ok());
+        let e = check_shape(0, 5, 5).unwrap_err().to_string();
+        assert!(e.contains("M = 0"), "{e}");
+        assert!(
+            check_shape(5, 16385, 5)
+                .unwrap_err()
+                .to_string()
+                .contains("N = 16385")
+        );
+    }
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, which has CUDA but no Rust, from the repository root, using the
+# bundle that `cargo xtask gpu-bundle` built here (carry `.device` with the call).
+#
+#   scripts/gpu-run.sh check       host info, every GPU test, occupancy cross-check
+#   scripts/gpu-run.sh sanitize    compute-sanitizer memcheck/racecheck (SGEMM) and +synccheck (APSP)
+#   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
+#   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor, JSON to $OUT
+#
+# Logs and JSON go to $OUT when it is set (the device tool returns that folder), else ./gpu-out.
+set -uo pipefail
+B=.device/bundle
+OUT_DIR=${OUT:-gpu-out}
+mkdir -p "$OUT_DIR"
+export GPU_KERNELS_PTX=$B/gpu_kernels.ptx
+export APSP_TESTDATA=$B/testdata/apsp
+if [ -z "${CUBLAS_LIBRARY:-}" ]; then
+    CUBLAS_LIBRARY=$(ls /usr/local/cuda/lib64/libcublas.so.* 2>/dev/null | head -1)
+    [ -n "$CUBLAS_LIBRARY" ] || CUBLAS_LIBRARY=$(find / -xdev -name 'libcublas.so.13' 2>/dev/null | head -1)
+    export CUBLAS_LIBRARY
+fi
+HOST=$B/host
+status=0
+run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+
+mode=${1:-check}
+shift || true
+case "$mode" in
+check)
+    run nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
+    run "$HOST" info
+    for t in "$B"/tests/*; do
+        run "$t" --test-threads=1
+    done
+    run "$HOST" occupancy
+    "$HOST" occupancy --json > "$OUT_DIR/occupancy.json"
+    ;;
+sanitize)
+    CS=${COMPUTE_SANITIZER:-compute-sanitizer}
+    for tool in memcheck racecheck; do
+        for k in $(sed -n 's/^\.visible \.entry \(matmul_[a-z0-9_]*\)(.*/\1/p' "$GPU_KERNELS_PTX"); do
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
+        done
+    done
+    tmp=$(mktemp -d)
+    for v in 65 1000; do
+        "$HOST" apsp-gen "$v" $((v * 8)) --seed 7 -o "$tmp/g$v.in" >/dev/null
+        for tool in memcheck racecheck synccheck; do
+            for b in 16 32 64; do
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b"
+            done
+        done
+    done
+    ;;
+matmul)
+    for n in "$@"; do
+        run "$HOST" matmul "$n" --reps 20 --json > "$OUT_DIR/matmul_$n.json"
+        python3 - "$OUT_DIR/matmul_$n.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    print(f'{r["m"]:>6} {r["kernel"]:<30} {r["median_ms"]:>9.3f} ms {r["gflops"]:>9.1f} GFLOP/s  {(r["percent_of_cublas"] or 0):>5.1f}% cuBLAS  err {r["max_scaled_error"]}')
+PY
+    done
+    ;;
+apsp)
+    tmp=${APSP_TMP:-/tmp/apsp}
+    mkdir -p "$tmp"
+    for v in "$@"; do
+        "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/g$v.in"
+        for b in ${BLOCKS:-64 32 16}; do
+            run "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b" --json > "$OUT_DIR/apsp_${v}_b$b.json"
+            cat "$OUT_DIR/apsp_${v}_b$b.json"
+        done
+        rm -f "$tmp/g$v.out"
+    done
+    ;;
+*)
+    echo "unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
+exit $status

@@ -1,0 +1,41 @@
+//! Project tasks: `cargo xtask setup | build-ptx | ci | gpu-bundle`.
+mod env;
+mod ptxas;
+mod setup;
+mod tasks;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  setup                  install the pinned toolchain and CUDA 13.0 pieces, check LLVM 7 and rust-cuda
+  build-ptx [--arch A]   build gpu-kernels to target/ptx/gpu_kernels.ptx (A: compute_90 by default)
+                         and print the ptxas report; fails on spills, stack use or generic ld/st
+  ci                     fmt check, clippy -D warnings, build-ptx, all tests (the README test command)
+  gpu-bundle             build the host, GPU test binaries and PTX into .device/bundle for the GPU machine";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("setup") => setup::run(),
+        Some("build-ptx") => tasks::build_ptx_cmd(&args[1..]),
+        Some("ci") => tasks::ci(),
+        Some("gpu-bundle") => tasks::gpu_bundle(),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("\nerror: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

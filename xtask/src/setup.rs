@@ -1,0 +1,608 @@
+//! `cargo xtask setup`: does what the package registries allow, diagnoses the rest. Idempotent.
+use std::{
+    collections::BTreeSet,
+    env, fs,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use anyhow::{Context, Result, bail};
+
+use crate::env::{self as xenv, State};
+
+/// CUDA 13.0 pieces from PyPI. The GPU machines run driver 580 (CUDA 13.0): newer PTX ISA
+/// versions would not load there, so the minor version is pinned.
+const CUDA_WHEELS: &[&str] = &[
+    "nvidia-nvvm==13.0.*",
+    "nvidia-cuda-runtime==13.0.*",
+    "nvidia-cuda-crt==13.0.*",
+    "nvidia-cuda-profiler-api==13.0.*",
+    "nvidia-cuda-nvcc==13.0.*",
+];
+const CUDA_ROOT_NAME: &str = "cuda-13.0";
+/// `CUDA_ERROR_STUB_LIBRARY` in cuda.h.
+const CUDA_ERROR_STUB_LIBRARY: u32 = 34;
+const TOOLCHAIN_COMPONENTS: &[&str] = &[
+    "rust-src",
+    "rustc-dev",
+    "llvm-tools-preview",
+    "rustfmt",
+    "clippy",
+];
+
+pub fn run() -> Result<()> {
+    let mut state = State::load();
+    let mut missing = Vec::new();
+
+    step("toolchain", ensure_toolchain())?;
+    if let Err(why) = ensure_libclang() {
+        println!("[libclang] MISSING");
+        missing.push(why);
+    }
+    let cuda_root = step("CUDA", ensure_cuda())?;
+    state.cuda_root = Some(cuda_root.clone());
+    step("libcuda stub", ensure_stub(&cuda_root))?;
+
+    match find_llvm7(&state) {
+        Ok(path) => {
+            println!("[LLVM 7] {} ", path.display());
+            state.llvm_config = Some(path);
+        }
+        Err(why) => {
+            println!("[LLVM 7] MISSING");
+            state.llvm_config = None;
+            missing.push(why);
+        }
+    }
+    state.save()?;
+    step("cargo config", write_cargo_env(&state))?;
+
+    match check_rust_cuda(&state) {
+        Ok(()) => println!(
+            "[rust-cuda] {} @ {} resolves",
+            xenv::RUST_CUDA_URL,
+            &xenv::RUST_CUDA_REV[..12]
+        ),
+        Err(why) => {
+            println!("[rust-cuda] MISSING");
+            missing.push(why);
+        }
+    }
+
+    if missing.is_empty() {
+        println!("\nsetup complete: next, `cargo xtask build-ptx`");
+        Ok(())
+    } else {
+        for m in &missing {
+            eprintln!("\nmissing: {m}");
+        }
+        bail!(
+            "setup is incomplete: {} piece(s) missing (above)",
+            missing.len()
+        )
+    }
+}
+
+fn step<T>(name: &str, r: Result<T>) -> Result<T> {
+    r.with_context(|| format!("setup step '{name}' failed"))
+}
+
+fn ensure_toolchain() -> Result<()> {
+    let channel = xenv::toolchain_channel()?;
+    let list = Command::new("rustup")
+        .args(["toolchain", "list"])
+        .output()
+        .context("rustup is required (https://rustup.rs) and was not found")?;
+    let installed = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .any(|l| l.starts_with(&channel));
+    if !installed {
+        println!("[toolchain] installing {channel}");
+        let mut cmd = Command::new("rustup");
+        cmd.args(["toolchain", "install", &channel, "--profile", "minimal"]);
+        for c in TOOLCHAIN_COMPONENTS {
+            cmd.args(["-c", c]);
+        }
+        xenv::run(&mut cmd)?;
+    }
+    let out = Command::new("rustup")
+        .args(["component", "list", "--installed", "--toolchain", &channel])
+        .output()?;
+    let have = String::from_utf8_lossy(&out.stdout).into_owned();
+    let absent: Vec<&str> = TOOLCHAIN_COMPONENTS
+        .iter()
+        .copied()
+        .filter(|c| {
+            // rustup lists llvm-tools-preview as llvm-tools-<triple>
+            let stem = c.trim_end_matches("-preview");
+            !have.lines().any(|l| l.starts_with(stem))
+        })
+        .collect();
+    if !absent.is_empty() {
+        println!("[toolchain] adding components {absent:?}");
+        xenv::run(
+            Command::new("rustup")
+                .args(["component", "add", "--toolchain", &channel])
+                .args(&absent),
+        )?;
+    }
+    println!(
+        "[toolchain] {channel} with {}",
+        TOOLCHAIN_COMPONENTS.join(", ")
+    );
+    Ok(())
+}
+
+/// bindgen (in cust_raw's build script) needs libclang and clang's built-in headers.
+fn libclang_present() -> bool {
+    if env::var_os("LIBCLANG_PATH").is_some() {
+        return true;
+    }
+    let out = Command::new("/sbin/ldconfig").arg("-p").output();
+    let in_cache = out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libclang"));
+    let in_llvm_dirs = fs::read_dir("/usr/lib").is_ok_and(|d| {
+        d.flatten().any(|e| {
+            e.file_name().to_string_lossy().starts_with("llvm-")
+                && e.path().join("lib/libclang.so.1").exists()
+        })
+    });
+    in_cache || in_llvm_dirs
+}
+
+fn ensure_libclang() -> std::result::Result<(), String> {
+    if libclang_present() {
+        println!("[libclang] found (for bindgen)");
+        return Ok(());
+    }
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    if is_root && Path::new("/usr/bin/apt-get").exists() {
+        println!("[libclang] installing Debian packages libclang1-14 libclang-common-14-dev");
+        let ok = Command::new("apt-get")
+            .args([
+                "install",
+                "-y",
+                "-qq",
+                "libclang1-14",
+                "libclang-common-14-dev",
+            ])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok && libclang_present() {
+            return Ok(());
+        }
+    }
+    Err("libclang: bindgen (used by rust-cuda's cust_raw) needs libclang and clang's headers; \
+         install them (Debian: apt-get install libclang1-14 libclang-common-14-dev) or set LIBCLANG_PATH"
+        .into())
+}
+
+fn is_complete_cuda_root(root: &Path) -> bool {
+    root.join("include/cuda.h").is_file()
+        && root.join("nvvm/libdevice/libdevice.10.bc").is_file()
+        && root.join("bin/ptxas").is_file()
+        && (root.join("nvvm/lib64/libnvvm.so").exists())
+}
+
+fn ensure_cuda() -> Result<PathBuf> {
+    for var in ["CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR"] {
+        if let Some(p) = env::var_os(var).map(PathBuf::from) {
+            if is_complete_cuda_root(&p) {
+                println!("[CUDA] using {var}={} as is", p.display());
+                return Ok(p);
+            }
+            println!(
+                "[CUDA] {var}={} lacks cuda.h, libnvvm, libdevice or ptxas: not used",
+                p.display()
+            );
+        }
+    }
+    let system = PathBuf::from("/usr/local/cuda");
+    if is_complete_cuda_root(&system) {
+        println!("[CUDA] using {} as is", system.display());
+        return Ok(system);
+    }
+    let root = xenv::cache_dir().join(CUDA_ROOT_NAME);
+    let marker = root.join(".complete");
+    if marker.is_file() && is_complete_cuda_root(&root) {
+        println!(
+            "[CUDA] {} (from PyPI wheels, already laid out)",
+            root.display()
+        );
+        return Ok(root);
+    }
+    install_cuda_wheels(&root)?;
+    fs::write(&marker, CUDA_WHEELS.join("\n"))?;
+    println!("[CUDA] laid out {} from PyPI wheels", root.display());
+    Ok(root)
+}
+
+fn install_cuda_wheels(root: &Path) -> Result<()> {
+    let work = xenv::cache_dir().join("wheels");
+    let unpacked = work.join("unpacked");
+    let _ = fs::remove_dir_all(&unpacked);
+    fs::create_dir_all(&unpacked)?;
+    println!("[CUDA] downloading {}", CUDA_WHEELS.join(" "));
+    let mut pip = Command::new("python3");
+    pip.args([
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "-d",
+    ])
+    .arg(&work)
+    .args(CUDA_WHEELS);
+    xenv::run(&mut pip).context("python3 with pip is needed to fetch the CUDA 13.0 wheels")?;
+    for entry in fs::read_dir(&work)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "whl") && wheel_is_wanted(&path) {
+            xenv::run(
+                Command::new("python3")
+                    .args(["-m", "zipfile", "-e"])
+                    .arg(&path)
+                    .arg(&unpacked),
+            )?;
+        }
+    }
+    let src = unpacked.join("nvidia/cu13");
+    if !src.is_dir() {
+        bail!("the wheels did not contain nvidia/cu13 (layout changed?)");
+    }
+    let _ = fs::remove_dir_all(root);
+    // The layout cust_raw and cuda_builder expect from a CUDA toolkit.
+    copy_dir(&src.join("include"), &root.join("include"))?;
+    copy_file(
+        &src.join("include/nvvm.h"),
+        &root.join("nvvm/include/nvvm.h"),
+    )?;
+    copy_file(
+        &src.join("lib/libnvvm.so.4"),
+        &root.join("nvvm/lib64/libnvvm.so.4"),
+    )?;
+    symlink("libnvvm.so.4", &root.join("nvvm/lib64/libnvvm.so"))?;
+    copy_dir(&src.join("nvvm/libdevice"), &root.join("nvvm/libdevice"))?;
+    copy_dir(&src.join("nvvm/bin"), &root.join("nvvm/bin"))?;
+    copy_dir(&src.join("bin"), &root.join("bin"))?;
+    for entry in fs::read_dir(src.join("lib"))? {
+        let path = entry?.path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("libcudart") {
+            copy_file(&path, &root.join("lib64").join(&name))?;
+            if name.starts_with("libcudart.so.") {
+                symlink(&name, &root.join("lib64/libcudart.so"))?;
+            }
+        }
+    }
+    // Zip archives carry no execute bits.
+    for dir in [root.join("bin"), root.join("nvvm/bin")] {
+        for entry in fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_file() {
+                set_executable(&path)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn wheel_is_wanted(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .replace('_', "-");
+    CUDA_WHEELS.iter().any(|w| {
+        let (pkg, _) = w.split_once("==").unwrap();
+        name.starts_with(&format!("{pkg}-13.0."))
+    })
+}
+
+fn copy_dir(src: &Path, dst: &Path) -> Result<()> {
+    fs::create_dir_all(dst)?;
+    for entry in fs::read_dir(src).with_context(|| format!("reading {}", src.display()))? {
+        let entry = entry?;
+        let to = dst.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &to)?;
+        } else {
+            fs::copy(entry.path(), &to)?;
+        }
+    }
+    Ok(())
+}
+
+fn copy_file(src: &Path, dst: &Path) -> Result<()> {
+    fs::create_dir_all(dst.parent().unwrap())?;
+    fs::copy(src, dst).with_context(|| format!("copying {}", src.display()))?;
+    Ok(())
+}
+
+fn symlink(target: &str, link: &Path) -> Result<()> {
+    let _ = fs::remove_file(link);
+    std::os::unix::fs::symlink(target, link).with_context(|| format!("linking {}", link.display()))
+}
+
+fn set_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut perm = fs::metadata(path)?.permissions();
+    perm.set_mode(perm.mode() | 0o755);
+    fs::set_permissions(path, perm)?;
+    Ok(())
+}
+
+/// Every driver entry point named in cuda.h, with the versioned (`_v2`, `_ptds`, `_ptsz`)
+/// symbols its `#define`s map them to: the set of names a program built against cuda.h links.
+pub fn cuda_entry_points(cuda_h: &str) -> BTreeSet<String> {
+    fn ident(s: &str) -> &str {
+        let end = s
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(s.len());
+        &s[..end]
+    }
+    fn is_api(name: &str) -> bool {
+        name.len() > 2
+            && name.starts_with("cu")
+            && name[2..].starts_with(|c: char| c.is_ascii_uppercase())
+    }
+    let mut names = BTreeSet::new();
+    for line in cuda_h.lines() {
+        let line = line.trim();
+        if let Some(pos) = line.find("CUDAAPI ") {
+            let name = ident(line[pos + 8..].trim_start());
+            if is_api(name) {
+                names.insert(name.to_string());
+            }
+        }
+        if let Some(rest) = line.strip_prefix("#define ") {
+            let mut parts = rest.split_whitespace();
+            let (Some(lhs), Some(rhs)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            if !is_api(lhs) {
+                continue;
+            }
+            for (wrapper, suffix) in [("__CUDA_API_PTDS(", "_ptds"), ("__CUDA_API_PTSZ(", "_ptsz")]
+            {
+                if let Some(inner) = rhs.strip_prefix(wrapper) {
+                    let name = ident(inner);
+                    if is_api(name) {
+                        names.insert(name.to_string());
+                        names.insert(format!("{name}{suffix}"));
+                    }
+                }
+            }
+            let name = ident(rhs);
+            if is_api(name) {
+                names.insert(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// `libcuda.so` for linking (in `lib64/stubs`, like NVIDIA's own stub: the loader never looks
+/// there) and, only where no driver is installed, `no-driver/libcuda.so.1` for running.
+fn ensure_stub(cuda_root: &Path) -> Result<()> {
+    let stub = cuda_root.join("lib64/stubs/libcuda.so");
+    if !stub.exists() {
+        let header = fs::read_to_string(cuda_root.join("include/cuda.h"))?;
+        let names = cuda_entry_points(&header);
+        if names.len() < 300 {
+            bail!(
+                "found only {} entry points in cuda.h; refusing to build a partial stub",
+                names.len()
+            );
+        }
+        let mut c =
+            String::from("/* Generated by `cargo xtask setup`: every entry point fails. */\n");
+        for n in &names {
+            c.push_str(&format!(
+                "int {n}(void) {{ return {CUDA_ERROR_STUB_LIBRARY}; }}\n"
+            ));
+        }
+        let dir = xenv::cache_dir().join("stub-src");
+        fs::create_dir_all(&dir)?;
+        fs::create_dir_all(stub.parent().unwrap())?;
+        let src = dir.join("libcuda_stub.c");
+        fs::write(&src, c)?;
+        xenv::run(
+            Command::new("cc")
+                .args([
+                    "-shared",
+                    "-fPIC",
+                    "-O1",
+                    "-fno-builtin",
+                    "-Wl,-soname,libcuda.so.1",
+                    "-o",
+                ])
+                .arg(&stub)
+                .arg(&src),
+        )
+        .context("a C compiler (cc) is needed to build the libcuda stub")?;
+        println!(
+            "[libcuda stub] {} ({} entry points)",
+            stub.display(),
+            names.len()
+        );
+    } else {
+        println!("[libcuda stub] {}", stub.display());
+    }
+    let run_dir = xenv::no_driver_dir();
+    if xenv::real_driver_present() {
+        // Never let the stub shadow a real driver.
+        let _ = fs::remove_dir_all(&run_dir);
+        println!(
+            "[libcuda stub] a real NVIDIA driver is installed: the stub is used for linking only"
+        );
+    } else {
+        fs::create_dir_all(&run_dir)?;
+        fs::copy(&stub, run_dir.join("libcuda.so.1"))?;
+        println!(
+            "[libcuda stub] no NVIDIA driver here: programs started by cargo load {}/libcuda.so.1 and report 'no GPU'",
+            run_dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn llvm_version(path: &Path) -> Option<String> {
+    let out = Command::new(path).arg("--version").output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn find_llvm7(state: &State) -> std::result::Result<PathBuf, String> {
+    let mut seen = Vec::new();
+    let mut candidates: Vec<(String, PathBuf)> = Vec::new();
+    if let Some(p) = env::var_os("LLVM_CONFIG") {
+        candidates.push(("LLVM_CONFIG".into(), p.into()));
+    }
+    if let Some(p) = &state.llvm_config {
+        candidates.push((
+            "the LLVM_CONFIG recorded by an earlier setup".into(),
+            p.clone(),
+        ));
+    }
+    candidates.push(("llvm-config on PATH".into(), "llvm-config".into()));
+    candidates.push(("llvm-config-7 on PATH".into(), "llvm-config-7".into()));
+    for (what, path) in candidates {
+        match llvm_version(&path) {
+            Some(v) if v.starts_with("7.") => {
+                let comps = Command::new(&path).arg("--components").output();
+                let comps = comps
+                    .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                    .unwrap_or_default();
+                if comps.split_whitespace().any(|c| c == "nvptx") {
+                    let abs = if path.components().count() == 1 {
+                        which(&path).unwrap_or(path)
+                    } else {
+                        path
+                    };
+                    return Ok(abs);
+                }
+                seen.push(format!(
+                    "{what} ({}) is LLVM {v} but lacks the NVPTX target",
+                    path.display()
+                ));
+            }
+            Some(v) => seen.push(format!("{what} ({}) is LLVM {v}", path.display())),
+            None if what.starts_with("llvm-config") => {}
+            None => seen.push(format!("{what} ({}) does not run", path.display())),
+        }
+    }
+    let found = if seen.is_empty() {
+        "no llvm-config was found".to_string()
+    } else {
+        seen.join("; ")
+    };
+    Err(format!(
+        "LLVM 7.x: rust-cuda's codegen (rustc_codegen_nvvm) links LLVM 7 statically, and {found}. \
+         No package registry serves LLVM 7: build LLVM 7.1 with the NVPTX target (components ipo, \
+         bitreader, bitwriter, lto, nvptx) and run `LLVM_CONFIG=/path/to/llvm-config cargo xtask setup`, \
+         which records it for later commands."
+    ))
+}
+
+fn which(name: &Path) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn check_rust_cuda(state: &State) -> std::result::Result<(), String> {
+    let mut cmd = xenv::cargo(state).map_err(|e| e.to_string())?;
+    cmd.args(["fetch", "--locked"]);
+    let out = cmd
+        .output()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !err.contains("rust-cuda") {
+        return Err(format!("`cargo fetch --locked` failed:\n{err}"));
+    }
+    let tail: Vec<&str> = err
+        .lines()
+        .rev()
+        .take(6)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    Err(format!(
+        "the rust-cuda git source ({} at rev {}) could not be fetched by cargo. Where GitHub is out of \
+         reach, point git at a local clone (git config --global url.file:///PATH/TO/rust-cuda.insteadOf {}) \
+         and let cargo use the git CLI ([net] git-fetch-with-cli = true in ~/.cargo/config.toml). \
+         cargo said:\n    {}",
+        xenv::RUST_CUDA_URL,
+        xenv::RUST_CUDA_REV,
+        xenv::RUST_CUDA_URL,
+        tail.join("\n    ")
+    ))
+}
+
+/// Records CUDA_PATH (and LLVM_CONFIG) in cargo's per-user config `[env]`, so that plain
+/// `cargo build` / `cargo run -p host` find them. Values exported by the user still win.
+fn write_cargo_env(state: &State) -> Result<()> {
+    let home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let path = home.join("config.toml");
+    let text = fs::read_to_string(&path).unwrap_or_default();
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .with_context(|| format!("parsing {}", path.display()))?;
+    let before = doc.to_string();
+    if doc.get("env").is_none() {
+        doc["env"] = toml_edit::table();
+    }
+    let mut set = |key: &str, value: Option<&PathBuf>| {
+        if let Some(v) = value {
+            doc["env"][key] = toml_edit::value(v.display().to_string());
+        }
+    };
+    set("CUDA_PATH", state.cuda_root.as_ref());
+    set("LLVM_CONFIG", state.llvm_config.as_ref());
+    if doc.to_string() != before {
+        fs::create_dir_all(&home)?;
+        fs::write(&path, doc.to_string())?;
+        println!("[cargo config] updated [env] in {}", path.display());
+    } else {
+        println!("[cargo config] [env] in {} is up to date", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_points_follow_version_defines() {
+        let h = "#define cuCtxCreate cuCtxCreate_v4\n\
+                 #define cuMemcpy __CUDA_API_PTDS(cuMemcpy)\n\
+                 CUresult CUDAAPI cuInit(unsigned int Flags);\n\
+                 CUresult CUDAAPI cuCtxCreate(CUcontext *pctx);\n\
+                 #define CUDA_VERSION 13000\n";
+        let names = cuda_entry_points(h);
+        for n in [
+            "cuInit",
+            "cuCtxCreate",
+            "cuCtxCreate_v4",
+            "cuMemcpy",
+            "cuMemcpy_ptds",
+        ] {
+            assert!(names.contains(n), "{n} missing from {names:?}");
+        }
+        assert!(!names.contains("CUDA_VERSION"));
+    }
+}
