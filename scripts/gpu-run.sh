@@ -3,6 +3,7 @@
 # bundle that `cargo xtask gpu-bundle` built here (carry `.device` with the call).
 #
 #   scripts/gpu-run.sh check       host info, every GPU test, occupancy cross-check
+#   scripts/gpu-run.sh sass        cuobjdump the cubin: instruction counts per kernel (VIADDMNMX, LDS.128, …)
 #   scripts/gpu-run.sh sanitize    compute-sanitizer memcheck/racecheck (SGEMM) and +synccheck (APSP)
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor, JSON to $OUT
@@ -34,6 +35,24 @@ check)
     done
     run "$HOST" occupancy
     "$HOST" occupancy --json > "$OUT_DIR/occupancy.json"
+    ;;
+sass)
+    cuobjdump --dump-sass "$B"/gpu_kernels.sm_90.cubin > "$OUT_DIR/sass.txt" || status=1
+    python3 - "$OUT_DIR/sass.txt" <<'PY'
+import re, sys, collections
+fn, counts = None, collections.OrderedDict()
+pats = ["VIADDMNMX", "IMNMX", "VIMNMX", "IADD3", "FFMA", "LDS.128", "LDS.64", "LDS ", "STS.128", "STS ", "LDG.E.128", "LDG.E.64", "LDG.E ", "STG.E.128", "STG.E.64", "STG.E ", "LDL", "STL", "BAR.SYNC"]
+for line in open(sys.argv[1]):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        fn = m.group(1); counts[fn] = collections.Counter(); continue
+    if fn and re.search(r"/\*[0-9a-f]{4}\*/", line):
+        for p in pats:
+            if re.search(r"\b" + re.escape(p.strip()) + (r"\b" if not p.endswith(" ") else r"\s"), line):
+                counts[fn][p.strip()] += 1
+for fn, c in counts.items():
+    print(fn + ": " + ", ".join(f"{k} {v}" for k, v in c.items() if v))
+PY
     ;;
 sanitize)
     CS=${COMPUTE_SANITIZER:-compute-sanitizer}

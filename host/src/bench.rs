@@ -43,7 +43,9 @@ pub struct BenchRecord {
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn now_utc() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days as i64 + 719_468;
@@ -55,7 +57,12 @@ pub fn now_utc() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// The source revision measured: `GPU_KERNELS_COMMIT`, else a `COMMIT` file beside the
@@ -75,7 +82,9 @@ pub fn commit() -> String {
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map_or("unknown".into(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .map_or("unknown".into(), |o| {
+            String::from_utf8_lossy(&o.stdout).trim().to_string()
+        })
 }
 
 #[cfg(test)]
@@ -86,7 +95,10 @@ mod tests {
     fn date_is_iso_8601_utc() {
         let d = now_utc();
         assert_eq!(d.len(), 20, "{d}");
-        assert!(d.ends_with('Z') && &d[4..5] == "-" && &d[10..11] == "T", "{d}");
+        assert!(
+            d.ends_with('Z') && &d[4..5] == "-" && &d[10..11] == "T",
+            "{d}"
+        );
         let year: u32 = d[..4].parse().unwrap();
         assert!((2024..2200).contains(&year), "{d}");
     }
@@ -107,7 +119,10 @@ mod tests {
             gflops: None,
             updates_per_s: Some(1e12),
             occupancy: Some(0.5),
-            split: Some(ApspSplit { compute_s: 0.0015, ..Default::default() }),
+            split: Some(ApspSplit {
+                compute_s: 0.0015,
+                ..Default::default()
+            }),
             device: "GPU".into(),
             date: now_utc(),
             commit: "abc".into(),

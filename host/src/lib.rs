@@ -6,3 +6,4 @@ pub mod gpu;
 pub mod kernels;
 pub mod matmul;
 pub mod occupancy;
+pub mod report;

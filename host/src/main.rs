@@ -32,6 +32,8 @@ enum Command {
     Occupancy(OccupancyArgs),
     /// Benchmark sweeps on the GPU, one JSON record per configuration.
     Bench(cli::bench::BenchArgs),
+    /// Turn benchmark records into PNG charts and markdown tables.
+    Report(cli::report::ReportArgs),
 }
 
 #[derive(Args, Clone)]
@@ -145,6 +147,7 @@ fn main() -> ExitCode {
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
         Command::Occupancy(a) => cli::occupancy::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
+        Command::Report(a) => cli::report::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,6 @@
 //! GPU tests for blocked Floyd–Warshall. Without a GPU they print "SKIPPED …" and pass.
 use host::{
-    apsp::{cpu, format::read_graph, r#gen::generate, gpu as agpu},
+    apsp::{cpu, format::read_graph, gpu as agpu, random::generate},
     gpu::gpu_for_test,
 };
 

@@ -35,8 +35,8 @@ pub fn run() -> Result<()> {
     let mut missing = Vec::new();
 
     step("toolchain", ensure_toolchain())?;
-    if let Err(why) = ensure_libclang() {
-        println!("[libclang] MISSING");
+    if let Err(why) = ensure_debian_packages() {
+        println!("[system packages] MISSING");
         missing.push(why);
     }
     let cuda_root = step("CUDA", ensure_cuda())?;
@@ -149,9 +149,28 @@ fn libclang_present() -> bool {
     in_cache || in_llvm_dirs
 }
 
-fn ensure_libclang() -> std::result::Result<(), String> {
-    if libclang_present() {
-        println!("[libclang] found (for bindgen)");
+/// A TTF font for the charts `host report` renders (plotters draws text with it).
+fn font_present() -> bool {
+    env::var_os("REPORT_FONT").is_some()
+        || [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+        ]
+        .iter()
+        .any(|p| Path::new(p).exists())
+}
+
+/// System pieces from Debian's registry: libclang for bindgen, a font for the charts.
+fn ensure_debian_packages() -> std::result::Result<(), String> {
+    let mut wanted: Vec<&str> = Vec::new();
+    if !libclang_present() {
+        wanted.extend(["libclang1-14", "libclang-common-14-dev"]);
+    }
+    if !font_present() {
+        wanted.push("fonts-dejavu-core");
+    }
+    if wanted.is_empty() {
+        println!("[system packages] libclang (for bindgen) and a TTF font (for charts) found");
         return Ok(());
     }
     let is_root = Command::new("id")
@@ -159,25 +178,27 @@ fn ensure_libclang() -> std::result::Result<(), String> {
         .output()
         .is_ok_and(|o| o.stdout.starts_with(b"0"));
     if is_root && Path::new("/usr/bin/apt-get").exists() {
-        println!("[libclang] installing Debian packages libclang1-14 libclang-common-14-dev");
+        println!(
+            "[system packages] installing Debian packages {}",
+            wanted.join(" ")
+        );
+        let _ = Command::new("apt-get").args(["update", "-qq"]).status();
         let ok = Command::new("apt-get")
-            .args([
-                "install",
-                "-y",
-                "-qq",
-                "libclang1-14",
-                "libclang-common-14-dev",
-            ])
+            .args(["install", "-y", "-qq"])
+            .args(&wanted)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
             .is_ok_and(|s| s.success());
-        if ok && libclang_present() {
+        if ok && libclang_present() && font_present() {
             return Ok(());
         }
     }
-    Err("libclang: bindgen (used by rust-cuda's cust_raw) needs libclang and clang's headers; \
-         install them (Debian: apt-get install libclang1-14 libclang-common-14-dev) or set LIBCLANG_PATH"
-        .into())
+    Err(format!(
+        "system packages: bindgen (in rust-cuda's cust_raw) needs libclang and clang's headers, and \
+         `host report` needs a TTF font; install them (Debian: apt-get install {}) or set \
+         LIBCLANG_PATH / REPORT_FONT",
+        wanted.join(" ")
+    ))
 }
 
 fn is_complete_cuda_root(root: &Path) -> bool {

@@ -227,6 +227,15 @@ pub fn gpu_bundle() -> Result<()> {
         let p = entry?.path();
         copy(&p, &bundle.join(p.file_name().unwrap()))?;
     }
+    // Provenance for benchmark records: the GPU machine has the tree but not its git history.
+    let describe = Command::new("git")
+        .args(["describe", "--always", "--dirty"])
+        .current_dir(&root)
+        .output()?;
+    fs::write(
+        bundle.join("COMMIT"),
+        String::from_utf8_lossy(&describe.stdout).trim(),
+    )?;
     // The shared test cases live beside the checkout, which does not travel to the GPU machine.
     let testdata = root.join("../shared/testdata/apsp");
     if testdata.is_dir() {

@@ -18,7 +18,8 @@ use seq_macro::seq;
 
 use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
 
-/// k-steps unrolled per iteration of the inner loop: enough to hide shared-load latency, few
+/// k-steps unrolled per iteration of the inner loop (must equal the `seq!(U in 0..4)` bound below):
+/// enough to hide shared-load latency, few
 /// enough that ptxas does not hoist every load (which costs registers).
 const UNROLL: u32 = 4;
 
@@ -36,10 +37,15 @@ macro_rules! vectorized_kernels {
             const AP: u32 = TM + 4;
             const A_VECS: u32 = TM * TK / 4;
             const B_VECS: u32 = TK * TN / 4;
+            // 16-byte aligned: the tiles are read and written with 128-bit accesses.
+            #[repr(C, align(16))]
+            struct TileA([f32; (TK * AP) as usize]);
+            #[repr(C, align(16))]
+            struct TileB([f32; (TK * TN) as usize]);
             #[address_space(shared)]
-            static mut TILE_A: [MaybeUninit<f32>; (TK * AP) as usize] = [MaybeUninit::uninit(); (TK * AP) as usize];
+            static mut TILE_A: MaybeUninit<TileA> = MaybeUninit::uninit();
             #[address_space(shared)]
-            static mut TILE_B: [MaybeUninit<f32>; (TK * TN) as usize] = [MaybeUninit::uninit(); (TK * TN) as usize];
+            static mut TILE_B: MaybeUninit<TileB> = MaybeUninit::uninit();
 
             let tx = thread::thread_idx_x();
             let ty = thread::thread_idx_y();

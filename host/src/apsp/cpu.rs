@@ -120,7 +120,7 @@ pub fn solve(graph: &Graph) -> (Vec<i32>, usize) {
 mod tests {
     use super::*;
     use crate::apsp::format::distance_pitch;
-    use crate::apsp::r#gen::generate;
+    use crate::apsp::random::generate;
 
     #[test]
     fn padded_layout_matches_dijkstra() {

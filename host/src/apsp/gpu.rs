@@ -138,16 +138,21 @@ pub fn time_phase3(gpu: &Gpu, graph: &Graph, block: u32, reps: usize) -> Result<
     let rounds = (padded / block as usize) as u32;
     let threads = BlockSize::xy(cfg.threads, cfg.threads);
     let stream = &gpu.stream;
-    let (p1, p2, p3) =
-        (gpu.module.get_function(cfg.phase1)?, gpu.module.get_function(cfg.phase2)?, gpu.module.get_function(cfg.phase3)?);
+    let (p1, p2, p3) = (
+        gpu.module.get_function(cfg.phase1)?,
+        gpu.module.get_function(cfg.phase2)?,
+        gpu.module.get_function(cfg.phase3)?,
+    );
     let (ptr, pitch32) = (d_dist.as_device_ptr(), pitch as u32);
     unsafe {
         launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(ptr, pitch32, 0u32))?;
         launch!(p2<<<GridSize::xy(rounds, 2), threads, 0, stream>>>(ptr, pitch32, 0u32))?;
     }
     let timing = time_on_stream(stream, 1, reps, || {
-        unsafe { launch!(p3<<<GridSize::xy(rounds, rounds), threads, 0, stream>>>(ptr, pitch32, 0u32)) }
-            .context("launching phase 3")
+        unsafe {
+            launch!(p3<<<GridSize::xy(rounds, rounds), threads, 0, stream>>>(ptr, pitch32, 0u32))
+        }
+        .context("launching phase 3")
     })?;
     let blocks = (rounds as f64 - 1.0).powi(2);
     Ok((timing, blocks * (block as f64).powi(3)))

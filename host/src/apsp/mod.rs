@@ -1,8 +1,8 @@
 //! All-pairs shortest paths on the host: the course file format (`format`), CPU references
 //! (`cpu`: multithreaded Floyd–Warshall and Dijkstra) and a seeded random graph generator
-//! (`r#gen`: `gen` is a reserved keyword in edition 2024, so callers write `apsp::r#gen`).
+//! (`random`: `gen` is a reserved keyword in edition 2024, so callers write `apsp::random`).
 pub mod cpu;
 pub mod format;
-pub mod r#gen;
 pub mod gpu;
 pub mod pipeline;
+pub mod random;

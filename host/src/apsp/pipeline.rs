@@ -35,13 +35,23 @@ pub struct FileReport {
 
 /// Solves `input` into `output` on `gpu` (or on the CPU when `gpu` is None). With `verify`, the
 /// result is compared with an independent CPU answer before anything is written.
-pub fn solve_file(gpu: Option<&Gpu>, input: &Path, output: &Path, block: u32, verify: bool) -> Result<FileReport> {
+pub fn solve_file(
+    gpu: Option<&Gpu>,
+    input: &Path,
+    output: &Path,
+    block: u32,
+    verify: bool,
+) -> Result<FileReport> {
     if output == input {
         bail!("the output path {} is the input file", output.display());
     }
     let start = Instant::now();
     let graph = read_graph(input)?;
-    let mut rep = FileReport { vertices: graph.vertices, edges: graph.edges.len(), ..Default::default() };
+    let mut rep = FileReport {
+        vertices: graph.vertices,
+        edges: graph.edges.len(),
+        ..Default::default()
+    };
     rep.split.read_s = start.elapsed().as_secs_f64();
     let v = graph.vertices;
 
@@ -92,7 +102,11 @@ pub fn verify_against_cpu(graph: &Graph, dist: &[i32], pitch: usize) -> Result<S
         let (expect, _) = cpu::solve(graph);
         for i in 0..v {
             if let Some(j) = (0..v).find(|&j| row(i)[j] != expect[i * v + j]) {
-                bail!("verification failed: d[{i}][{j}] = {} but the CPU Floyd–Warshall says {}", row(i)[j], expect[i * v + j]);
+                bail!(
+                    "verification failed: d[{i}][{j}] = {} but the CPU Floyd–Warshall says {}",
+                    row(i)[j],
+                    expect[i * v + j]
+                );
             }
         }
         return Ok(format!("all {v} rows equal the CPU Floyd–Warshall"));
@@ -103,7 +117,11 @@ pub fn verify_against_cpu(graph: &Graph, dist: &[i32], pitch: usize) -> Result<S
         let s = rng.gen_range(0..v);
         let expect = cpu::dijkstra(graph, &adjacency, s);
         if let Some(j) = (0..v).find(|&j| row(s)[j] != expect[j]) {
-            bail!("verification failed: d[{s}][{j}] = {} but Dijkstra says {}", row(s)[j], expect[j]);
+            bail!(
+                "verification failed: d[{s}][{j}] = {} but Dijkstra says {}",
+                row(s)[j],
+                expect[j]
+            );
         }
     }
     Ok(format!("{VERIFY_SOURCES} random rows equal Dijkstra"))

@@ -1,6 +1,6 @@
 use anyhow::Result;
 use host::{
-    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, r#gen},
+    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, random},
     gpu::Gpu,
 };
 
@@ -13,14 +13,20 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         agpu::config(args.block)?;
         Some(Gpu::new(args.ptx.ptx.as_deref())?)
     };
-    let output = args.output.clone().unwrap_or_else(|| args.input.with_extension("out"));
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.input.with_extension("out"));
     let pb = args.verify.then(|| super::spinner("solving and verifying"));
     let rep = solve_file(gpu.as_ref(), &args.input, &output, args.block, args.verify)?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
     if rep.repeated_edges > 0 {
-        eprintln!("note: {} repeated edge(s); each vertex pair keeps its smallest weight", rep.repeated_edges);
+        eprintln!(
+            "note: {} repeated edge(s); each vertex pair keeps its smallest weight",
+            rep.repeated_edges
+        );
     }
     if args.json {
         let mut value = serde_json::to_value(&rep)?;
@@ -30,7 +36,10 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         return Ok(());
     }
     let block = rep.block.map_or(String::new(), |b| format!(", block {b}"));
-    println!("APSP V={} E={} on {}{block}", rep.vertices, rep.edges, rep.device);
+    println!(
+        "APSP V={} E={} on {}{block}",
+        rep.vertices, rep.edges, rep.device
+    );
     let s = &rep.split;
     for (what, secs) in [
         ("read", s.read_s),
@@ -43,7 +52,10 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     ] {
         println!("  {what:<22} {secs:>10.4} s");
     }
-    println!("  {:<22} {:>10.3e} updates/s (V^3 / compute)", "rate", rep.updates_per_s);
+    println!(
+        "  {:<22} {:>10.3e} updates/s (V^3 / compute)",
+        "rate", rep.updates_per_s
+    );
     if let Some(v) = &rep.verified {
         println!("  verified: {v}");
     }
@@ -52,8 +64,14 @@ pub fn run(args: &ApspArgs) -> Result<()> {
 }
 
 pub fn run_gen(args: &ApspGenArgs) -> Result<()> {
-    let graph = r#gen::generate(args.vertices, args.edges, args.seed)?;
+    let graph = random::generate(args.vertices, args.edges, args.seed)?;
     write_graph(&args.output, &graph)?;
-    println!("wrote {} (V={}, E={}, seed {})", args.output.display(), graph.vertices, graph.edges.len(), args.seed);
+    println!(
+        "wrote {} (V={}, E={}, seed {})",
+        args.output.display(),
+        graph.vertices,
+        graph.edges.len(),
+        args.seed
+    );
     Ok(())
 }

@@ -10,7 +10,7 @@ use std::{
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
 use host::{
-    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, r#gen},
+    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, random},
     bench::{BenchRecord, commit, now_utc},
     gpu::{Gpu, Timing},
     kernels::{OccupancyRow, occupancy_rows},
@@ -41,7 +41,11 @@ pub struct BenchArgs {
 pub enum Suite {
     /// Every SGEMM kernel and cuBLAS over square sizes (GFLOP/s vs N).
     Matmul {
-        #[arg(long, value_delimiter = ',', default_value = "256,512,1000,1024,2048,3000,4096,5000,8192")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "256,512,1000,1024,2048,3000,4096,5000,8192"
+        )]
         sizes: Vec<usize>,
         #[arg(long, default_value_t = 10)]
         reps: usize,
@@ -51,7 +55,11 @@ pub enum Suite {
     },
     /// Whole APSP solves, file to file, per block factor (time split vs V).
     Apsp {
-        #[arg(long, value_delimiter = ',', default_value = "2000,5000,10000,20000,30000")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "2000,5000,10000,20000,30000"
+        )]
         sizes: Vec<usize>,
         #[arg(long, value_delimiter = ',', default_value = "16,32,64")]
         blocks: Vec<u32>,
@@ -95,7 +103,14 @@ impl Sink {
     }
 }
 
-fn blank(suite: &str, kernel: &str, config: String, size: usize, threads: u32, t: &Timing) -> BenchRecord {
+fn blank(
+    suite: &str,
+    kernel: &str,
+    config: String,
+    size: usize,
+    threads: u32,
+    t: &Timing,
+) -> BenchRecord {
     BenchRecord {
         suite: suite.into(),
         kernel: kernel.into(),
@@ -119,42 +134,94 @@ fn blank(suite: &str, kernel: &str, config: String, size: usize, threads: u32, t
 
 fn progress(len: u64) -> ProgressBar {
     let pb = ProgressBar::new(len);
-    pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("valid template"));
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("valid template"),
+    );
     pb
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let file = match &args.out {
-        Some(p) => Some(OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?),
+        Some(p) => Some(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("opening {}", p.display()))?,
+        ),
         None => None,
     };
-    let mut sink = Sink { file, device: gpu.info()?.name, date: now_utc(), commit: commit() };
-    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(&gpu)?.into_iter().map(|r| (r.kernel, r)).collect();
+    let mut sink = Sink {
+        file,
+        device: gpu.info()?.name,
+        date: now_utc(),
+        commit: commit(),
+    };
+    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(&gpu)?
+        .into_iter()
+        .map(|r| (r.kernel, r))
+        .collect();
     match &args.suite {
-        Suite::Matmul { sizes, reps, kernel } => bench_matmul(&gpu, &mut sink, &occ, sizes, *reps, kernel),
-        Suite::Apsp { sizes, blocks, edges_per_vertex, dir } => {
-            bench_apsp(&gpu, &mut sink, &occ, sizes, blocks, *edges_per_vertex, dir)
-        }
-        Suite::Threads { matmul_size, apsp_size, reps } => bench_threads(&gpu, &mut sink, &occ, *matmul_size, *apsp_size, *reps),
+        Suite::Matmul {
+            sizes,
+            reps,
+            kernel,
+        } => bench_matmul(&gpu, &mut sink, &occ, sizes, *reps, kernel),
+        Suite::Apsp {
+            sizes,
+            blocks,
+            edges_per_vertex,
+            dir,
+        } => bench_apsp(&gpu, &mut sink, &occ, sizes, blocks, *edges_per_vertex, dir),
+        Suite::Threads {
+            matmul_size,
+            apsp_size,
+            reps,
+        } => bench_threads(&gpu, &mut sink, &occ, *matmul_size, *apsp_size, *reps),
     }
 }
 
-fn bench_matmul(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, sizes: &[usize], reps: usize, which: &str) -> Result<()> {
-    let kernels: Vec<_> = mgpu::kernels().into_iter().filter(|k| which == "all" || k.family == which || k.name == which).collect();
+fn bench_matmul(
+    gpu: &Gpu,
+    sink: &mut Sink,
+    occ: &HashMap<&str, OccupancyRow>,
+    sizes: &[usize],
+    reps: usize,
+    which: &str,
+) -> Result<()> {
+    let kernels: Vec<_> = mgpu::kernels()
+        .into_iter()
+        .filter(|k| which == "all" || k.family == which || k.name == which)
+        .collect();
     if kernels.is_empty() {
         bail!("no kernel matches {which:?}");
     }
-    let cublas = Cublas::load(gpu).map_err(|e| eprintln!("note: no cuBLAS: {e:#}")).ok();
+    let cublas = Cublas::load(gpu)
+        .map_err(|e| eprintln!("note: no cuBLAS: {e:#}"))
+        .ok();
     let pb = progress((sizes.len() * (kernels.len() + 1)) as u64);
     for &n in sizes {
         mgpu::check_shape(n, n, n)?;
         let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
         let a = reference::random_matrix(n, n, &mut rng);
         let b = reference::random_matrix(n, n, &mut rng);
-        let p = Problem { a: &a, b: &b, m: n, n, k: n };
+        let p = Problem {
+            a: &a,
+            b: &b,
+            m: n,
+            n,
+            k: n,
+        };
         // A few rows are checked so that no timing of a wrong result is recorded.
-        let re = reference::reference(&a, &b, n, n, n, Some(&reference::sample_rows(n, 8, n as u64)));
+        let re = reference::reference(
+            &a,
+            &b,
+            n,
+            n,
+            n,
+            Some(&reference::sample_rows(n, 8, n as u64)),
+        );
         let flops = 2.0 * (n as f64).powi(3);
         if let Some(c) = &cublas {
             pb.set_message(format!("N={n} cuBLAS"));
@@ -163,7 +230,14 @@ fn bench_matmul(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, s
             if !check.passed() {
                 bail!("cuBLAS failed the check at N={n}: {check:?}");
             }
-            let mut rec = blank("matmul", "cublas_sgemm", "cuBLAS FP32 (no TF32)".into(), n, 0, &r.timing);
+            let mut rec = blank(
+                "matmul",
+                "cublas_sgemm",
+                "cuBLAS FP32 (no TF32)".into(),
+                n,
+                0,
+                &r.timing,
+            );
             rec.gflops = Some(flops / (r.timing.median_ms * 1e-3) / 1e9);
             sink.emit(rec)?;
         }
@@ -175,8 +249,18 @@ fn bench_matmul(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, s
             if !check.passed() {
                 bail!("{} failed the check at N={n}: {check:?}", k.name);
             }
-            let config = format!("tile {}x{}x{}, block {}x{}", k.tile.0, k.tile.1, k.tile.2, k.block.0, k.block.1);
-            let mut rec = blank("matmul", k.name, config, n, k.block.0 * k.block.1, &r.timing);
+            let config = format!(
+                "tile {}x{}x{}, block {}x{}",
+                k.tile.0, k.tile.1, k.tile.2, k.block.0, k.block.1
+            );
+            let mut rec = blank(
+                "matmul",
+                k.name,
+                config,
+                n,
+                k.block.0 * k.block.1,
+                &r.timing,
+            );
             rec.gflops = Some(flops / (r.timing.median_ms * 1e-3) / 1e9);
             rec.occupancy = occ.get(k.name).map(|o| o.occupancy);
             rec.registers = occ.get(k.name).map(|o| o.registers);
@@ -205,13 +289,25 @@ fn bench_apsp(
         let input = dir.join(format!("bench_apsp_{v}.in"));
         let output = dir.join(format!("bench_apsp_{v}.out"));
         pb.set_message(format!("V={v}: generating"));
-        write_graph(&input, &r#gen::generate(v, epv * v, 1)?)?;
+        write_graph(&input, &random::generate(v, epv * v, 1)?)?;
         for &b in blocks {
             pb.set_message(format!("V={v} block {b}"));
             let rep = solve_file(Some(gpu), &input, &output, b, true)?;
             let cfg = agpu::config(b)?;
-            let t = Timing { median_ms: rep.split.compute_s * 1e3, min_ms: rep.split.compute_s * 1e3, max_ms: rep.split.compute_s * 1e3, reps: 1 };
-            let mut rec = blank("apsp", &format!("fw_b{b}"), format!("block {b}, {0}x{0} threads", cfg.threads), v, cfg.threads * cfg.threads, &t);
+            let t = Timing {
+                median_ms: rep.split.compute_s * 1e3,
+                min_ms: rep.split.compute_s * 1e3,
+                max_ms: rep.split.compute_s * 1e3,
+                reps: 1,
+            };
+            let mut rec = blank(
+                "apsp",
+                &format!("fw_b{b}"),
+                format!("block {b}, {0}x{0} threads", cfg.threads),
+                v,
+                cfg.threads * cfg.threads,
+                &t,
+            );
             rec.updates_per_s = Some(rep.updates_per_s);
             rec.split = Some(rep.split);
             rec.occupancy = occ.get(cfg.phase3).map(|o| o.occupancy);
@@ -226,11 +322,24 @@ fn bench_apsp(
     Ok(())
 }
 
-fn bench_threads(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, n: usize, v: usize, reps: usize) -> Result<()> {
+fn bench_threads(
+    gpu: &Gpu,
+    sink: &mut Sink,
+    occ: &HashMap<&str, OccupancyRow>,
+    n: usize,
+    v: usize,
+    reps: usize,
+) -> Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let a = reference::random_matrix(n, n, &mut rng);
     let b = reference::random_matrix(n, n, &mut rng);
-    let p = Problem { a: &a, b: &b, m: n, n, k: n };
+    let p = Problem {
+        a: &a,
+        b: &b,
+        m: n,
+        n,
+        k: n,
+    };
     let re = reference::reference(&a, &b, n, n, n, Some(&reference::sample_rows(n, 8, 7)));
     for k in mgpu::kernels().iter().filter(|k| k.family == "tiled") {
         let r = mgpu::run(gpu, k, &p, reps)?;
@@ -238,17 +347,31 @@ fn bench_threads(gpu: &Gpu, sink: &mut Sink, occ: &HashMap<&str, OccupancyRow>, 
             bail!("{} failed the check", k.name);
         }
         let threads = k.block.0 * k.block.1;
-        let mut rec = blank("threads", k.name, format!("tile {0}, {1} threads", k.tile.0, threads), n, threads, &r.timing);
+        let mut rec = blank(
+            "threads",
+            k.name,
+            format!("tile {0}, {1} threads", k.tile.0, threads),
+            n,
+            threads,
+            &r.timing,
+        );
         rec.gflops = Some(2.0 * (n as f64).powi(3) / (r.timing.median_ms * 1e-3) / 1e9);
         rec.occupancy = occ.get(k.name).map(|o| o.occupancy);
         rec.registers = occ.get(k.name).map(|o| o.registers);
         sink.emit(rec)?;
     }
-    let graph = r#gen::generate(v, 40 * v, 1)?;
+    let graph = random::generate(v, 40 * v, 1)?;
     for cfg in gpu_kernels::apsp::FW_CONFIGS {
         let (t, updates) = agpu::time_phase3(gpu, &graph, cfg.block, reps)?;
         let threads = cfg.threads * cfg.threads;
-        let mut rec = blank("threads", cfg.phase3, format!("block {}, {threads} threads", cfg.block), v, threads, &t);
+        let mut rec = blank(
+            "threads",
+            cfg.phase3,
+            format!("block {}, {threads} threads", cfg.block),
+            v,
+            threads,
+            &t,
+        );
         rec.updates_per_s = Some(updates / (t.median_ms * 1e-3));
         rec.occupancy = occ.get(cfg.phase3).map(|o| o.occupancy);
         rec.registers = occ.get(cfg.phase3).map(|o| o.registers);

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod info;
 pub mod matmul;
 pub mod occupancy;
+pub mod report;
 
 /// A spinner for CPU work that takes a while (references, verification).
 pub fn spinner(msg: &str) -> indicatif::ProgressBar {

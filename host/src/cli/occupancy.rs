@@ -18,8 +18,8 @@ pub fn run(args: &OccupancyArgs) -> Result<()> {
             info.name, info.compute_capability.0, info.compute_capability.1
         );
         println!(
-            "{:<30} {:>7} {:>5} {:>9} {:>8} {:>7} {:>6}  {}",
-            "kernel", "threads", "regs", "smem (B)", "blocks", "driver", "occ", "limited by"
+            "{:<30} {:>7} {:>5} {:>9} {:>8} {:>7} {:>6}  limited by",
+            "kernel", "threads", "regs", "smem (B)", "blocks", "driver", "occ"
         );
         for r in &rows {
             println!(
