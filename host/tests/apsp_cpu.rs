@@ -348,7 +348,7 @@ fn floyd_warshall_matches_dijkstra() {
         edge_counts.sort_unstable();
         edge_counts.dedup();
         for &e in &edge_counts {
-            let seed = rng.random::<u64>();
+            let seed = rng.r#gen::<u64>();
             let mut g = generate(v, e, seed).unwrap();
             if rng.gen_bool(0.5) {
                 // Tiny weights: many zero-weight edges and ties.

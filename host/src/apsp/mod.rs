@@ -1,6 +1,6 @@
 //! All-pairs shortest paths on the host: the course file format (`format`), CPU references
 //! (`cpu`: multithreaded Floyd–Warshall and Dijkstra) and a seeded random graph generator
-//! (`random`: `gen` is a reserved keyword in edition 2024, so callers write `apsp::random`).
+//! (`random`).
 pub mod cpu;
 pub mod format;
 pub mod gpu;
