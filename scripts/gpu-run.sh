@@ -4,7 +4,8 @@
 #
 #   scripts/gpu-run.sh check       host info, every GPU test, occupancy cross-check
 #   scripts/gpu-run.sh sass        cuobjdump the cubin: instruction counts per kernel (VIADDMNMX, LDS.128, …)
-#   scripts/gpu-run.sh sanitize    compute-sanitizer memcheck/racecheck (SGEMM) and +synccheck (APSP)
+#   scripts/gpu-run.sh sanitize [matmul|apsp]   compute-sanitizer memcheck/racecheck (SGEMM),
+#                                  memcheck/racecheck/synccheck (APSP); both families by default
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor, JSON to $OUT
 #
@@ -22,7 +23,7 @@ if [ -z "${CUBLAS_LIBRARY:-}" ]; then
 fi
 HOST=$B/host
 status=0
-run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+run() { echo "+ $*" >&2; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 
 mode=${1:-check}
 shift || true
@@ -56,14 +57,15 @@ PY
     ;;
 sanitize)
     CS=${COMPUTE_SANITIZER:-compute-sanitizer}
-    for tool in memcheck racecheck; do
+    family=${1:-all}
+    [ "$family" = apsp ] || for tool in memcheck racecheck; do
         for k in $(sed -n 's/^\.visible \.entry \(matmul_[a-z0-9_]*\)(.*/\1/p' "$GPU_KERNELS_PTX"); do
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
         done
     done
     tmp=$(mktemp -d)
-    for v in 65 1000; do
+    [ "$family" = matmul ] || for v in 65 1000; do
         "$HOST" apsp-gen "$v" $((v * 8)) --seed 7 -o "$tmp/g$v.in" >/dev/null
         for tool in memcheck racecheck synccheck; do
             for b in 16 32 64; do

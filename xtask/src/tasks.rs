@@ -218,8 +218,11 @@ pub fn gpu_bundle() -> Result<()> {
             let name = exe.file_name().unwrap().to_string_lossy();
             // test binaries are named NAME-HASH; the runner wants the plain name.
             let plain = name.rsplit_once('-').map(|(n, _)| n).unwrap_or(&name);
-            copy(&exe, &bundle.join("tests").join(plain))?;
-            tests += 1;
+            // Only the GPU tests: the CPU ones run in CI, where the shared test data is.
+            if plain.starts_with("gpu_") {
+                copy(&exe, &bundle.join("tests").join(plain))?;
+                tests += 1;
+            }
         }
     }
     let ptx_dir = root.join("target/ptx");
@@ -247,7 +250,7 @@ pub fn gpu_bundle() -> Result<()> {
         }
     }
     println!(
-        "bundle: {} (host, {tests} test binaries, PTX); run it there with scripts/gpu-run.sh",
+        "bundle: {} (host, {tests} GPU test binaries, PTX); run it there with scripts/gpu-run.sh",
         bundle.display()
     );
     Ok(())

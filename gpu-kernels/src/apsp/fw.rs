@@ -1,8 +1,9 @@
 //! Blocked Floyd–Warshall phases. Kernel arguments: `(d, pitch, round)` with `d` the padded
 //! distance matrix (row pitch `pitch` i32) and `round` the pivot block index.
 //!
-//! Thread `(tx, ty)` of a `T x T` block owns the `R x R` cells `(ty + ri*T, tx + rj*T)` of the
-//! `B x B` block (R = B / T), keeping them in registers.
+//! In phases 1 and 2, thread `(tx, ty)` of a `T x T` block owns the `R x R` cells
+//! `(ty + ri*T, tx + rj*T)` of the `B x B` block (R = B / T), keeping them in registers; phase 3
+//! maps cells differently (see there).
 //!
 //! Phases 1 and 2 update in place with one barrier per k. That is race-free because with
 //! non-negative weights and a zero diagonal, row k and column k of the pivot block do not
@@ -27,7 +28,7 @@ unsafe fn sts(addr: u32, v: i32) {
 }
 
 macro_rules! fw_kernels {
-    ($phase1:ident, $phase2:ident, $phase3:ident, block = $b:tt, threads = $t:tt, cells = $r:tt) => {
+    ($phase1:ident, $phase2:ident, $phase3:ident, block = $b:tt, threads = $t:tt, cells = $r:tt, phase3_rows = $rows:tt) => {
         /// Phase 1: closes the pivot block `(round, round)`. One block.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
@@ -123,15 +124,26 @@ macro_rules! fw_kernels {
 
         /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
         /// block of its row and pivot-row block of its column. No barrier inside the k loop.
+        ///
+        /// Cell mapping (why it differs from phases 1–2): thread `(tx, ty)` owns `$rows`
+        /// consecutive rows of one column, so a warp covers `$rows` rows x 32 columns. Per k it
+        /// then reads one 128-byte row segment of the pivot-row block (one shared wavefront) and
+        /// its own rows of the pivot-column block as 128-bit loads covering 4 k at once
+        /// (broadcast): 2 wavefronts per 128 updates instead of 2.5 with 2 rows x 64 columns.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
             const B: u32 = $b;
             const T: u32 = $t;
+            const RR: u32 = $rows;
+            // Rows covered by one column of threads; the rest of ty picks the column group.
+            const ROW_GROUPS: u32 = B / RR;
+            #[repr(C, align(16))]
+            struct Tile([i32; (B * B) as usize]);
             #[address_space(shared)]
-            static mut COL: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
+            static mut COL: MaybeUninit<Tile> = MaybeUninit::uninit();
             #[address_space(shared)]
-            static mut ROW: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
+            static mut ROW: MaybeUninit<Tile> = MaybeUninit::uninit();
             let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
             if bi == round || bj == round {
                 return;
@@ -139,40 +151,43 @@ macro_rules! fw_kernels {
             let sc = shared_addr(addr_of!(COL));
             let sr = shared_addr(addr_of!(ROW));
             let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+            let row0 = (ty % ROW_GROUPS) * RR;
+            let col = (ty / ROW_GROUPS) * T + tx;
             let d = d as *mut u32;
             let own = unsafe { d.add((bi * B * pitch + bj * B) as usize) };
-            let col = unsafe { d.add((bi * B * pitch + round * B) as usize) };
-            let row = unsafe { d.add((round * B * pitch + bj * B) as usize) };
-            let mut cell = [[0i32; $r]; $r];
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                let off = (i * pitch + j) as usize;
+            let col_blk = unsafe { d.add((bi * B * pitch + round * B) as usize) };
+            let row_blk = unsafe { d.add((round * B * pitch + bj * B) as usize) };
+            let mut cell = [0i32; $rows];
+            seq!(I in 0..$rows {
+                let i = row0 + I;
+                let off = (i * pitch + col) as usize;
                 unsafe {
-                    cell[I][J] = ld_global(own.add(off)) as i32;
-                    sts(sc + 4 * (i * B + j), ld_global(col.add(off)) as i32);
-                    sts(sr + 4 * (i * B + j), ld_global(row.add(off)) as i32);
+                    cell[I] = ld_global(own.add(off)) as i32;
+                    sts(sc + 4 * (i * B + col), ld_global(col_blk.add(off)) as i32);
+                    sts(sr + 4 * (i * B + col), ld_global(row_blk.add(off)) as i32);
                 }
-            }); });
+            });
             thread::sync_threads();
             let mut k0 = 0;
             while k0 < B {
-                // Unrolled by 8: full unrolling makes ptxas hoist every load (168 registers at B=64).
-                seq!(U in 0..8 {
-                    let kk = k0 + U;
-                    let mut a = [0i32; $r];
-                    let mut b = [0i32; $r];
-                    seq!(I in 0..$r { a[I] = unsafe { lds(sc + 4 * ((ty + I * T) * B + kk)) }; });
-                    seq!(J in 0..$r { b[J] = unsafe { lds(sr + 4 * (kk * B + tx + J * T)) }; });
-                    seq!(I in 0..$r { seq!(J in 0..$r {
-                        cell[I][J] = core::cmp::min(cell[I][J], a[I] + b[J]);
-                    }); });
+                // 8 k per iteration: full unrolling makes ptxas hoist every load (register blow-up).
+                seq!(H in 0..2 {
+                    let kq = k0 + 4 * H;
+                    let mut a = [[0u32; 4]; $rows];
+                    seq!(I in 0..$rows { a[I] = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) }; });
+                    seq!(J in 0..4 {
+                        let b = unsafe { lds(sr + 4 * ((kq + J) * B + col)) };
+                        seq!(I in 0..$rows {
+                            cell[I] = core::cmp::min(cell[I], a[I][J] as i32 + b);
+                        });
+                    });
                 });
                 k0 += 8;
             }
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                unsafe { st_global::<1>(own.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
-            }); });
+            seq!(I in 0..$rows {
+                let off = ((row0 + I) * pitch + col) as usize;
+                unsafe { st_global::<1>(own.add(off), [cell[I] as u32]) };
+            });
         }
     };
 }
@@ -183,7 +198,8 @@ fw_kernels!(
     fw_phase3_b16,
     block = 16,
     threads = 16,
-    cells = 1
+    cells = 1,
+    phase3_rows = 1
 );
 fw_kernels!(
     fw_phase1_b32,
@@ -191,7 +207,8 @@ fw_kernels!(
     fw_phase3_b32,
     block = 32,
     threads = 32,
-    cells = 1
+    cells = 1,
+    phase3_rows = 1
 );
 fw_kernels!(
     fw_phase1_b64,
@@ -199,5 +216,6 @@ fw_kernels!(
     fw_phase3_b64,
     block = 64,
     threads = 32,
-    cells = 2
+    cells = 2,
+    phase3_rows = 4
 );
