@@ -106,6 +106,9 @@ pub fn ptx_kernel_names(ptx: &str) -> Vec<String> {
 /// A context on device 0 with the project's PTX loaded.
 pub struct Gpu {
     pub module: Module,
+    /// The same PTX JIT-compiled under the Floyd–Warshall register cap; loaded on first use.
+    apsp_module: std::cell::OnceCell<Module>,
+    ptx_text: String,
     pub stream: Stream,
     pub device: Device,
     pub ptx_path: PathBuf,

@@ -154,39 +154,41 @@ macro_rules! fw_kernels {
             let row0 = (ty % ROW_GROUPS) * RR;
             let col = (ty / ROW_GROUPS) * T + tx;
             let d = d as *mut u32;
-            let own = unsafe { d.add((bi * B * pitch + bj * B) as usize) };
-            let col_blk = unsafe { d.add((bi * B * pitch + round * B) as usize) };
-            let row_blk = unsafe { d.add((round * B * pitch + bj * B) as usize) };
+            // Offset of this thread's first cell in block (bi, bj); recomputed after the k loop
+            // rather than kept live across it (registers decide whether 2 blocks fit per SM).
+            let first = move |bi: u32, bj: u32| ((bi * B + row0) * pitch + bj * B + col) as usize;
             let mut cell = [0i32; $rows];
             seq!(I in 0..$rows {
                 let i = row0 + I;
-                let off = (i * pitch + col) as usize;
+                let step = (I * pitch) as usize;
                 unsafe {
-                    cell[I] = ld_global(own.add(off)) as i32;
-                    sts(sc + 4 * (i * B + col), ld_global(col_blk.add(off)) as i32);
-                    sts(sr + 4 * (i * B + col), ld_global(row_blk.add(off)) as i32);
+                    cell[I] = ld_global(d.add(first(bi, bj) + step)) as i32;
+                    sts(sc + 4 * (i * B + col), ld_global(d.add(first(bi, round) + step)) as i32);
+                    sts(sr + 4 * (i * B + col), ld_global(d.add(first(round, bj) + step)) as i32);
                 }
             });
             thread::sync_threads();
             let mut k0 = 0;
             while k0 < B {
-                // 8 k per iteration: full unrolling makes ptxas hoist every load (register blow-up).
-                seq!(H in 0..2 {
+                // 4 k per iteration: unrolling further makes ptxas hoist loads (more registers).
+                seq!(H in 0..1 {
                     let kq = k0 + 4 * H;
-                    let mut a = [[0u32; 4]; $rows];
-                    seq!(I in 0..$rows { a[I] = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) }; });
-                    seq!(J in 0..4 {
-                        let b = unsafe { lds(sr + 4 * ((kq + J) * B + col)) };
-                        seq!(I in 0..$rows {
-                            cell[I] = core::cmp::min(cell[I], a[I][J] as i32 + b);
+                    // b for 4 k first, then one row's a at a time: 12 values live, not 20, which
+                    // keeps the kernel at <= 32 registers (2 blocks of 1024 threads per SM).
+                    let mut b = [0i32; 4];
+                    seq!(J in 0..4 { b[J] = unsafe { lds(sr + 4 * ((kq + J) * B + col)) }; });
+                    seq!(I in 0..$rows {
+                        let a = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) };
+                        seq!(J in 0..4 {
+                            cell[I] = core::cmp::min(cell[I], a[J] as i32 + b[J]);
                         });
                     });
                 });
-                k0 += 8;
+                k0 += 4;
             }
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
             seq!(I in 0..$rows {
-                let off = ((row0 + I) * pitch + col) as usize;
-                unsafe { st_global::<1>(own.add(off), [cell[I] as u32]) };
+                unsafe { st_global::<1>(d.add(first(bi, bj) + (I * pitch) as usize), [cell[I] as u32]) };
             });
         }
     };

@@ -58,13 +58,14 @@ impl VecConfig {
     }
 }
 
-/// Invokes `$m!(name, tile)` for every tiled kernel.
+/// Invokes `$m!` with `(name, tile, tile / 4)` for every tiled kernel (the quotient as a literal
+/// for `seq!`).
 macro_rules! for_each_tiled {
     ($m:ident) => {
         $m! {
-            (matmul_tiled_t8, 8),
-            (matmul_tiled_t16, 16),
-            (matmul_tiled_t32, 32),
+            (matmul_tiled_t8, 8, 2),
+            (matmul_tiled_t16, 16, 4),
+            (matmul_tiled_t32, 32, 8),
         }
     };
 }
@@ -94,7 +95,7 @@ macro_rules! for_each_vectorized {
 }
 
 macro_rules! tiled_table {
-    ($(($name:ident, $tile:tt)),* $(,)?) => {
+    ($(($name:ident, $tile:tt, $quads:tt)),* $(,)?) => {
         /// Every tiled kernel, smallest tile first.
         pub const TILED: &[TiledConfig] = &[$(TiledConfig { name: stringify!($name), tile: $tile }),*];
     };

@@ -1,5 +1,11 @@
 //! Shared-memory tiled SGEMM: one output per thread, `T x T` threads, `T x T` tiles of A and B
 //! staged in shared memory per step of k.
+//!
+//! A warp reads a row of the A tile (the same for all its threads: a broadcast) and a row of the
+//! B tile (consecutive words): no column reads, so no bank conflicts. The A row is read 4 floats
+//! at a time (`ld.shared.v4`), which halves shared-memory traffic per FMA compared with scalar
+//! reads (5 instead of 8 loads per 4 FMAs); that needs 16-byte aligned rows, so rows are padded
+//! by 4 words rather than 1.
 use core::mem::MaybeUninit;
 use core::ptr::addr_of;
 
@@ -9,17 +15,19 @@ use seq_macro::seq;
 use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
 
 macro_rules! tiled_kernels {
-    ($(($name:ident, $tile:tt)),* $(,)?) => {$(
+    ($(($name:ident, $tile:tt, $quads:tt)),* $(,)?) => {$(
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
             const T: u32 = $tile;
-            // Rows padded by one word, so a warp reading down a column hits 32 different banks.
-            const P: u32 = T + 1;
+            // Padded rows, 16-byte aligned (see the module doc).
+            const P: u32 = T + 4;
+            #[repr(C, align(16))]
+            struct Tile([f32; (T * P) as usize]);
             #[address_space(shared)]
-            static mut TILE_A: [MaybeUninit<f32>; (T * P) as usize] = [MaybeUninit::uninit(); (T * P) as usize];
+            static mut TILE_A: MaybeUninit<Tile> = MaybeUninit::uninit();
             #[address_space(shared)]
-            static mut TILE_B: [MaybeUninit<f32>; (T * P) as usize] = [MaybeUninit::uninit(); (T * P) as usize];
+            static mut TILE_B: MaybeUninit<Tile> = MaybeUninit::uninit();
 
             let tx = thread::thread_idx_x();
             let ty = thread::thread_idx_y();
@@ -39,10 +47,12 @@ macro_rules! tiled_kernels {
                     st_shared::<1>(sb + 4 * (ty * P + tx), vb);
                 }
                 thread::sync_threads();
-                seq!(I in 0..$tile {
-                    let x = unsafe { ld_shared::<1>(sa + 4 * (ty * P + I)) };
-                    let y = unsafe { ld_shared::<1>(sb + 4 * (I * P + tx)) };
-                    sum += f32::from_bits(x[0]) * f32::from_bits(y[0]);
+                seq!(Q in 0..$quads {
+                    let x = unsafe { ld_shared::<4>(sa + 4 * (ty * P + 4 * Q)) };
+                    seq!(J in 0..4 {
+                        let y = unsafe { ld_shared::<1>(sb + 4 * ((4 * Q + J) * P + tx)) };
+                        sum += f32::from_bits(x[J]) * f32::from_bits(y[0]);
+                    });
                 });
                 thread::sync_threads();
                 k0 += T;
