@@ -134,12 +134,26 @@ impl Gpu {
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
         Ok(Gpu {
             module,
+            apsp_module: std::cell::OnceCell::new(),
+            kernels: ptx_kernel_names(&text),
+            ptx_text: text,
             stream,
             device,
             ptx_path,
-            kernels: ptx_kernel_names(&text),
             _context: context,
         })
+    }
+
+    /// The module to take Floyd–Warshall kernels from: compiled with at most
+    /// `gpu_kernels::apsp::FW_MAX_REGISTERS` registers per thread.
+    pub fn apsp_module(&self) -> Result<&Module> {
+        if let Some(m) = self.apsp_module.get() {
+            return Ok(m);
+        }
+        let cap = cust::module::ModuleJitOption::MaxRegisters(gpu_kernels::apsp::FW_MAX_REGISTERS);
+        let m =
+            Module::from_ptx(&self.ptx_text, &[cap]).context("JIT-compiling the APSP kernels")?;
+        Ok(self.apsp_module.get_or_init(|| m))
     }
 
     pub fn info(&self) -> Result<DeviceInfo> {
