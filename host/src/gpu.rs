@@ -103,6 +103,25 @@ pub fn ptx_kernel_names(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// Adds the performance-tuning directive `.maxnreg max_registers` to every entry whose name
+/// starts with `prefix` (PTX: `.entry name (params) .maxnreg N { body }`).
+pub fn with_maxnreg(ptx: &str, prefix: &str, max_registers: u32) -> String {
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let mut pending = false;
+    for line in ptx.lines() {
+        if let Some(rest) = line.trim_start().strip_prefix(".visible .entry ") {
+            pending = rest.starts_with(prefix);
+        }
+        if pending && line.trim() == "{" {
+            out.push_str(&format!(".maxnreg {max_registers}\n"));
+            pending = false;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 /// A context on device 0 with the project's PTX loaded.
 pub struct Gpu {
     pub module: Module,
@@ -144,15 +163,14 @@ impl Gpu {
         })
     }
 
-    /// The module to take Floyd–Warshall kernels from: compiled with at most
-    /// `gpu_kernels::apsp::FW_MAX_REGISTERS` registers per thread.
+    /// The module to take Floyd–Warshall kernels from: the same PTX with a `.maxnreg` directive
+    /// (`gpu_kernels::apsp::FW_MAX_REGISTERS`) on each `fw_` entry, which rust-cuda cannot emit.
     pub fn apsp_module(&self) -> Result<&Module> {
         if let Some(m) = self.apsp_module.get() {
             return Ok(m);
         }
-        let cap = cust::module::ModuleJitOption::MaxRegisters(gpu_kernels::apsp::FW_MAX_REGISTERS);
-        let m =
-            Module::from_ptx(&self.ptx_text, &[cap]).context("JIT-compiling the APSP kernels")?;
+        let ptx = with_maxnreg(&self.ptx_text, "fw_", gpu_kernels::apsp::FW_MAX_REGISTERS);
+        let m = Module::from_ptx(&ptx, &[]).context("JIT-compiling the APSP kernels")?;
         Ok(self.apsp_module.get_or_init(|| m))
     }
 
@@ -316,6 +334,19 @@ mod tests {
             ptx_kernel_names(ptx),
             vec!["matmul_tiled_t16", "fw_phase1_b64"]
         );
+    }
+
+    #[test]
+    fn maxnreg_goes_on_matching_entries_only() {
+        let ptx = ".visible .entry fw_a(\n.param .u32 p\n)\n{\nret;\n}\n.visible .entry mm(\n)\n{\nret;\n}\n";
+        let out = with_maxnreg(ptx, "fw_", 32);
+        assert_eq!(out.matches(".maxnreg 32").count(), 1);
+        let at = out.find(".maxnreg 32").unwrap();
+        assert!(
+            at > out.find("fw_a(").unwrap() && at < out.find("mm(").unwrap(),
+            "{out}"
+        );
+        assert_eq!(out.replace(".maxnreg 32\n", ""), ptx);
     }
 
     #[test]

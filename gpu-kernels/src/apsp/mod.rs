@@ -10,9 +10,10 @@ pub const INF: i32 = 1_073_741_823;
 pub const MAX_WEIGHT: i32 = 1000;
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
-/// Register cap the host applies when it JIT-compiles the Floyd–Warshall kernels (the driver's
-/// `-maxrregcount`): at 32, two blocks of 1024 threads fit on an SM, so one block's tile loads
-/// overlap another's compute. `cargo xtask build-ptx` checks that no kernel spills under it.
+/// Register cap for the Floyd–Warshall kernels: the host adds `.maxnreg` with this value to
+/// their PTX entries before JIT compilation (rust-cuda has no launch-bounds attribute). At 32,
+/// two blocks of 1024 threads fit on an SM, so one block's tile loads overlap another's compute.
+/// `cargo xtask build-ptx` checks (with `ptxas -maxrregcount`) that no kernel spills under it.
 pub const FW_MAX_REGISTERS: u32 = 32;
 /// Block factors with kernels.
 pub const BLOCK_FACTORS: [u32; 3] = [16, 32, 64];
