@@ -68,8 +68,13 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
     })?;
     let mut rows = Vec::new();
     for l in launches() {
-        let f = gpu
-            .module
+        // The APSP kernels run from the register-capped module: report what actually runs.
+        let module = if l.family == "floyd-warshall" {
+            gpu.apsp_module()?
+        } else {
+            &gpu.module
+        };
+        let f = module
             .get_function(l.name)
             .with_context(|| format!("kernel {} not in the PTX", l.name))?;
         let registers = f.get_attribute(FunctionAttribute::NumRegisters)? as u32;

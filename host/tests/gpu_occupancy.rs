@@ -17,3 +17,24 @@ fn calculator_matches_driver_for_every_kernel() {
         );
     }
 }
+
+#[test]
+fn apsp_kernels_as_loaded_respect_the_register_cap() {
+    let Some(gpu) = gpu_for_test("apsp_kernels_as_loaded_respect_the_register_cap") else {
+        return;
+    };
+    let module = gpu.apsp_module().unwrap();
+    for cfg in gpu_kernels::apsp::FW_CONFIGS {
+        for name in [cfg.phase1, cfg.phase2, cfg.phase3] {
+            let f = module.get_function(name).unwrap();
+            let regs = f
+                .get_attribute(cust::function::FunctionAttribute::NumRegisters)
+                .unwrap() as u32;
+            assert!(
+                regs <= gpu_kernels::apsp::FW_MAX_REGISTERS,
+                "{name}: {regs} registers, cap {}",
+                gpu_kernels::apsp::FW_MAX_REGISTERS
+            );
+        }
+    }
+}

@@ -85,8 +85,10 @@ pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
     times.host_to_device_s = t.elapsed().as_secs_f64();
 
     let stream = &gpu.stream;
+    // The register-capped module (see gpu_kernels::apsp::FW_MAX_REGISTERS).
+    let module = gpu.apsp_module()?;
     let get = |name: &str| {
-        gpu.module.get_function(name).with_context(|| {
+        module.get_function(name).with_context(|| {
             format!(
                 "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
                 gpu.ptx_path.display()
@@ -138,10 +140,11 @@ pub fn time_phase3(gpu: &Gpu, graph: &Graph, block: u32, reps: usize) -> Result<
     let rounds = (padded / block as usize) as u32;
     let threads = BlockSize::xy(cfg.threads, cfg.threads);
     let stream = &gpu.stream;
+    let module = gpu.apsp_module()?;
     let (p1, p2, p3) = (
-        gpu.module.get_function(cfg.phase1)?,
-        gpu.module.get_function(cfg.phase2)?,
-        gpu.module.get_function(cfg.phase3)?,
+        module.get_function(cfg.phase1)?,
+        module.get_function(cfg.phase2)?,
+        module.get_function(cfg.phase3)?,
     );
     let (ptr, pitch32) = (d_dist.as_device_ptr(), pitch as u32);
     unsafe {
