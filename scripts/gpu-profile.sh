@@ -34,41 +34,5 @@ for b in 16 32 64; do
     done
 done
 
-python3 - "$OUT_DIR" <<'PY'
-import csv, glob, os, sys
-out = sys.argv[1]
-short = {
-    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
-    "sm__maximum_warps_per_active_cycle_pct": "theoretical occ %",
-    "launch__registers_per_thread": "regs",
-    "launch__shared_mem_per_block_static": "smem B",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "mem thr %",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM thr %",
-    "l1tex__t_sector_hit_rate.pct": "L1 hit %",
-    "lts__t_sector_hit_rate.pct": "L2 hit %",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "bank confl ld",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "bank confl st",
-    "smsp__average_warp_latency_per_inst_issued.ratio": "warp cyc/inst",
-    "gpu__time_duration.sum": "duration",
-}
-cols = list(short)
-rows = []
-for path in sorted(glob.glob(os.path.join(out, "ncu_*.csv"))):
-    name = os.path.basename(path)[4:-4]
-    lines = [l for l in open(path) if l.startswith('"')]
-    vals = {}
-    for r in csv.DictReader(lines):
-        vals[r["Metric Name"]] = (r["Metric Value"], r.get("Metric Unit", ""))
-    if vals:
-        rows.append((name, vals))
-with open(os.path.join(out, "ncu_summary.md"), "w") as f:
-    f.write("| kernel | " + " | ".join(short[c] for c in cols) + " |\n")
-    f.write("|---" * (len(cols) + 1) + "|\n")
-    for name, vals in rows:
-        cells = []
-        for c in cols:
-            v, u = vals.get(c, ("-", ""))
-            cells.append(f"{v} {u}".strip() if c == "gpu__time_duration.sum" else v)
-        f.write(f"| {name} | " + " | ".join(cells) + " |\n")
-print(open(os.path.join(out, "ncu_summary.md")).read())
-PY
+"$HOST" occupancy --json > "$OUT_DIR/occupancy.json"
+python3 scripts/ncu-table.py "$OUT_DIR" | tee "$OUT_DIR/ncu_summary.md"

@@ -8,6 +8,9 @@
 #                                  memcheck/racecheck/synccheck (APSP); both families by default
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor, JSON to $OUT
+#   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
+#                                  and the ncu profile (scripts/gpu-profile.sh): the data of
+#                                  docs/RESULTS.md, rendered here by `host report` (see docs/README.md)
 #
 # Logs and JSON go to $OUT when it is set (the device tool returns that folder), else ./gpu-out.
 set -uo pipefail
@@ -96,6 +99,12 @@ apsp)
         done
         rm -f "$tmp/g$v.out"
     done
+    ;;
+bench)
+    for suite in matmul apsp threads; do
+        run "$HOST" bench --out "$OUT_DIR/bench_$suite.jsonl" "$suite" >/dev/null
+    done
+    run scripts/gpu-profile.sh
     ;;
 *)
     echo "unknown mode $mode" >&2

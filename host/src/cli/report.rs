@@ -17,6 +17,9 @@ pub struct ReportArgs {
     /// Markdown file to write (stdout if absent).
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    /// Markdown files appended verbatim (e.g. the ncu table from scripts/gpu-profile.sh).
+    #[arg(long, value_name = "FILE")]
+    pub include: Vec<PathBuf>,
 }
 
 pub fn run(args: &ReportArgs) -> Result<()> {
@@ -44,7 +47,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             )
         })
         .collect();
-    let md = markdown(&records, &links);
+    let mut md = markdown(&records, &links);
+    for path in &args.include {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        md.push('\n');
+        md.push_str(&text);
+    }
     match &args.markdown {
         Some(path) => {
             std::fs::write(path, md).with_context(|| format!("writing {}", path.display()))?;
