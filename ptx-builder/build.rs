@@ -16,6 +16,14 @@ fn main() {
         "cargo::rerun-if-changed={}",
         kernels.join("Cargo.toml").display()
     );
+    // Under `cargo clippy` the nested cargo that cuda_builder starts would inherit clippy's
+    // wrapper and run it as the nvptx compiler, which fails to load the codegen backend. The
+    // kernels are linted on the host target anyway; build the PTX exactly as build-ptx does.
+    // SAFETY: build scripts are single-threaded.
+    unsafe {
+        env::remove_var("RUSTC_WORKSPACE_WRAPPER");
+        env::remove_var("CLIPPY_ARGS");
+    }
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("gpu_kernels.ptx");
     CudaBuilder::new(&kernels)
         .arch(arch)

@@ -8,11 +8,11 @@ fn main() -> ExitCode {
         eprintln!("usage: ptx-builder OUTPUT.ptx");
         return ExitCode::from(2);
     };
-    if let Some(dir) = out.parent() {
-        if let Err(e) = fs::create_dir_all(dir) {
-            eprintln!("cannot create {}: {e}", dir.display());
-            return ExitCode::FAILURE;
-        }
+    if let Some(dir) = out.parent()
+        && let Err(e) = fs::create_dir_all(dir)
+    {
+        eprintln!("cannot create {}: {e}", dir.display());
+        return ExitCode::FAILURE;
     }
     if let Err(e) = fs::write(&out, PTX) {
         eprintln!("cannot write {}: {e}", out.display());

@@ -132,6 +132,16 @@ fn blank(
     }
 }
 
+/// Random n x n inputs from `seed` and the f64 reference of a few rows of their product: enough
+/// to make sure no timing of a wrong result is recorded.
+fn square_inputs(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>, reference::Reference) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let a = reference::random_matrix(n, n, &mut rng);
+    let b = reference::random_matrix(n, n, &mut rng);
+    let re = reference::reference(&a, &b, n, n, n, Some(&reference::sample_rows(n, 8, seed)));
+    (a, b, re)
+}
+
 fn progress(len: u64) -> ProgressBar {
     let pb = ProgressBar::new(len);
     pb.set_style(
@@ -203,9 +213,7 @@ fn bench_matmul(
     let pb = progress((sizes.len() * (kernels.len() + 1)) as u64);
     for &n in sizes {
         mgpu::check_shape(n, n, n)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
-        let a = reference::random_matrix(n, n, &mut rng);
-        let b = reference::random_matrix(n, n, &mut rng);
+        let (a, b, re) = square_inputs(n, n as u64);
         let p = Problem {
             a: &a,
             b: &b,
@@ -213,15 +221,6 @@ fn bench_matmul(
             n,
             k: n,
         };
-        // A few rows are checked so that no timing of a wrong result is recorded.
-        let re = reference::reference(
-            &a,
-            &b,
-            n,
-            n,
-            n,
-            Some(&reference::sample_rows(n, 8, n as u64)),
-        );
         let flops = 2.0 * (n as f64).powi(3);
         if let Some(c) = &cublas {
             pb.set_message(format!("N={n} cuBLAS"));
@@ -330,9 +329,7 @@ fn bench_threads(
     v: usize,
     reps: usize,
 ) -> Result<()> {
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let a = reference::random_matrix(n, n, &mut rng);
-    let b = reference::random_matrix(n, n, &mut rng);
+    let (a, b, re) = square_inputs(n, 7);
     let p = Problem {
         a: &a,
         b: &b,
@@ -340,7 +337,6 @@ fn bench_threads(
         n,
         k: n,
     };
-    let re = reference::reference(&a, &b, n, n, n, Some(&reference::sample_rows(n, 8, 7)));
     for k in mgpu::kernels().iter().filter(|k| k.family == "tiled") {
         let r = mgpu::run(gpu, k, &p, reps)?;
         if !reference::check(&r.c, &re).passed() {
