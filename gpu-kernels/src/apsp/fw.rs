@@ -28,7 +28,7 @@ unsafe fn sts(addr: u32, v: i32) {
 }
 
 macro_rules! fw_kernels {
-    ($phase1:ident, $phase2:ident, $phase3:ident, block = $b:tt, threads = $t:tt, cells = $r:tt, phase3_rows = $rows:tt) => {
+    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $rows:tt)),* $(,)?) => {$(
         /// Phase 1: closes the pivot block `(round, round)`. One block.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
@@ -191,33 +191,7 @@ macro_rules! fw_kernels {
                 unsafe { st_global::<1>(d.add(first(bi, bj) + (I * pitch) as usize), [cell[I] as u32]) };
             });
         }
-    };
+    )*};
 }
 
-fw_kernels!(
-    fw_phase1_b16,
-    fw_phase2_b16,
-    fw_phase3_b16,
-    block = 16,
-    threads = 16,
-    cells = 1,
-    phase3_rows = 1
-);
-fw_kernels!(
-    fw_phase1_b32,
-    fw_phase2_b32,
-    fw_phase3_b32,
-    block = 32,
-    threads = 32,
-    cells = 1,
-    phase3_rows = 1
-);
-fw_kernels!(
-    fw_phase1_b64,
-    fw_phase2_b64,
-    fw_phase3_b64,
-    block = 64,
-    threads = 32,
-    cells = 2,
-    phase3_rows = 4
-);
+for_each_fw!(fw_kernels);

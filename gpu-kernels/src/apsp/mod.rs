@@ -35,29 +35,33 @@ impl FwConfig {
     }
 }
 
-pub const FW_CONFIGS: [FwConfig; 3] = [
-    FwConfig {
-        block: 16,
-        threads: 16,
-        phase1: "fw_phase1_b16",
-        phase2: "fw_phase2_b16",
-        phase3: "fw_phase3_b16",
-    },
-    FwConfig {
-        block: 32,
-        threads: 32,
-        phase1: "fw_phase1_b32",
-        phase2: "fw_phase2_b32",
-        phase3: "fw_phase3_b32",
-    },
-    FwConfig {
-        block: 64,
-        threads: 32,
-        phase1: "fw_phase1_b64",
-        phase2: "fw_phase2_b64",
-        phase3: "fw_phase3_b64",
-    },
-];
+/// Invokes `$m!` with, for every block factor, `(phase1, phase2, phase3, block, threads, cells,
+/// phase3_rows)`: kernel names, block factor B, a `threads x threads` block, phases 1-2 with
+/// `cells x cells` cells per thread, phase 3 with `phase3_rows` rows of one column per thread.
+/// The single source of both `FW_CONFIGS` and the kernels in `fw.rs`.
+macro_rules! for_each_fw {
+    ($m:ident) => {
+        $m! {
+            (fw_phase1_b16, fw_phase2_b16, fw_phase3_b16, 16, 16, 1, 1),
+            (fw_phase1_b32, fw_phase2_b32, fw_phase3_b32, 32, 32, 1, 1),
+            (fw_phase1_b64, fw_phase2_b64, fw_phase3_b64, 64, 32, 2, 4),
+        }
+    };
+}
+
+macro_rules! fw_table {
+    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $rows:tt)),* $(,)?) => {
+        /// Every block factor's kernels and launch geometry.
+        pub const FW_CONFIGS: [FwConfig; 3] = [$(FwConfig {
+            block: $b,
+            threads: $t,
+            phase1: stringify!($p1),
+            phase2: stringify!($p2),
+            phase3: stringify!($p3),
+        }),*];
+    };
+}
+for_each_fw!(fw_table);
 
 pub fn fw_config(block: u32) -> Option<FwConfig> {
     FW_CONFIGS.iter().copied().find(|c| c.block == block)
