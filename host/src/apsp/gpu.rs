@@ -5,9 +5,10 @@ use std::time::Instant;
 use anyhow::{Context as _, Result, bail};
 use cust::{
     event::{Event, EventFlags},
-    function::{BlockSize, GridSize},
+    function::{BlockSize, Function, GridSize},
     launch,
-    memory::{CopyDestination, DeviceBuffer},
+    memory::{CopyDestination, DeviceBuffer, DevicePointer},
+    stream::Stream,
 };
 use gpu_kernels::apsp::{FwConfig, fw_config};
 use serde::Serialize;
@@ -52,26 +53,84 @@ pub fn geometry(vertices: usize, block: u32) -> (usize, usize) {
     (padded, distance_pitch(padded))
 }
 
-pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
-    let cfg = config(block)?;
-    let (padded, pitch) = geometry(graph.vertices, block);
-    // Kernels index with 32-bit offsets.
+/// Fails with one sentence when the padded matrix overflows the kernels' 32-bit offsets or does
+/// not fit in the GPU's free memory.
+fn check_fits(vertices: usize, padded: usize, pitch: usize) -> Result<()> {
     if (padded as u64) * (pitch as u64) > u32::MAX as u64 {
-        bail!(
-            "V = {} is too large: the padded matrix would exceed 2^32 cells",
-            graph.vertices
-        );
+        bail!("V = {vertices} is too large: the padded matrix would exceed 2^32 cells");
     }
     let bytes = padded * pitch * 4;
     let (free, _) = cust::memory::mem_get_info()?;
     if bytes > free {
         bail!(
-            "V = {} needs {:.2} GiB of GPU memory for the distance matrix but only {:.2} GiB is free",
-            graph.vertices,
+            "V = {vertices} needs {:.2} GiB of GPU memory for the distance matrix but only {:.2} GiB is free",
             bytes as f64 / (1u64 << 30) as f64,
             free as f64 / (1u64 << 30) as f64
         );
     }
+    Ok(())
+}
+
+/// The three phase kernels of one block factor, from the register-capped module (see
+/// `gpu_kernels::apsp::FW_MAX_REGISTERS`), with the launch geometry of a padded matrix.
+struct Phases<'a> {
+    phase1: Function<'a>,
+    phase2: Function<'a>,
+    phase3: Function<'a>,
+    rounds: u32,
+    threads: BlockSize,
+    pitch: u32,
+}
+
+impl<'a> Phases<'a> {
+    fn new(gpu: &'a Gpu, cfg: FwConfig, padded: usize, pitch: usize) -> Result<Phases<'a>> {
+        let module = gpu.apsp_module()?;
+        let get = |name: &str| {
+            module.get_function(name).with_context(|| {
+                format!(
+                    "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                    gpu.ptx_path.display()
+                )
+            })
+        };
+        Ok(Phases {
+            phase1: get(cfg.phase1)?,
+            phase2: get(cfg.phase2)?,
+            phase3: get(cfg.phase3)?,
+            rounds: (padded / cfg.block as usize) as u32,
+            threads: BlockSize::xy(cfg.threads, cfg.threads),
+            pitch: pitch as u32,
+        })
+    }
+
+    /// Phases 1 and 2 of `round`: the pivot block, then its row and column.
+    fn pivot_row_and_column(
+        &self,
+        stream: &Stream,
+        d: DevicePointer<i32>,
+        round: u32,
+    ) -> Result<()> {
+        let (p1, p2, threads, pitch) = (&self.phase1, &self.phase2, self.threads, self.pitch);
+        unsafe {
+            launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(d, pitch, round))?;
+            launch!(p2<<<GridSize::xy(self.rounds, 2), threads, 0, stream>>>(d, pitch, round))?;
+        }
+        Ok(())
+    }
+
+    /// Phase 3 of `round`: every other block.
+    fn rest(&self, stream: &Stream, d: DevicePointer<i32>, round: u32) -> Result<()> {
+        let (p3, threads, pitch) = (&self.phase3, self.threads, self.pitch);
+        let grid = GridSize::xy(self.rounds, self.rounds);
+        unsafe { launch!(p3<<<grid, threads, 0, stream>>>(d, pitch, round)) }
+            .context("launching Floyd–Warshall phase 3")
+    }
+}
+
+pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
+    let cfg = config(block)?;
+    let (padded, pitch) = geometry(graph.vertices, block);
+    check_fits(graph.vertices, padded, pitch)?;
     let mut times = GpuTimes::default();
 
     let t = Instant::now();
@@ -85,30 +144,14 @@ pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
     times.host_to_device_s = t.elapsed().as_secs_f64();
 
     let stream = &gpu.stream;
-    // The register-capped module (see gpu_kernels::apsp::FW_MAX_REGISTERS).
-    let module = gpu.apsp_module()?;
-    let get = |name: &str| {
-        module.get_function(name).with_context(|| {
-            format!(
-                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
-                gpu.ptx_path.display()
-            )
-        })
-    };
-    let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
-    let rounds = (padded / block as usize) as u32;
-    let threads = BlockSize::xy(cfg.threads, cfg.threads);
+    let phases = Phases::new(gpu, cfg, padded, pitch)?;
+    let ptr = d_dist.as_device_ptr();
     let start = Event::new(EventFlags::DEFAULT)?;
     let stop = Event::new(EventFlags::DEFAULT)?;
     start.record(stream)?;
-    for r in 0..rounds {
-        let ptr = d_dist.as_device_ptr();
-        let pitch32 = pitch as u32;
-        unsafe {
-            launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(ptr, pitch32, r))?;
-            launch!(p2<<<GridSize::xy(rounds, 2), threads, 0, stream>>>(ptr, pitch32, r))?;
-            launch!(p3<<<GridSize::xy(rounds, rounds), threads, 0, stream>>>(ptr, pitch32, r))?;
-        }
+    for r in 0..phases.rounds {
+        phases.pivot_row_and_column(stream, ptr, r)?;
+        phases.rest(stream, ptr, r)?;
     }
     stop.record(stream)?;
     stop.synchronize()
@@ -134,29 +177,16 @@ pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
 pub fn time_phase3(gpu: &Gpu, graph: &Graph, block: u32, reps: usize) -> Result<(Timing, f64)> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
+    check_fits(graph.vertices, padded, pitch)?;
     let mut dist = vec![0i32; padded * pitch];
     fill_distances(graph, padded, pitch, &mut dist);
     let d_dist = DeviceBuffer::from_slice(&dist)?;
-    let rounds = (padded / block as usize) as u32;
-    let threads = BlockSize::xy(cfg.threads, cfg.threads);
     let stream = &gpu.stream;
-    let module = gpu.apsp_module()?;
-    let (p1, p2, p3) = (
-        module.get_function(cfg.phase1)?,
-        module.get_function(cfg.phase2)?,
-        module.get_function(cfg.phase3)?,
-    );
-    let (ptr, pitch32) = (d_dist.as_device_ptr(), pitch as u32);
-    unsafe {
-        launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(ptr, pitch32, 0u32))?;
-        launch!(p2<<<GridSize::xy(rounds, 2), threads, 0, stream>>>(ptr, pitch32, 0u32))?;
-    }
-    let timing = time_on_stream(stream, 1, reps, || {
-        unsafe {
-            launch!(p3<<<GridSize::xy(rounds, rounds), threads, 0, stream>>>(ptr, pitch32, 0u32))
-        }
-        .context("launching phase 3")
-    })?;
+    let phases = Phases::new(gpu, cfg, padded, pitch)?;
+    let ptr = d_dist.as_device_ptr();
+    phases.pivot_row_and_column(stream, ptr, 0)?;
+    let timing = time_on_stream(stream, 1, reps, || phases.rest(stream, ptr, 0))?;
+    let rounds = phases.rounds;
     let blocks = (rounds as f64 - 1.0).powi(2);
     Ok((timing, blocks * (block as f64).powi(3)))
 }
