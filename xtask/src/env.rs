@@ -98,19 +98,29 @@ impl State {
     }
 }
 
+/// The dynamic loader's cache as `ldconfig -p` prints it (empty if ldconfig cannot be run).
+pub fn ldconfig_cache() -> String {
+    ["/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"]
+        .iter()
+        .find_map(|l| {
+            Command::new(l)
+                .arg("-p")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+        })
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
 /// True when the loader can find a real `libcuda.so.1` (not our stub).
 pub fn real_driver_present() -> bool {
     let stub = no_driver_dir();
-    for ldconfig in ["/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"] {
-        if let Ok(out) = Command::new(ldconfig).arg("-p").output() {
-            let text = String::from_utf8_lossy(&out.stdout);
-            if text
-                .lines()
-                .any(|l| l.trim_start().starts_with("libcuda.so.1 "))
-            {
-                return true;
-            }
-        }
+    if ldconfig_cache()
+        .lines()
+        .any(|l| l.trim_start().starts_with("libcuda.so.1 "))
+    {
+        return true;
     }
     env::var_os("LD_LIBRARY_PATH")
         .map(|v| env::split_paths(&v).any(|d| d != stub && d.join("libcuda.so.1").exists()))

@@ -138,8 +138,7 @@ fn libclang_present() -> bool {
     if env::var_os("LIBCLANG_PATH").is_some() {
         return true;
     }
-    let out = Command::new("/sbin/ldconfig").arg("-p").output();
-    let in_cache = out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libclang"));
+    let in_cache = xenv::ldconfig_cache().contains("libclang");
     let in_llvm_dirs = fs::read_dir("/usr/lib").is_ok_and(|d| {
         d.flatten().any(|e| {
             e.file_name().to_string_lossy().starts_with("llvm-")

@@ -63,74 +63,26 @@ pub fn build_ptx(arch: &str) -> Result<Vec<ptxas::KernelReport>> {
 
     let cubin = ptx.with_file_name(format!("gpu_kernels.sm_{sm}.cubin"));
     let ptxas_bin = state.require_cuda()?.join("bin/ptxas");
-    let out = Command::new(&ptxas_bin)
-        .arg(format!("-arch=sm_{sm}"))
-        .arg("-v")
-        .arg(&ptx)
-        .arg("-o")
-        .arg(&cubin)
-        .output()
-        .with_context(|| format!("running {}", ptxas_bin.display()))?;
-    let report_text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let (reports, report_text) = ptxas_report(&ptxas_bin, sm, &ptx, &cubin, &[])?;
     fs::write(
         ptx.with_file_name(format!("ptxas.sm_{sm}.txt")),
         &report_text,
     )?;
-    if !out.status.success() {
-        eprintln!("{report_text}");
-        bail!("ptxas rejected {}", ptx.display());
-    }
-    let mut reports = ptxas::parse_report(&report_text);
-    reports.sort_by(|a, b| a.name.cmp(&b.name));
     print_table(&reports, sm);
+    let mut problems = resource_problems(&reports, "");
 
-    let mut problems = Vec::new();
-    for k in &reports {
-        if k.spill_stores > 0 || k.spill_loads > 0 {
-            problems.push(format!(
-                "{} spills ({} B stored, {} B loaded)",
-                k.name, k.spill_stores, k.spill_loads
-            ));
-        }
-        if k.stack_bytes > 0 {
-            problems.push(format!(
-                "{} uses a {} B stack frame (a register array went to local memory?)",
-                k.name, k.stack_bytes
-            ));
-        }
-    }
     // The host JIT-compiles the Floyd–Warshall kernels under a register cap: check them under it too.
     let cap = fw_register_cap(&root)?;
-    let capped = Command::new(&ptxas_bin)
-        .arg(format!("-arch=sm_{sm}"))
-        .arg("-v")
-        .arg(format!("-maxrregcount={cap}"))
-        .arg(&ptx)
-        .arg("-o")
-        .arg(ptx.with_file_name(format!("gpu_kernels.sm_{sm}.maxrreg{cap}.cubin")))
-        .output()?;
-    let capped_text = String::from_utf8_lossy(&capped.stderr).into_owned();
-    if !capped.status.success() {
-        bail!(
-            "ptxas -maxrregcount={cap} rejected {}:\n{capped_text}",
-            ptx.display()
-        );
-    }
-    let mut capped_reports: Vec<_> = ptxas::parse_report(&capped_text)
+    let capped_cubin = ptx.with_file_name(format!("gpu_kernels.sm_{sm}.maxrreg{cap}.cubin"));
+    let cap_arg = format!("-maxrregcount={cap}");
+    let (capped, _) = ptxas_report(&ptxas_bin, sm, &ptx, &capped_cubin, &[&cap_arg])?;
+    let capped: Vec<_> = capped
         .into_iter()
         .filter(|k| k.name.starts_with("fw_"))
         .collect();
-    capped_reports.sort_by(|a, b| a.name.cmp(&b.name));
-    println!("Floyd–Warshall kernels as the host loads them (-maxrregcount={cap}):");
-    print_table(&capped_reports, sm);
-    for k in &capped_reports {
-        if k.spill_stores > 0 || k.spill_loads > 0 || k.stack_bytes > 0 {
-            problems.push(format!(
-                "{} spills or uses stack under -maxrregcount={cap}",
-                k.name
-            ));
-        }
-    }
+    println!("Floyd–Warshall kernels as the host loads them ({cap_arg}):");
+    print_table(&capped, sm);
+    problems.extend(resource_problems(&capped, &format!(" under {cap_arg}")));
     let ptx_text = fs::read_to_string(&ptx)?;
     for (func, line) in ptxas::generic_accesses(&ptx_text) {
         problems.push(format!(
@@ -145,6 +97,54 @@ pub fn build_ptx(arch: &str) -> Result<Vec<ptxas::KernelReport>> {
     }
     println!("PTX: {}  cubin: {}", ptx.display(), cubin.display());
     Ok(reports)
+}
+
+/// Runs `ptxas -arch=sm_<sm> -v [extra] ptx -o cubin`; returns the per-kernel reports sorted by
+/// name, and the raw report.
+fn ptxas_report(
+    ptxas_bin: &Path,
+    sm: &str,
+    ptx: &Path,
+    cubin: &Path,
+    extra: &[&str],
+) -> Result<(Vec<ptxas::KernelReport>, String)> {
+    let out = Command::new(ptxas_bin)
+        .arg(format!("-arch=sm_{sm}"))
+        .arg("-v")
+        .args(extra)
+        .arg(ptx)
+        .arg("-o")
+        .arg(cubin)
+        .output()
+        .with_context(|| format!("running {}", ptxas_bin.display()))?;
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        eprintln!("{text}");
+        bail!("ptxas {} rejected {}", extra.join(" "), ptx.display());
+    }
+    let mut reports = ptxas::parse_report(&text);
+    reports.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok((reports, text))
+}
+
+/// Spills and stack frames, each a failure (`context` says under which ptxas options).
+fn resource_problems(reports: &[ptxas::KernelReport], context: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for k in reports {
+        if k.spill_stores > 0 || k.spill_loads > 0 {
+            problems.push(format!(
+                "{} spills ({} B stored, {} B loaded){context}",
+                k.name, k.spill_stores, k.spill_loads
+            ));
+        }
+        if k.stack_bytes > 0 {
+            problems.push(format!(
+                "{} uses a {} B stack frame (a register array went to local memory?){context}",
+                k.name, k.stack_bytes
+            ));
+        }
+    }
+    problems
 }
 
 /// `FW_MAX_REGISTERS` from gpu-kernels' source: xtask cannot depend on the kernels crate (it
