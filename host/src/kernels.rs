@@ -5,11 +5,9 @@ use cust::function::{BlockSize, FunctionAttribute};
 use gpu_kernels::apsp::FW_CONFIGS;
 use serde::Serialize;
 
-use crate::{
-    gpu::Gpu,
-    matmul,
-    occupancy::{self, KernelResources, SmLimits},
-};
+use rgk_core::occupancy::{self, KernelResources, SmLimits};
+
+use crate::{gpu::Gpu, matmul};
 
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Launch {

@@ -1,10 +1,8 @@
 //! GPU tests for blocked Floyd–Warshall. Without a GPU they print "SKIPPED …" and pass.
-use host::{
-    apsp::{cpu, format::read_graph, gpu as agpu, random::generate},
-    gpu::gpu_for_test,
-};
+use host::{apsp::gpu as agpu, gpu::gpu_for_test};
+use rgk_core::apsp::{cpu, format::read_graph, random::generate};
 
-fn assert_matches_cpu(gpu: &host::gpu::Gpu, graph: &host::apsp::format::Graph, what: &str) {
+fn assert_matches_cpu(gpu: &host::gpu::Gpu, graph: &rgk_core::apsp::format::Graph, what: &str) {
     let v = graph.vertices;
     let (expect, _) = cpu::solve(graph);
     for block in gpu_kernels::apsp::BLOCK_FACTORS {

@@ -2,13 +2,11 @@
 //! the GPU machine through scripts/gpu-run.sh.
 use host::{
     gpu::gpu_for_test,
-    matmul::{
-        gpu::{self as mgpu, Kernel, Problem},
-        reference::{self, check},
-    },
+    matmul::gpu::{self as mgpu, Kernel, Problem},
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference::{self, check};
 
 fn check_kernel(gpu: &host::gpu::Gpu, kernel: &Kernel, m: usize, n: usize, k: usize, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

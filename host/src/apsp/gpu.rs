@@ -13,8 +13,8 @@ use cust::{
 use gpu_kernels::apsp::{FwConfig, fw_config};
 use serde::Serialize;
 
-use super::format::{Graph, distance_pitch, fill_distances};
 use crate::gpu::{Gpu, Timing, time_on_stream};
+use rgk_core::apsp::format::{Graph, distance_pitch, fill_distances};
 
 /// Seconds spent in each stage of one GPU solve.
 #[derive(Clone, Copy, Debug, Default, Serialize)]

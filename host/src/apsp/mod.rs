@@ -1,8 +1,4 @@
-//! All-pairs shortest paths on the host: the course file format (`format`), CPU references
-//! (`cpu`: multithreaded Floyd–Warshall and Dijkstra) and a seeded random graph generator
-//! (`random`).
-pub mod cpu;
-pub mod format;
+//! All-pairs shortest paths on the GPU (`gpu`: the blocked Floyd–Warshall runner) and file to
+//! file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
 pub mod gpu;
 pub mod pipeline;
-pub mod random;

@@ -3,20 +3,18 @@
 use std::{path::Path, time::Instant};
 
 use anyhow::{Result, bail};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rgk_core::{
+    apsp::{
+        cpu,
+        format::{fill_distances, read_graph, write_distances},
+        verify::verify_against_cpu,
+    },
+    bench::ApspSplit,
+};
 use serde::Serialize;
 
-use super::{
-    cpu::{self, Adjacency},
-    format::{Graph, fill_distances, read_graph, write_distances},
-    gpu as agpu,
-};
-use crate::{bench::ApspSplit, gpu::Gpu};
-
-/// Above this V, verification checks Dijkstra rows instead of a full CPU Floyd–Warshall.
-pub const FULL_VERIFY_MAX: usize = 4000;
-pub const VERIFY_SOURCES: usize = 64;
+use super::gpu as agpu;
+use crate::gpu::Gpu;
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FileReport {
@@ -91,38 +89,4 @@ pub fn solve_file(
     rep.total_s = (start.elapsed() - verify_time).as_secs_f64();
     rep.updates_per_s = (v as f64).powi(3) / rep.split.compute_s.max(1e-12);
     Ok(rep)
-}
-
-/// Compares `dist` (rows of `pitch`) with an independent CPU answer: the whole CPU
-/// Floyd–Warshall for V ≤ FULL_VERIFY_MAX, else Dijkstra from VERIFY_SOURCES random sources.
-pub fn verify_against_cpu(graph: &Graph, dist: &[i32], pitch: usize) -> Result<String> {
-    let v = graph.vertices;
-    let row = |i: usize| &dist[i * pitch..i * pitch + v];
-    if v <= FULL_VERIFY_MAX {
-        let (expect, _) = cpu::solve(graph);
-        for i in 0..v {
-            if let Some(j) = (0..v).find(|&j| row(i)[j] != expect[i * v + j]) {
-                bail!(
-                    "verification failed: d[{i}][{j}] = {} but the CPU Floyd–Warshall says {}",
-                    row(i)[j],
-                    expect[i * v + j]
-                );
-            }
-        }
-        return Ok(format!("all {v} rows equal the CPU Floyd–Warshall"));
-    }
-    let adjacency = Adjacency::new(graph);
-    let mut rng = ChaCha8Rng::seed_from_u64(v as u64);
-    for _ in 0..VERIFY_SOURCES {
-        let s = rng.gen_range(0..v);
-        let expect = cpu::dijkstra(graph, &adjacency, s);
-        if let Some(j) = (0..v).find(|&j| row(s)[j] != expect[j]) {
-            bail!(
-                "verification failed: d[{s}][{j}] = {} but Dijkstra says {}",
-                row(s)[j],
-                expect[j]
-            );
-        }
-    }
-    Ok(format!("{VERIFY_SOURCES} random rows equal Dijkstra"))
 }

@@ -1,8 +1,9 @@
 use anyhow::Result;
 use host::{
-    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, random},
+    apsp::{gpu as agpu, pipeline::solve_file},
     gpu::Gpu,
 };
+use rgk_core::apsp::{format::write_graph, random};
 
 use crate::{ApspArgs, ApspGenArgs};
 

@@ -10,19 +10,22 @@ use std::{
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
 use host::{
-    apsp::{format::write_graph, gpu as agpu, pipeline::solve_file, random},
-    bench::{BenchRecord, commit, now_utc},
+    apsp::{gpu as agpu, pipeline::solve_file},
     gpu::{Gpu, Timing},
     kernels::{OccupancyRow, occupancy_rows},
     matmul::{
         cublas::Cublas,
         gpu::{self as mgpu, Problem},
-        reference,
     },
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::{
+    apsp::{format::write_graph, random},
+    bench::{BenchRecord, commit, now_utc},
+    matmul::reference,
+};
 
 use crate::PtxArg;
 

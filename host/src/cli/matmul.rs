@@ -2,14 +2,16 @@ use anyhow::{Result, bail};
 use host::{
     gpu::Gpu,
     matmul::{
-        cpu,
         cublas::Cublas,
         gpu::{self as mgpu, GpuResult, Kernel, Problem, check_shape},
-        reference::{self, Check, Reference},
     },
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::{
+    cpu,
+    reference::{self, Check, Reference},
+};
 use serde::Serialize;
 
 use super::spinner;

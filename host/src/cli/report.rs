@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
-use host::report::{load_records, markdown, render_charts};
+use rgk_core::report::{load_records, markdown, render_charts};
 
 #[derive(Args)]
 pub struct ReportArgs {

@@ -8,8 +8,8 @@ use cust::{
 use gpu_kernels::matmul::{TILED, VECTORIZED};
 use serde::Serialize;
 
-use super::pad::{pad, round_up, unpad};
 use crate::gpu::{Gpu, Timing, time_on_stream};
+use rgk_core::matmul::pad::{pad, round_up, unpad};
 
 /// Largest accepted dimension (the CLI promises 1 ≤ each ≤ 16384).
 pub const MAX_DIM: usize = 16384;

@@ -1,7 +1,4 @@
-//! SGEMM on the host: the CPU optimisation ladder, padding helpers for tiled GPU kernels, and the
-//! f64 reference that every result is checked against. All matrices are row-major `f32`.
-pub mod cpu;
+//! SGEMM on the GPU: the Rust kernels (`gpu`) and cuBLAS as the reference (`cublas`). The CPU
+//! ladder, padding and the f64 reference are in `rgk_core::matmul`.
 pub mod cublas;
 pub mod gpu;
-pub mod pad;
-pub mod reference;

@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use gpu_kernels::apsp::{INF, MAX_WEIGHT};
-use host::apsp::cpu::{Adjacency, dijkstra, floyd_warshall, solve};
-use host::apsp::format::{
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rgk_core::apsp::cpu::{Adjacency, dijkstra, floyd_warshall, solve};
+use rgk_core::apsp::format::{
     Edge, Graph, distance_pitch, fill_distances, parse_graph, read_graph, write_distances,
     write_graph,
 };
-use host::apsp::random::generate;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rgk_core::apsp::random::generate;
 
 /// A unique directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);

@@ -1,13 +1,13 @@
 //! CPU SGEMM ladder, padding and f64 reference: every variant against the reference on awkward
 //! shapes, plus the reference's own checks (naive f64 loop, missing k-term, NaN/Inf rules).
 
-use host::matmul::cpu::{self, VARIANTS};
-use host::matmul::pad::{pad, round_up, unpad};
-use host::matmul::reference::{
-    Check, Reference, check, random_matrix, reference, sample_rows, scaled_error,
-};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::cpu::{self, VARIANTS};
+use rgk_core::matmul::pad::{pad, round_up, unpad};
+use rgk_core::matmul::reference::{
+    Check, Reference, check, random_matrix, reference, sample_rows, scaled_error,
+};
 
 /// A (m x k) and B (k x n), uniform in [-1, 1).
 fn problem(m: usize, n: usize, k: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {

@@ -1,0 +1,6 @@
+//! SGEMM on the CPU: the optimisation ladder (`cpu`), padding helpers for tiled GPU kernels
+//! (`pad`), and the f64 reference that every result is checked against (`reference`). All
+//! matrices are row-major `f32`.
+pub mod cpu;
+pub mod pad;
+pub mod reference;
