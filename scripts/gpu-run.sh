@@ -17,7 +17,7 @@ set -uo pipefail
 B=.device/bundle
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
-export GPU_KERNELS_PTX=$B/gpu_kernels.ptx
+export REQUIRE_GPU=1   # a GPU test that cannot find the GPU fails here instead of skipping
 export APSP_TESTDATA=$B/testdata/apsp
 if [ -z "${CUBLAS_LIBRARY:-}" ]; then
     CUBLAS_LIBRARY=$(ls /usr/local/cuda/lib64/libcublas.so.* 2>/dev/null | head -1)

@@ -12,3 +12,23 @@ pub mod bench;
 pub mod matmul;
 pub mod occupancy;
 pub mod report;
+pub mod testdata;
+
+/// Marks an error caused by invalid input (a malformed file, an out-of-range argument), as
+/// opposed to a failure of the machine. The message names the problem in one sentence; the GPU
+/// library sorts errors into kinds by looking for this type in the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// `Err(BadInput(message))` as an `anyhow::Error`.
+pub fn bad_input<T>(message: impl Into<String>) -> anyhow::Result<T> {
+    Err(BadInput(message.into()).into())
+}

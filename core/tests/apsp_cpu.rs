@@ -1,7 +1,7 @@
 //! APSP file format, generator and CPU references against the shared expected outputs and
 //! against each other.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use gpu_kernels::apsp::{INF, MAX_WEIGHT};
@@ -53,22 +53,6 @@ impl Drop for TempDir {
     }
 }
 
-fn testdata_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/testdata/apsp"
-        )),
-        manifest.join("../shared/testdata/apsp"),
-    ];
-    candidates
-        .iter()
-        .find(|p| p.is_dir())
-        .cloned()
-        .unwrap_or_else(|| panic!("APSP test data not found; looked in {candidates:?}"))
-}
-
 fn encode(v: i32, e: i32, edges: &[(i32, i32, i32)]) -> Vec<u8> {
     let mut bytes = Vec::new();
     for x in [v, e] {
@@ -88,7 +72,10 @@ fn edge(src: i32, dst: i32, w: i32) -> Edge {
 
 #[test]
 fn shared_cases_match_expected_output() {
-    let dir = testdata_dir();
+    let Some(dir) = rgk_core::testdata::apsp_cases_for_test("shared_cases_match_expected_output")
+    else {
+        return;
+    };
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -16,20 +16,7 @@ use cust::{
 use cust_raw::driver_sys;
 use serde::Serialize;
 
-/// Where `cargo xtask build-ptx` writes the PTX, relative to the workspace root.
-pub const PTX_RELATIVE: &str = "target/ptx/gpu_kernels.ptx";
-
-/// No usable GPU or driver: the CLI reports this in one sentence with exit code 2, and GPU tests skip.
-#[derive(Debug)]
-pub struct NoGpu(pub String);
-
-impl fmt::Display for NoGpu {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NoGpu {}
+pub use crate::error::NoGpu;
 
 /// Starts the driver API, naming the reason in one sentence when there is no usable GPU.
 pub fn init_driver() -> std::result::Result<(), NoGpu> {
@@ -37,56 +24,67 @@ pub fn init_driver() -> std::result::Result<(), NoGpu> {
     let code = unsafe { driver_sys::cuInit(0) } as c_int;
     match code {
         0 => Ok(()),
+        // What the lazy loader (host/build/lazy_cuda.rs) answers when libcuda.so.1 is absent.
         34 => Err(NoGpu(
-            "no NVIDIA driver on this machine: libcuda is the stub from `cargo xtask setup` \
-             (CUDA_ERROR_STUB_LIBRARY); run on a machine with an NVIDIA GPU and driver"
+            "no NVIDIA driver was found (libcuda.so.1 is not installed); GPU commands need an \
+             NVIDIA GPU and driver"
                 .into(),
         )),
-        100 => Err(NoGpu("the NVIDIA driver found no CUDA-capable GPU (CUDA_ERROR_NO_DEVICE)".into())),
+        100 => Err(NoGpu(
+            "the NVIDIA driver found no CUDA-capable GPU (CUDA_ERROR_NO_DEVICE)".into(),
+        )),
         35 => Err(NoGpu(
             "the installed NVIDIA driver is too old for this program (CUDA_ERROR_INSUFFICIENT_DRIVER)".into(),
         )),
-        other => Err(NoGpu(format!("the CUDA driver failed to start (cuInit returned error {other})"))),
+        other => Err(NoGpu(format!(
+            "the CUDA driver failed to start (cuInit returned error {other})"
+        ))),
     }
 }
 
-/// The PTX path: `explicit` if given, else `GPU_KERNELS_PTX`, else the documented location
-/// (from the working directory, beside the executable, or in this source tree).
-pub fn find_ptx(explicit: Option<&Path>) -> Result<PathBuf> {
-    if let Some(p) = explicit {
-        if p.is_file() {
-            return Ok(p.to_path_buf());
+/// Which PTX a [`Gpu`] loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtxSource {
+    /// `gpu_kernels::PTX`, built into the binary.
+    Embedded,
+    /// A file given with `--ptx` or `GPU_KERNELS_PTX`.
+    File(PathBuf),
+}
+
+impl fmt::Display for PtxSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PtxSource::Embedded => write!(f, "the embedded PTX ({})", gpu_kernels::PTX_PATH),
+            PtxSource::File(p) => write!(f, "{}", p.display()),
         }
-        bail!("PTX file {} not found", p.display());
     }
-    if let Some(p) = std::env::var_os("GPU_KERNELS_PTX") {
-        let p = PathBuf::from(p);
-        if p.is_file() {
-            return Ok(p);
+}
+
+/// The PTX to load: `explicit` if given, else the file named by `GPU_KERNELS_PTX`, else the
+/// PTX embedded at build time.
+pub fn ptx_text(explicit: Option<&Path>) -> Result<(String, PtxSource)> {
+    let path = match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => std::env::var_os("GPU_KERNELS_PTX").map(PathBuf::from),
+    };
+    match path {
+        None => Ok((gpu_kernels::PTX.to_string(), PtxSource::Embedded)),
+        Some(p) => {
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                rgk_core::BadInput(format!("cannot read PTX file {}: {e}", p.display()))
+            })?;
+            Ok((text, PtxSource::File(p)))
         }
-        bail!("GPU_KERNELS_PTX={} does not name a file", p.display());
     }
-    let mut candidates = vec![PathBuf::from(PTX_RELATIVE)];
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
-        candidates.push(dir.join("gpu_kernels.ptx"));
-        candidates.push(dir.join("../gpu_kernels.ptx"));
-    }
-    candidates.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join(PTX_RELATIVE),
-    );
-    candidates
-        .into_iter()
-        .find(|p| p.is_file())
-        .with_context(|| {
-            format!(
-                "no PTX at {PTX_RELATIVE}: run `cargo xtask build-ptx` first (or pass --ptx FILE)"
-            )
-        })
+}
+
+/// The compute capability a PTX module needs: its `.target sm_XY` line.
+pub fn ptx_target(ptx: &str) -> Option<(u32, u32)> {
+    let line = ptx.lines().find_map(|l| l.trim().strip_prefix(".target "))?;
+    let sm = line.split([',', ' ']).next()?.strip_prefix("sm_")?;
+    let digits: String = sm.chars().take_while(char::is_ascii_digit).collect();
+    let n: u32 = digits.parse().ok()?;
+    Some((n / 10, n % 10))
 }
 
 /// Kernel entry points named in PTX text.
@@ -130,26 +128,46 @@ pub struct Gpu {
     ptx_text: String,
     pub stream: Stream,
     pub device: Device,
-    pub ptx_path: PathBuf,
+    /// Which PTX was loaded.
+    pub ptx_source: PtxSource,
     pub kernels: Vec<String>,
     // Dropped last: everything above lives in this context.
     _context: Context,
 }
 
 impl Gpu {
-    pub fn new(ptx: Option<&Path>) -> Result<Gpu> {
+    /// Device 0 with the project's kernels: the embedded PTX unless `ptx` (or the environment
+    /// variable `GPU_KERNELS_PTX`) names a file. Fails with [`NoGpu`] where there is no driver,
+    /// no GPU, or a GPU older than the PTX's target.
+    pub fn new(ptx: Option<&Path>) -> crate::Result<Gpu> {
+        Self::open(ptx).map_err(crate::Error::from)
+    }
+
+    fn open(ptx: Option<&Path>) -> Result<Gpu> {
         init_driver()?;
         let device = Device::get_device(0).context("opening GPU 0")?;
+        let (text, ptx_source) = ptx_text(ptx)?;
+        let have = (
+            device.get_attribute(DeviceAttribute::ComputeCapabilityMajor)? as u32,
+            device.get_attribute(DeviceAttribute::ComputeCapabilityMinor)? as u32,
+        );
+        if let Some(need) = ptx_target(&text)
+            && have < need
+        {
+            return Err(NoGpu(format!(
+                "GPU 0 ({}) has compute capability {}.{}, but the kernels need {}.{} or newer \
+                 (asynchronous global-to-shared copies and the larger shared memory of Ampere)",
+                device.name()?,
+                have.0,
+                have.1,
+                need.0,
+                need.1
+            ))
+            .into());
+        }
         let context = Context::new(device).context("creating a CUDA context")?;
-        let ptx_path = find_ptx(ptx)?;
-        let text = std::fs::read_to_string(&ptx_path)
-            .with_context(|| format!("reading {}", ptx_path.display()))?;
-        let module = Module::from_ptx(&text, &[]).with_context(|| {
-            format!(
-                "the driver could not load {} (built for a newer GPU?)",
-                ptx_path.display()
-            )
-        })?;
+        let module = Module::from_ptx(&text, &[])
+            .with_context(|| format!("the driver could not load {ptx_source}"))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
         Ok(Gpu {
             module,
@@ -158,7 +176,7 @@ impl Gpu {
             ptx_text: text,
             stream,
             device,
-            ptx_path,
+            ptx_source,
             _context: context,
         })
     }
@@ -179,10 +197,14 @@ impl Gpu {
     }
 }
 
-/// For GPU tests: the GPU, or `None` after printing why the test is skipped. A missing PTX on a
-/// machine that has a GPU is a failure, not a skip.
+/// For GPU tests: the GPU, or `None` after printing why the test is skipped. With
+/// `REQUIRE_GPU=1` (set by scripts/gpu-run.sh on the GPU machine) a missing GPU fails the test
+/// instead, so that a broken driver setup cannot pass as a run of skips.
 pub fn gpu_for_test(test: &str) -> Option<Gpu> {
     if let Err(e) = init_driver() {
+        if std::env::var_os("REQUIRE_GPU").is_some_and(|v| v == "1") {
+            panic!("{test}: REQUIRE_GPU=1 but {e}");
+        }
         // Written to the stream directly: libtest captures eprintln!, and a skip must be visible.
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
@@ -351,9 +373,26 @@ mod tests {
 
     #[test]
     fn explicit_missing_ptx_is_named() {
-        let err = find_ptx(Some(Path::new("/nonexistent/k.ptx")))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("/nonexistent/k.ptx"), "{err}");
+        let err = ptx_text(Some(Path::new("/nonexistent/k.ptx"))).unwrap_err();
+        assert!(err.is::<rgk_core::BadInput>());
+        assert!(err.to_string().contains("/nonexistent/k.ptx"), "{err}");
+    }
+
+    #[test]
+    fn target_of_ptx() {
+        assert_eq!(ptx_target(".version 8.8\n.target sm_80\n"), Some((8, 0)));
+        assert_eq!(ptx_target(".target sm_90a, debug\n"), Some((9, 0)));
+        assert_eq!(ptx_target("no target"), None);
+    }
+
+    #[test]
+    fn embedded_ptx_is_a_module() {
+        // The committed PTX must be what the host embeds: a module with every kernel the
+        // launch tables name.
+        let names = ptx_kernel_names(gpu_kernels::PTX);
+        assert!(ptx_target(gpu_kernels::PTX).is_some(), "no .target line");
+        for k in crate::kernels::launches() {
+            assert!(names.iter().any(|n| n == k.name), "{} missing", k.name);
+        }
     }
 }

@@ -1,8 +1,25 @@
 //! The GPU side of rust-gpu-kernels: driver start-up and PTX loading (`gpu`), the SGEMM and
 //! Floyd–Warshall runners (`matmul`, `apsp`), cuBLAS as the reference, and the occupancy of
 //! every kernel as the driver reports it (`kernels`). Everything CUDA-free (formats, CPU
-//! references, the occupancy calculator, records, report) is in `rgk_core`.
+//! references, the occupancy calculator, records, report) is in [`rgk_core`].
+//!
+//! The library API:
+//! - [`Gpu::new`] opens device 0 with the kernels (PTX built into the binary);
+//! - [`sgemm`] / [`sgemm_device`]: `C = A·B` on host slices or on device buffers;
+//! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
+//!   (on the CPU: [`rgk_core::apsp::solve_cpu`]; from a file: [`rgk_core::apsp::format::read_graph`]);
+//! - the occupancy calculator: [`rgk_core::occupancy::occupancy`];
+//! - errors are [`Error`]: `NoGpu`, `BadInput` or `Gpu`.
+//!
+//! Runnable examples: `cargo run -p host --example sgemm`, `cargo run -p host --example apsp`.
 pub mod apsp;
+pub mod error;
 pub mod gpu;
 pub mod kernels;
 pub mod matmul;
+
+pub use apsp::apsp;
+pub use error::{Error, NoGpu, Result};
+pub use gpu::Gpu;
+pub use matmul::sgemm::{sgemm, sgemm_device};
+pub use rgk_core::apsp::{Distances, format::Graph};

@@ -38,7 +38,7 @@ enum Command {
 
 #[derive(Args, Clone)]
 pub struct PtxArg {
-    /// PTX file to load (default: target/ptx/gpu_kernels.ptx, from `cargo xtask build-ptx`).
+    /// PTX file to load instead of the PTX built into the binary (also: GPU_KERNELS_PTX).
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
 }
@@ -105,7 +105,7 @@ pub struct ApspArgs {
     /// Output distance matrix (default: INPUT with extension .out).
     pub output: Option<PathBuf>,
     /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
     pub block: u32,
     /// Compute on the CPU (multithreaded Floyd–Warshall) instead of the GPU.
     #[arg(long)]
@@ -152,9 +152,14 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if let Some(no_gpu) = e.downcast_ref::<NoGpu>() {
+            // 2 is clap's usage error; 3 says "no GPU here", which scripts can tell apart.
+            let no_gpu = e.downcast_ref::<NoGpu>().or(match e.downcast_ref::<host::Error>() {
+                Some(host::Error::NoGpu(n)) => Some(n),
+                _ => None,
+            });
+            if let Some(no_gpu) = no_gpu {
                 eprintln!("error: {no_gpu}");
-                return ExitCode::from(2);
+                return ExitCode::from(3);
             }
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -24,10 +24,8 @@ fn shared_cases_match_cpu() {
     let Some(gpu) = gpu_for_test("shared_cases_match_cpu") else {
         return;
     };
-    // APSP_TESTDATA: set by scripts/gpu-run.sh, where the cases travel inside the bundle.
-    let dir = match std::env::var_os("APSP_TESTDATA") {
-        Some(d) => std::path::PathBuf::from(d),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/testdata/apsp"),
+    let Some(dir) = rgk_core::testdata::apsp_cases_for_test("shared_cases_match_cpu") else {
+        return;
     };
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

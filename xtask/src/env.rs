@@ -32,11 +32,10 @@ pub fn cache_dir() -> PathBuf {
     base.join("rust-gpu-kernels")
 }
 
-/// Directory holding `libcuda.so.1` (the stub) for machines without a driver; the cargo runner
-/// `scripts/with-cuda-env` uses the same path.
-pub fn no_driver_dir() -> PathBuf {
-    cache_dir().join("no-driver")
-}
+/// The repository's gitignored link to the CUDA root, and the one to the LLVM 7 prefix;
+/// `.cargo/config.toml` sets CUDA_PATH and LLVM_CONFIG through them.
+pub const CUDA_LINK: &str = ".cuda";
+pub const LLVM_LINK: &str = ".llvm";
 
 pub fn toolchain_channel() -> Result<String> {
     let path = repo_root().join("rust-toolchain.toml");
@@ -113,20 +112,6 @@ pub fn ldconfig_cache() -> String {
         .unwrap_or_default()
 }
 
-/// True when the loader can find a real `libcuda.so.1` (not our stub).
-pub fn real_driver_present() -> bool {
-    let stub = no_driver_dir();
-    if ldconfig_cache()
-        .lines()
-        .any(|l| l.trim_start().starts_with("libcuda.so.1 "))
-    {
-        return true;
-    }
-    env::var_os("LD_LIBRARY_PATH")
-        .map(|v| env::split_paths(&v).any(|d| d != stub && d.join("libcuda.so.1").exists()))
-        .unwrap_or(false)
-}
-
 fn prepend_path(var: &str, dirs: &[PathBuf]) -> std::ffi::OsString {
     let mut all: Vec<PathBuf> = dirs.iter().filter(|d| d.is_dir()).cloned().collect();
     if let Some(old) = env::var_os(var) {
@@ -155,9 +140,6 @@ pub fn child_env(state: &State) -> BTreeMap<String, std::ffi::OsString> {
         // The codegen backend links libnvvm dynamically; rustc loads it while compiling kernels.
         lib_dirs.push(root.join("nvvm/lib64"));
         bin_dirs.push(root.join("bin"));
-    }
-    if !real_driver_present() {
-        lib_dirs.push(no_driver_dir());
     }
     if let Some(llvm) = &state.llvm_config {
         vars.insert("LLVM_CONFIG".into(), llvm.clone().into_os_string());

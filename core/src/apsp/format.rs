@@ -51,8 +51,89 @@ fn read_i32(bytes: &[u8], offset: usize) -> i32 {
     i32::from_le_bytes(bytes[offset..offset + 4].try_into().expect("4 bytes"))
 }
 
-/// Parses and validates a graph file held in memory (any alignment).
+/// Why an edge is invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EdgeProblem {
+    Src(i32, i32),
+    Dst(i32, i32),
+    SelfLoop(i32),
+    Weight(i32),
+}
+
+impl EdgeProblem {
+    /// Byte offset of the offending field within the 12-byte record.
+    fn field_offset(self) -> usize {
+        match self {
+            EdgeProblem::Src(..) | EdgeProblem::SelfLoop(_) => 0,
+            EdgeProblem::Dst(..) => 4,
+            EdgeProblem::Weight(_) => 8,
+        }
+    }
+}
+
+impl std::fmt::Display for EdgeProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            EdgeProblem::Src(src, v) => write!(f, "has src = {src} outside 0..{v}"),
+            EdgeProblem::Dst(dst, v) => write!(f, "has dst = {dst} outside 0..{v}"),
+            EdgeProblem::SelfLoop(s) => write!(f, "is a self-loop (src = dst = {s})"),
+            EdgeProblem::Weight(w) => write!(f, "has weight w = {w} outside 0..={MAX_WEIGHT}"),
+        }
+    }
+}
+
+/// The first invalid edge of a graph on `v` vertices, if any (the checks of [`Graph`]).
+fn first_bad_edge(v: i32, edges: &[Edge]) -> Option<(usize, EdgeProblem)> {
+    let valid = |e: &Edge| {
+        (0..v).contains(&e.src)
+            && (0..v).contains(&e.dst)
+            && e.src != e.dst
+            && (0..=MAX_WEIGHT).contains(&e.w)
+    };
+    let i = edges
+        .par_iter()
+        .with_min_len(1 << 16)
+        .position_first(|e| !valid(e))?;
+    let Edge { src, dst, w } = edges[i];
+    let problem = if !(0..v).contains(&src) {
+        EdgeProblem::Src(src, v)
+    } else if !(0..v).contains(&dst) {
+        EdgeProblem::Dst(dst, v)
+    } else if src == dst {
+        EdgeProblem::SelfLoop(src)
+    } else {
+        EdgeProblem::Weight(w)
+    };
+    Some((i, problem))
+}
+
+impl Graph {
+    /// A graph from an in-memory edge list, validated like a file: `vertices >= 1`, endpoints
+    /// in `0..vertices`, no self-loops, weights in `0..=MAX_WEIGHT`. Errors are
+    /// [`BadInput`](crate::BadInput).
+    pub fn from_edges(vertices: usize, edges: Vec<Edge>) -> Result<Graph> {
+        let Ok(v) = i32::try_from(vertices) else {
+            return crate::bad_input(format!(
+                "V = {vertices} does not fit the format's int32 vertex count"
+            ));
+        };
+        if v < 1 {
+            return crate::bad_input("a graph needs at least one vertex (V = 0)");
+        }
+        if let Some((i, problem)) = first_bad_edge(v, &edges) {
+            return crate::bad_input(format!("edge {i} {problem}"));
+        }
+        Ok(Graph { vertices, edges })
+    }
+}
+
+/// Parses and validates a graph file held in memory (any alignment). Errors are
+/// [`BadInput`](crate::BadInput) and name the byte offset of the problem.
 pub fn parse_graph(bytes: &[u8]) -> Result<Graph> {
+    parse(bytes).map_err(|e| crate::BadInput(format!("{e:#}")).into())
+}
+
+fn parse(bytes: &[u8]) -> Result<Graph> {
     let len = bytes.len();
     ensure!(
         len >= HEADER_BYTES,
@@ -93,34 +174,9 @@ pub fn parse_graph(bytes: &[u8]) -> Result<Graph> {
     // would need bytemuck's `extern_crate_alloc` feature).
     let mut edges = vec![Edge::zeroed(); e as usize];
     bytemuck::cast_slice_mut::<Edge, u8>(&mut edges).copy_from_slice(&bytes[HEADER_BYTES..]);
-    let bad = edges
-        .par_iter()
-        .with_min_len(1 << 16)
-        .position_first(|edge| {
-            !((0..v).contains(&edge.src)
-                && (0..v).contains(&edge.dst)
-                && edge.src != edge.dst
-                && (0..=MAX_WEIGHT).contains(&edge.w))
-        });
-    if let Some(i) = bad {
-        let Edge { src, dst, w } = edges[i];
-        let at = HEADER_BYTES + i * EDGE_BYTES;
-        if !(0..v).contains(&src) {
-            bail!("edge {i} has src = {src} outside 0..{v} at byte offset {at}");
-        }
-        if !(0..v).contains(&dst) {
-            bail!(
-                "edge {i} has dst = {dst} outside 0..{v} at byte offset {}",
-                at + 4
-            );
-        }
-        if src == dst {
-            bail!("edge {i} is a self-loop (src = dst = {src}) at byte offset {at}");
-        }
-        bail!(
-            "edge {i} has weight w = {w} outside 0..={MAX_WEIGHT} at byte offset {}",
-            at + 8
-        );
+    if let Some((i, problem)) = first_bad_edge(v, &edges) {
+        let at = HEADER_BYTES + i * EDGE_BYTES + problem.field_offset();
+        bail!("edge {i} {problem} at byte offset {at}");
     }
     Ok(Graph {
         vertices: v as usize,
@@ -143,7 +199,9 @@ pub fn read_graph(path: &Path) -> Result<Graph> {
             parse_graph(&std::fs::read(path)?)
         }
     };
-    parse().with_context(|| format!("cannot read graph {}", path.display()))
+    parse().map_err(|e| {
+        crate::BadInput(format!("cannot read graph {}: {e:#}", path.display())).into()
+    })
 }
 
 /// Row pitch (in i32) for a matrix of `n_padded` columns: a multiple of `PITCH_ALIGN`.

@@ -2,8 +2,10 @@
 //! (`cpu`: multithreaded Floyd–Warshall and Dijkstra), a seeded random graph generator
 //! (`random`) and the check of any answer against the references (`verify`).
 pub mod cpu;
+mod distances;
 pub mod format;
 pub mod random;
 pub mod verify;
 
+pub use distances::{Distances, solve_cpu};
 pub use gpu_kernels::apsp::{INF, MAX_WEIGHT};

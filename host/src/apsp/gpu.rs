@@ -34,6 +34,9 @@ pub struct GpuSolution {
     pub times: GpuTimes,
 }
 
+/// The block factor `host apsp` and [`crate::apsp`] use unless told otherwise.
+pub const DEFAULT_BLOCK: u32 = 64;
+
 pub fn config(block: u32) -> Result<FwConfig> {
     fw_config(block).with_context(|| {
         let known: Vec<_> = gpu_kernels::apsp::BLOCK_FACTORS
@@ -89,7 +92,7 @@ impl<'a> Phases<'a> {
             module.get_function(name).with_context(|| {
                 format!(
                     "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
-                    gpu.ptx_path.display()
+                    gpu.ptx_source
                 )
             })
         };

@@ -2,3 +2,25 @@
 //! file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
 pub mod gpu;
 pub mod pipeline;
+
+use rgk_core::apsp::{Distances, format::Graph};
+
+use crate::{error::Result, gpu::Gpu};
+
+/// All-pairs shortest paths on the GPU: blocked Floyd–Warshall with the default block factor.
+/// The graph comes from [`rgk_core::apsp::format::read_graph`] (a course file) or
+/// [`Graph::from_edges`] (an edge list in memory); [`rgk_core::apsp::solve_cpu`] is the same
+/// on the CPU.
+///
+/// ```no_run
+/// use rgk_core::apsp::format::{Edge, Graph};
+/// let gpu = host::Gpu::new(None)?;
+/// let g = Graph::from_edges(3, vec![Edge { src: 0, dst: 1, w: 5 }, Edge { src: 1, dst: 2, w: 2 }])?;
+/// let d = host::apsp(&gpu, &g)?;
+/// assert_eq!(d.get(0, 2), 7);
+/// # Ok::<(), host::Error>(())
+/// ```
+pub fn apsp(gpu: &Gpu, graph: &Graph) -> Result<Distances> {
+    let sol = gpu::solve(gpu, graph, gpu::DEFAULT_BLOCK)?;
+    Ok(Distances::from_pitched(graph.vertices, sol.pitch, &sol.dist))
+}

@@ -13,7 +13,7 @@ pub fn run(args: &PtxArg) -> Result<()> {
     let gpu = Gpu::new(args.ptx.as_deref())?;
     println!(
         "\nPTX {} ({} kernels):",
-        gpu.ptx_path.display(),
+        gpu.ptx_source,
         gpu.kernels.len()
     );
     for name in &gpu.kernels {

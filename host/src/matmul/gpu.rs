@@ -3,7 +3,7 @@ use anyhow::{Context as _, Result, bail};
 use cust::{
     function::{BlockSize, GridSize},
     launch,
-    memory::{CopyDestination, DeviceBuffer},
+    memory::{CopyDestination, DeviceBuffer, DevicePointer},
 };
 use gpu_kernels::matmul::{TILED, VECTORIZED};
 use serde::Serialize;
@@ -53,11 +53,13 @@ pub fn kernel(name: &str) -> Result<Kernel> {
         })
 }
 
-/// Checks a problem shape: every dimension in 1..=MAX_DIM.
+/// Checks a problem shape: every dimension in 1..=MAX_DIM ([`rgk_core::BadInput`] if not).
 pub fn check_shape(m: usize, n: usize, k: usize) -> Result<()> {
     for (what, v) in [("M", m), ("N", n), ("K", k)] {
         if v == 0 || v > MAX_DIM {
-            bail!("{what} = {v} is out of range: each dimension must be between 1 and {MAX_DIM}");
+            return rgk_core::bad_input(format!(
+                "{what} = {v} is out of range: each dimension must be between 1 and {MAX_DIM}"
+            ));
         }
     }
     Ok(())
@@ -110,27 +112,14 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
     let d_a = DeviceBuffer::from_slice(&a_pad)?;
     let d_b = DeviceBuffer::from_slice(&b_pad)?;
     let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; mp * np])?;
-    let func = gpu.module.get_function(kernel.name).with_context(|| {
-        format!(
-            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
-            kernel.name,
-            gpu.ptx_path.display()
-        )
-    })?;
-    let grid = GridSize::xy((np / tn) as u32, (mp / tm) as u32);
-    let block = BlockSize::xy(kernel.block.0, kernel.block.1);
     let stream = &gpu.stream;
     let timing = time_on_stream(stream, 1, reps, || {
-        unsafe {
-            launch!(func<<<grid, block, 0, stream>>>(
-                d_a.as_device_ptr(),
-                d_b.as_device_ptr(),
-                d_c.as_device_ptr(),
-                np as u32,
-                kp as u32
-            ))
-        }
-        .with_context(|| format!("launching {}", kernel.name))
+        launch_padded(
+            gpu,
+            kernel,
+            [d_a.as_device_ptr(), d_b.as_device_ptr(), d_c.as_device_ptr()],
+            (mp, np, kp),
+        )
     })?;
     let mut c_pad = vec![0f32; mp * np];
     d_c.copy_to(&mut c_pad[..])?;
@@ -139,6 +128,29 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
         timing,
         padded: (mp, np, kp),
     })
+}
+
+/// Launches `kernel` on `gpu.stream` for a problem already padded to its tile multiples:
+/// `a` is mp x kp, `b` kp x np, `c` mp x np, all dense row-major.
+pub(crate) fn launch_padded(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    [a, b, c]: [DevicePointer<f32>; 3],
+    (mp, np, kp): (usize, usize, usize),
+) -> Result<()> {
+    let (tm, tn) = (kernel.tile.0 as usize, kernel.tile.1 as usize);
+    debug_assert!(mp % tm == 0 && np % tn == 0 && kp % kernel.tile.2 as usize == 0);
+    let func = gpu.module.get_function(kernel.name).with_context(|| {
+        format!(
+            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
+            kernel.name, gpu.ptx_source
+        )
+    })?;
+    let grid = GridSize::xy((np / tn) as u32, (mp / tm) as u32);
+    let block = BlockSize::xy(kernel.block.0, kernel.block.1);
+    let stream = &gpu.stream;
+    unsafe { launch!(func<<<grid, block, 0, stream>>>(a, b, c, np as u32, kp as u32)) }
+        .with_context(|| format!("launching {}", kernel.name))
 }
 
 #[cfg(test)]

@@ -2,3 +2,4 @@
 //! ladder, padding and the f64 reference are in `rgk_core::matmul`.
 pub mod cublas;
 pub mod gpu;
+pub mod sgemm;
