@@ -7,7 +7,6 @@ set -uo pipefail
 B=.device/bundle
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
-export GPU_KERNELS_PTX=$B/gpu_kernels.ptx
 HOST=$B/host
 NCU=${NCU:-ncu}
 METRICS=sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__block_size,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warp_latency_per_inst_issued.ratio,gpu__time_duration.sum

@@ -62,7 +62,8 @@ sanitize)
     CS=${COMPUTE_SANITIZER:-compute-sanitizer}
     family=${1:-all}
     [ "$family" = apsp ] || for tool in memcheck racecheck; do
-        for k in $(sed -n 's/^\.visible \.entry \(matmul_[a-z0-9_]*\)(.*/\1/p' "$GPU_KERNELS_PTX"); do
+        # every SGEMM kernel of the embedded PTX, as `host info` lists them
+        for k in $("$HOST" info | sed -n 's/^  \(matmul_[a-z0-9_]*\) .*/\1/p'); do
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
         done
