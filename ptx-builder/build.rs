@@ -1,12 +1,12 @@
 //! Builds `gpu-kernels` to PTX. The virtual architecture comes from `GPU_KERNELS_ARCH`
-//! (default `compute_90`), set by `cargo xtask build-ptx --arch`.
+//! (default `compute_80`), set by `cargo xtask build-ptx --arch`.
 use std::{env, path::PathBuf, str::FromStr};
 
 use cuda_builder::{CudaBuilder, NvvmArch};
 
 fn main() {
     println!("cargo::rerun-if-env-changed=GPU_KERNELS_ARCH");
-    let arch_name = env::var("GPU_KERNELS_ARCH").unwrap_or_else(|_| "compute_90".into());
+    let arch_name = env::var("GPU_KERNELS_ARCH").unwrap_or_else(|_| "compute_80".into());
     let arch = NvvmArch::from_str(&arch_name)
         .unwrap_or_else(|_| panic!("GPU_KERNELS_ARCH={arch_name} is not an NVVM architecture"));
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());

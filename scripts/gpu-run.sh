@@ -8,6 +8,8 @@
 #                                  memcheck/racecheck/synccheck (APSP); both families by default
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor, JSON to $OUT
+#   scripts/gpu-run.sh archcmp     the embedded compute_80 PTX against a compute_90 build (bundle's
+#                                  gpu_kernels.compute_90.ptx): SGEMM at 4096, APSP at V=10000, SASS counts
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
 #                                  and the ncu profile (scripts/gpu-profile.sh): the data of
 #                                  docs/RESULTS.md, rendered here by `host report` (see docs/README.md)
@@ -99,6 +101,33 @@ apsp)
             cat "$OUT_DIR/apsp_${v}_b$b.json"
         done
         rm -f "$tmp/g$v.out"
+    done
+    ;;
+archcmp)
+    alt=$B/gpu_kernels.compute_90.ptx
+    [ -f "$alt" ] || { echo "no $alt: run 'cargo xtask build-ptx --arch compute_90' before gpu-bundle"; exit 1; }
+    tmp=$(mktemp -d)
+    "$HOST" apsp-gen 10000 400000 --seed 1 -o "$tmp/g.in" >/dev/null
+    for variant in embedded compute_90; do
+        ptx=(); [ $variant = compute_90 ] && ptx=(--ptx "$alt")
+        run "$HOST" matmul 4096 --reps 20 --no-cublas --verify none --json "${ptx[@]}" > "$OUT_DIR/archcmp_matmul_$variant.json"
+        run "$HOST" apsp "$tmp/g.in" "$tmp/g_$variant.out" --json "${ptx[@]}" > "$OUT_DIR/archcmp_apsp_$variant.json"
+    done
+    run cmp "$tmp/g_embedded.out" "$tmp/g_compute_90.out"
+    python3 - "$OUT_DIR" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = {v: {r["kernel"]: r["gflops"] for r in json.load(open(f"{d}/archcmp_matmul_{v}.json"))["results"]} for v in ("embedded", "compute_90")}
+print(f'{"kernel":<32} {"compute_80 GFLOP/s":>19} {"compute_90 GFLOP/s":>19} {"ratio":>6}')
+for k in m["embedded"]:
+    a, b = m["embedded"][k], m["compute_90"].get(k)
+    print(f'{k:<32} {a:>19.1f} {b:>19.1f} {a / b:>6.3f}')
+for v in ("embedded", "compute_90"):
+    r = json.load(open(f"{d}/archcmp_apsp_{v}.json"))
+    print(f'apsp V=10000 {v:<11} compute {r["split"]["compute_s"]:.3f} s')
+PY
+    for c in "$B"/gpu_kernels.sm_90.cubin "$B"/gpu_kernels.compute_90.sm_90.cubin; do
+        cuobjdump --dump-sass "$c" > "$OUT_DIR/$(basename "$c" .cubin).sass" || status=1
     done
     ;;
 bench)

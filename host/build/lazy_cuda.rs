@@ -33,8 +33,8 @@ pub fn build() {
     }
     let header = find_cuda_h();
     println!("cargo::rerun-if-changed={}", header.display());
-    let text = fs::read_to_string(&header)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", header.display()));
+    let text =
+        fs::read_to_string(&header).unwrap_or_else(|e| panic!("reading {}: {e}", header.display()));
     let names: Vec<String> = cuda_h::entry_points(&text).into_iter().collect();
     assert!(
         names.len() >= 300,

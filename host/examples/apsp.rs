@@ -19,7 +19,11 @@ fn main() -> ExitCode {
             w: 3,
         })
         .collect();
-    edges.push(Edge { src: 0, dst: 5, w: 4 });
+    edges.push(Edge {
+        src: 0,
+        dst: 5,
+        w: 4,
+    });
     let graph = match Graph::from_edges(11, edges) {
         Ok(g) => g,
         Err(e) => {
@@ -37,7 +41,11 @@ fn main() -> ExitCode {
     );
     match host::Gpu::new(None).and_then(|gpu| host::apsp(&gpu, &graph)) {
         Ok(gpu) => {
-            println!("GPU: d(0,9) = {}, same matrix as the CPU: {}", gpu.get(0, 9), gpu == cpu);
+            println!(
+                "GPU: d(0,9) = {}, same matrix as the CPU: {}",
+                gpu.get(0, 9),
+                gpu == cpu
+            );
             if gpu != cpu {
                 return ExitCode::FAILURE;
             }

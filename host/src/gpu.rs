@@ -80,7 +80,9 @@ pub fn ptx_text(explicit: Option<&Path>) -> Result<(String, PtxSource)> {
 
 /// The compute capability a PTX module needs: its `.target sm_XY` line.
 pub fn ptx_target(ptx: &str) -> Option<(u32, u32)> {
-    let line = ptx.lines().find_map(|l| l.trim().strip_prefix(".target "))?;
+    let line = ptx
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".target "))?;
     let sm = line.split([',', ' ']).next()?.strip_prefix("sm_")?;
     let digits: String = sm.chars().take_while(char::is_ascii_digit).collect();
     let n: u32 = digits.parse().ok()?;

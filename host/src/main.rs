@@ -153,10 +153,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // 2 is clap's usage error; 3 says "no GPU here", which scripts can tell apart.
-            let no_gpu = e.downcast_ref::<NoGpu>().or(match e.downcast_ref::<host::Error>() {
-                Some(host::Error::NoGpu(n)) => Some(n),
-                _ => None,
-            });
+            let no_gpu = e
+                .downcast_ref::<NoGpu>()
+                .or(match e.downcast_ref::<host::Error>() {
+                    Some(host::Error::NoGpu(n)) => Some(n),
+                    _ => None,
+                });
             if let Some(no_gpu) = no_gpu {
                 eprintln!("error: {no_gpu}");
                 return ExitCode::from(3);

@@ -31,12 +31,20 @@ fn binary_has_no_libcuda_dependency() {
         .args(["-d", env!("CARGO_BIN_EXE_host")])
         .output()
     else {
-        return skip("binary_has_no_libcuda_dependency", "readelf is not installed");
+        return skip(
+            "binary_has_no_libcuda_dependency",
+            "readelf is not installed",
+        );
     };
     let dynamic = String::from_utf8_lossy(&out.stdout);
-    assert!(dynamic.contains("(NEEDED)"), "no dynamic section?\n{dynamic}");
     assert!(
-        !dynamic.lines().any(|l| l.contains("NEEDED") && l.contains("libcuda")),
+        dynamic.contains("(NEEDED)"),
+        "no dynamic section?\n{dynamic}"
+    );
+    assert!(
+        !dynamic
+            .lines()
+            .any(|l| l.contains("NEEDED") && l.contains("libcuda")),
         "the host binary links libcuda:\n{dynamic}"
     );
 }

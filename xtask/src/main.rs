@@ -10,10 +10,12 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   setup                  install the pinned toolchain and CUDA 13.0 pieces, check LLVM 7 and rust-cuda
-  build-ptx [--arch A]   build gpu-kernels to target/ptx/gpu_kernels.ptx (A: compute_90 by default)
-                         and print the ptxas report; fails on spills, stack use or generic ld/st
-  ci                     fmt check, clippy -D warnings, build-ptx, all tests (the README test command)
-  gpu-bundle             build the host, GPU test binaries and PTX into .device/bundle for the GPU machine";
+  build-ptx [--arch A]   build gpu-kernels to the committed gpu-kernels/ptx/gpu_kernels.ptx
+                         (compute_80; another A writes target/ptx/gpu_kernels.A.ptx instead) and
+                         print the ptxas report; fails on spills, stack use or generic ld/st
+  ci                     fmt, clippy -D warnings, doc, build-ptx compared with the committed PTX,
+                         all tests (the README test command; without LLVM 7 it skips the PTX rebuild)
+  gpu-bundle             build the host, GPU test binaries and cubin into .device/bundle for the GPU machine";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -87,7 +87,9 @@ pub fn run() -> Result<()> {
         }
     }
     if missing.is_empty() {
-        println!("\nsetup complete: next, `cargo xtask ci` (or `cargo xtask build-ptx` after editing kernels)");
+        println!(
+            "\nsetup complete: next, `cargo xtask ci` (or `cargo xtask build-ptx` after editing kernels)"
+        );
         Ok(())
     } else {
         for m in &missing {
@@ -180,11 +182,9 @@ fn libclang_present() -> bool {
     if env::var_os("LIBCLANG_PATH").is_some() {
         return true;
     }
-    let in_cache = xenv::ldconfig_cache().lines().any(|l| {
-        l.split_whitespace()
-            .next()
-            .is_some_and(is_bindgen_libclang)
-    });
+    let in_cache = xenv::ldconfig_cache()
+        .lines()
+        .any(|l| l.split_whitespace().next().is_some_and(is_bindgen_libclang));
     // bindgen also looks in LLVM's own directories, which the loader cache may not list.
     let in_llvm_dirs = fs::read_dir("/usr/lib").is_ok_and(|d| {
         d.flatten().any(|e| {
@@ -595,10 +595,20 @@ mod tests {
 
     #[test]
     fn libclang_is_the_c_library_not_the_cpp_one() {
-        for yes in ["libclang.so", "libclang.so.1", "libclang-14.so.1", "libclang-14.so"] {
+        for yes in [
+            "libclang.so",
+            "libclang.so.1",
+            "libclang-14.so.1",
+            "libclang-14.so",
+        ] {
             assert!(is_bindgen_libclang(yes), "{yes}");
         }
-        for no in ["libclang-cpp.so.14", "libclang-cpp.so", "libclangBasic.a", "libclang"] {
+        for no in [
+            "libclang-cpp.so.14",
+            "libclang-cpp.so",
+            "libclangBasic.a",
+            "libclang",
+        ] {
             assert!(!is_bindgen_libclang(no), "{no}");
         }
     }

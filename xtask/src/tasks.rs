@@ -124,16 +124,18 @@ fn check_ptx(state: &State, ptx: &Path) -> Result<Vec<ptxas::KernelReport>> {
     let root = xenv::repo_root();
     let dir = root.join(PTX_DIR);
     fs::create_dir_all(&dir)?;
-    let cubin = dir.join(format!("gpu_kernels.sm_{sm}.cubin"));
+    // Named after the PTX, so that another architecture's build does not overwrite it.
+    let stem = ptx.file_stem().unwrap().to_string_lossy().into_owned();
+    let cubin = dir.join(format!("{stem}.sm_{sm}.cubin"));
     let ptxas_bin = state.require_cuda()?.join("bin/ptxas");
     let (reports, report_text) = ptxas_report(&ptxas_bin, sm, ptx, &cubin, &[])?;
-    fs::write(dir.join(format!("ptxas.sm_{sm}.txt")), &report_text)?;
+    fs::write(dir.join(format!("{stem}.ptxas.sm_{sm}.txt")), &report_text)?;
     print_table(&reports, sm);
     let mut problems = resource_problems(&reports, "");
 
     // The host JIT-compiles the Floyd–Warshall kernels under a register cap: check them under it too.
     let cap = fw_register_cap(&root)?;
-    let capped_cubin = dir.join(format!("gpu_kernels.sm_{sm}.maxrreg{cap}.cubin"));
+    let capped_cubin = dir.join(format!("{stem}.sm_{sm}.maxrreg{cap}.cubin"));
     let cap_arg = format!("-maxrregcount={cap}");
     let (capped, _) = ptxas_report(&ptxas_bin, sm, ptx, &capped_cubin, &[&cap_arg])?;
     let capped: Vec<_> = capped
@@ -268,12 +270,13 @@ pub fn ci() -> Result<()> {
     )?;
 
     banner("cargo clippy -D warnings");
-    xenv::run(
-        xenv::cargo(&state)?
-            .arg("clippy")
-            .args(workspace)
-            .args(["--all-targets", "--locked", "--", "-D", "warnings"]),
-    )?;
+    xenv::run(xenv::cargo(&state)?.arg("clippy").args(workspace).args([
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     xenv::run(
         xenv::cargo(&state)?
             .args(["clippy", "--all-targets", "--manifest-path"])
@@ -284,7 +287,15 @@ pub fn ci() -> Result<()> {
     banner("cargo doc --no-deps (no warnings)");
     xenv::run(
         xenv::cargo(&state)?
-            .args(["doc", "--no-deps", "--locked", "-p", "rgk-core", "-p", "host"])
+            .args([
+                "doc",
+                "--no-deps",
+                "--locked",
+                "-p",
+                "rgk-core",
+                "-p",
+                "host",
+            ])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
 

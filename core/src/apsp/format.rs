@@ -199,9 +199,8 @@ pub fn read_graph(path: &Path) -> Result<Graph> {
             parse_graph(&std::fs::read(path)?)
         }
     };
-    parse().map_err(|e| {
-        crate::BadInput(format!("cannot read graph {}: {e:#}", path.display())).into()
-    })
+    parse()
+        .map_err(|e| crate::BadInput(format!("cannot read graph {}: {e:#}", path.display())).into())
 }
 
 /// Row pitch (in i32) for a matrix of `n_padded` columns: a multiple of `PITCH_ALIGN`.

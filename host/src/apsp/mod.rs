@@ -22,5 +22,9 @@ use crate::{error::Result, gpu::Gpu};
 /// ```
 pub fn apsp(gpu: &Gpu, graph: &Graph) -> Result<Distances> {
     let sol = gpu::solve(gpu, graph, gpu::DEFAULT_BLOCK)?;
-    Ok(Distances::from_pitched(graph.vertices, sol.pitch, &sol.dist))
+    Ok(Distances::from_pitched(
+        graph.vertices,
+        sol.pitch,
+        &sol.dist,
+    ))
 }

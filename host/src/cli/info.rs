@@ -11,11 +11,7 @@ pub fn run(args: &PtxArg) -> Result<()> {
         print_device(ordinal, &info);
     }
     let gpu = Gpu::new(args.ptx.as_deref())?;
-    println!(
-        "\nPTX {} ({} kernels):",
-        gpu.ptx_source,
-        gpu.kernels.len()
-    );
+    println!("\nPTX {} ({} kernels):", gpu.ptx_source, gpu.kernels.len());
     for name in &gpu.kernels {
         let f = gpu.module.get_function(name)?;
         let regs = f.get_attribute(cust::function::FunctionAttribute::NumRegisters)?;

@@ -117,7 +117,11 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
         launch_padded(
             gpu,
             kernel,
-            [d_a.as_device_ptr(), d_b.as_device_ptr(), d_c.as_device_ptr()],
+            [
+                d_a.as_device_ptr(),
+                d_b.as_device_ptr(),
+                d_c.as_device_ptr(),
+            ],
             (mp, np, kp),
         )
     })?;

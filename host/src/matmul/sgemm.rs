@@ -77,7 +77,11 @@ pub fn sgemm_device(
         launch_padded(
             gpu,
             &kernel,
-            [d_a.as_device_ptr(), d_b.as_device_ptr(), d_c.as_device_ptr()],
+            [
+                d_a.as_device_ptr(),
+                d_b.as_device_ptr(),
+                d_c.as_device_ptr(),
+            ],
             padded,
         )?;
         copy_2d(s, c.as_device_ptr(), n, d_c.as_device_ptr(), np, n, m)?;
@@ -85,7 +89,9 @@ pub fn sgemm_device(
         s.synchronize().context("SGEMM failed on the GPU")?;
         return Ok(());
     }
-    gpu.stream.synchronize().context("SGEMM failed on the GPU")?;
+    gpu.stream
+        .synchronize()
+        .context("SGEMM failed on the GPU")?;
     Ok(())
 }
 
