@@ -6,7 +6,7 @@
 //! - [`matmul`]: the CPU SGEMM ladder, padding to tile multiples, and the f64 reference every
 //!   SGEMM result is checked against.
 //! - [`occupancy`]: the theoretical-occupancy calculator.
-//! - [`bench`] and [`report`]: benchmark records and the tables and charts made from them.
+//! - [`bench`](mod@bench) and [`report`]: benchmark records and the tables and charts made from them.
 pub mod apsp;
 pub mod bench;
 pub mod matmul;

@@ -34,7 +34,7 @@ pub struct GpuSolution {
     pub times: GpuTimes,
 }
 
-/// The block factor `host apsp` and [`crate::apsp`] use unless told otherwise.
+/// The block factor `host apsp` and [`crate::apsp()`] use unless told otherwise.
 pub const DEFAULT_BLOCK: u32 = 64;
 
 pub fn config(block: u32) -> Result<FwConfig> {
