@@ -20,7 +20,7 @@ sched: `host matmul-cpu --variant simd_avx2,threaded_static,threaded_rayon --rep
 
 Standard library only; run from anywhere in the repository.
 """
-import argparse, concurrent.futures, datetime, json, os, re, shutil, statistics, subprocess, sys, time
+import argparse, concurrent.futures, datetime, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = os.path.join(ROOT, "target", "release", "host")
@@ -173,13 +173,22 @@ def cachegrind(sim, d1, ll, args):
         HOST, "matmul-cpu", "--once", *args,
     ]
     t = time.monotonic()
-    r = subprocess.run(cmd, cwd=ROOT, text=True, capture_output=True)
+    # Output to files and os.wait4 rather than subprocess.run: the child's own CPU time (valgrind
+    # is single-threaded) is what the run would take on an idle core, whatever the load now.
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, cwd=ROOT, text=True, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     wall = time.monotonic() - t
     shown = " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd)
-    if r.returncode != 0:
-        die(f"`{shown}` failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1:]}")
+    if p.returncode != 0:
+        die(f"`{shown}` failed (exit {p.returncode}): {stderr.strip().splitlines()[-1:]}")
     return {"sim": sim, "args": args, "command": shown, "wall_s": round(wall, 1),
-            "counts": parse_summary(r.stderr), "raw": r.stdout + r.stderr}
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+            "counts": parse_summary(stderr), "raw": stdout + stderr}
 
 
 def cache_profile(opts):
@@ -214,7 +223,7 @@ def cache_profile(opts):
         + f"; {opts.jobs} at a time. valgrind runs the program 20-100x slower: expect about "
         f"{total / opts.jobs / 60:.0f} min on a loaded 2-core VM (estimates from one there), "
         "less on idle cores.")
-    prov = provenance("scripts/cpu-profile.py " + " ".join(sys.argv[2:]))
+    prov = provenance("scripts/cpu-profile.py " + " ".join(sys.argv[1:]))
     prov["valgrind"] = sh(["valgrind", "--version"]).strip()
     t0 = time.monotonic()
     runs = []
@@ -223,9 +232,10 @@ def cache_profile(opts):
         for f in concurrent.futures.as_completed(futs):
             r = f.result()
             runs.append(r)
-            log(f"  {r['sim']:>2} {' '.join(r['args']):<40} {r['wall_s']:7.1f} s  "
+            log(f"  {r['sim']:>2} {' '.join(r['args']):<40} {r['wall_s']:7.1f} s ({r['cpu_s']:.1f} s CPU)  "
                 + "  ".join(f"{k} {v:,}" for k, v in r["counts"].items()))
     prov["wall_s"] = round(time.monotonic() - t0, 1)
+    prov["cpu_s"] = round(sum(r["cpu_s"] for r in runs), 1)
     prov["load_after"] = loadavg()
 
     def find(sim, variant):
@@ -256,7 +266,8 @@ def cache_profile(opts):
     day = prov["date"][:10]
     write("docs/data/cpu_profile.json", json.dumps(result, indent=2) + "\n")
     raw = [header(prov, m)] + [
-        f"\n### sim {r['sim']} ({sims[r['sim']][0]} as LL): {r['command']}  ({r['wall_s']} s)\n{r['raw']}"
+        f"\n### sim {r['sim']} ({sims[r['sim']][0]} as LL): {r['command']}  "
+        f"({r['wall_s']} s, {r['cpu_s']} s CPU)\n{r['raw']}"
         for r in sorted(runs, key=lambda r: (r["sim"], r["args"]))]
     write(f"docs/logs/{day}-cpu-profile.log", "\n".join(raw) + "\n\n" + table + "\n")
     splice("cache", doc_header(prov, m, f"docs/logs/{day}-cpu-profile.log", "data/cpu_profile.json") + table)
@@ -292,7 +303,7 @@ def sched(opts):
         die("--runs and --reps must be at least 1")
     build()
     m = machine()
-    prov = provenance("scripts/cpu-profile.py " + " ".join(sys.argv[2:]))
+    prov = provenance("scripts/cpu-profile.py " + " ".join(sys.argv[1:]))
     per = {}  # (variant, size) -> one median per process
     raw = []
     for run in range(opts.runs):
@@ -346,7 +357,8 @@ def header(prov, m):
         *[f"sysfs {k}: {human(v['size_bytes'])}, {v['ways']}-way, {v['line_bytes']} B lines, cpus {v['shared_cpu_list']}"
           for k, v in m["caches"].items()],
         f"load before: {prov['load_before']}, after: {prov.get('load_after')}",
-        *([f"valgrind: {prov['valgrind']}", f"wall: {prov['wall_s']} s"] if "valgrind" in prov else []),
+        *([f"valgrind: {prov['valgrind']}",
+           f"wall: {prov['wall_s']} s; CPU: {prov['cpu_s']} s in all valgrind runs"] if "valgrind" in prov else []),
     ]) + "\n"
 
 
@@ -358,7 +370,9 @@ def doc_header(prov, m, log_path, data_path):
         for k, v in c.items() if k != "L1i")
     lines = [
         f"- **Run:** {prov['date']}, commit `{prov['commit']}`, `{prov['command']}`"
-        + (f" ({prov['valgrind']}, {prov['wall_s'] / 60:.1f} min)" if "valgrind" in prov else ""),
+        + (f" ({prov['valgrind']}; {prov['wall_s'] / 60:.1f} min here, {prov['cpu_s'] / 60:.1f} min of "
+           f"CPU time in all, so about {prov['cpu_s'] / 60 / m['cpus']:.1f} min on {m['cpus']} idle cores)"
+           if "valgrind" in prov else ""),
         f"- **Machine:** {m['cpu_model']}, {m['cpus']} CPUs; caches (sysfs): {cache_line}; "
         f"{c['L1d']['line_bytes']} B lines. Load average {prov['load_before'][0]:.1f} before, "
         f"{prov['load_after'][0]:.1f} after.",
