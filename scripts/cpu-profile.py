@@ -412,7 +412,7 @@ def main():
     c.add_argument("--no-docs", action="store_true", help="print the table, write nothing")
     s = sub.add_parser("sched", help="static split against rayon work stealing, timed")
     s.add_argument("--sizes", help="comma-separated (default: %s)" % ",".join(map(str, SCHED_SIZES)))
-    s.add_argument("--runs", type=int, default=5, help="separate processes (default: 5)")
+    s.add_argument("--runs", type=int, default=7, help="separate processes (default: 7)")
     s.add_argument("--reps", type=int, default=5, help="timed runs per process (default: 5)")
     s.add_argument("--no-docs", action="store_true", help="print the table, write nothing")
     opts = p.parse_args()
