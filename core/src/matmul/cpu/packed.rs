@@ -238,9 +238,10 @@ fn row_block(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Schedule {
     Serial,
-    /// `T` threads of `std::thread::scope`, thread `t` taking the `t`-th of `T` contiguous
-    /// ranges of blocks. No coordination after the start, but a thread that is slowed (by
-    /// another process, or by a shorter last block elsewhere) leaves its partner waiting.
+    /// `T` threads of `std::thread::scope`, each taking one contiguous range of
+    /// `ceil(blocks / T)` blocks. No coordination after the start, but the product waits for
+    /// the slowest range: one with a block more than the others, or one whose thread loses its
+    /// core to another process.
     Static,
     /// rayon's work stealing over the blocks: a thread that runs out takes blocks from a busy
     /// one, at the cost of splitting the range into tasks and the stealing itself.
