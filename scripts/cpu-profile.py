@@ -30,21 +30,21 @@ HOST = os.path.join(ROOT, "target", "release", "host")
 RUNNER = [os.path.join(ROOT, "scripts", "with-cuda-env")]
 
 # What the cache table covers by default: the steps plus the single-thread packed kernel
-# the threaded ones are built on. nalgebra is left out for time (about 90 s per simulation
-# here, its FMA kernel being slow under valgrind); add it with --variants.
+# the threaded ones are built on. nalgebra is left out for time (52 s of CPU per simulation
+# here); add it with --variants.
 PROFILE_VARIANTS = [
     "naive_ijk", "reorder_ikj", "blocked16", "blocked32", "blocked64",
     "simd_avx2", "threaded_static", "threaded_rayon",
 ]
-# Seconds one cachegrind run of each variant took at N = 1000 on the 2-core AMD EPYC VM, with
-# two runs side by side and an LLVM build on both cores (load about 5): only for the estimate
+# CPU seconds one cachegrind run of each variant took at N = 1000 on the 2-core AMD EPYC VM
+# (docs/logs/2026-11-22-cpu-profile.log), i.e. its time on an idle core: only for the estimate
 # printed before starting, scaled by (N / 1000)^3. valgrind emulates FMA with helper calls, so
 # the AVX2+FMA kernels are the slow ones, not naive.
 EST_S = {
-    "naive_ijk": 50, "reorder_ikj": 16, "blocked16": 6, "blocked32": 12, "blocked64": 12,
-    "simd_avx2": 61, "threaded_static": 85, "threaded_rayon": 72, "nalgebra": 92,
+    "naive_ijk": 43, "reorder_ikj": 5, "blocked16": 5, "blocked32": 4, "blocked64": 4,
+    "simd_avx2": 54, "threaded_static": 57, "threaded_rayon": 55, "nalgebra": 52,
 }
-EST_BASE_S = 2
+EST_BASE_S = 1
 
 SCHED_VARIANTS = ["simd_avx2", "threaded_static", "threaded_rayon"]
 # 1000: 14 row blocks of 72 rows over 2 threads, 7 each. 1024: 15 blocks, 8 against 7 under the
@@ -214,15 +214,15 @@ def cache_profile(opts):
     jobs = [(s, ["--inputs-only", "--sizes", str(opts.size)]) for s in sims]
     jobs += [(s, ["--variant", v, "--sizes", str(opts.size)]) for s in sims for v in variants]
     scale = (opts.size / 1000) ** 3
-    est = lambda j: EST_BASE_S if j[1][0] == "--inputs-only" else EST_S.get(j[1][1], 90) * scale
+    est = lambda j: EST_BASE_S if j[1][0] == "--inputs-only" else EST_S.get(j[1][1], 60) * scale
     jobs.sort(key=est, reverse=True)  # longest first packs the workers best
     total = sum(map(est, jobs))
     log(f"cachegrind: {len(jobs)} runs at N = {opts.size} ({', '.join(variants)}, plus the "
         f"--inputs-only baseline), each with L1d {human(c['L1d']['size_bytes'])} and LL = "
         + " / ".join(f"{lvl} {human(c[lvl]['size_bytes'])}" for lvl, _ in sims.values())
         + f"; {opts.jobs} at a time. valgrind runs the program 20-100x slower: expect about "
-        f"{total / opts.jobs / 60:.0f} min on a loaded 2-core VM (estimates from one there), "
-        "less on idle cores.")
+        f"{total / opts.jobs / 60:.0f} min if {opts.jobs} cores are free, longer when other work "
+        f"shares them (load average now {loadavg()[0]:.1f}).")
     prov = provenance("scripts/cpu-profile.py " + " ".join(sys.argv[1:]))
     prov["valgrind"] = sh(["valgrind", "--version"]).strip()
     t0 = time.monotonic()
