@@ -3,7 +3,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgk_core::matmul::cpu::{self, VARIANTS};
+use rgk_core::matmul::cpu::{self, Variant};
 use rgk_core::matmul::pad::{pad, round_up, unpad};
 use rgk_core::matmul::reference::{
     Check, Reference, check, random_matrix, reference, sample_rows, scaled_error,
@@ -33,15 +33,14 @@ fn naive_f64(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f64> {
 fn all_variants_pass(m: usize, n: usize, k: usize, seed: u64) {
     let (a, b) = problem(m, n, k, seed);
     let want = reference(&a, &b, m, n, k, None);
-    for v in VARIANTS {
+    for v in Variant::ALL {
         let mut c = vec![12345.0f32; m * n];
-        (v.run)(&a, &b, &mut c, m, n, k);
+        (v.run())(&a, &b, &mut c, m, n, k);
         let r = check(&c, &want);
-        assert_eq!(r.checked, m * n, "{}", v.name);
+        assert_eq!(r.checked, m * n, "{v}");
         assert!(
             r.passed(),
-            "{} on m={m} n={n} k={k}: {} failures, max scaled error {}, worst {:?}",
-            v.name,
+            "{v} on m={m} n={n} k={k}: {} failures, max scaled error {}, worst {:?}",
             r.failures,
             r.max_scaled_error,
             r.worst
@@ -189,16 +188,16 @@ fn nan_in_a_propagates_to_its_row() {
     for j in 0..n {
         assert!(want.c[bad_row * n + j].is_nan());
     }
-    for v in VARIANTS {
+    for v in Variant::ALL {
         let mut c = vec![0.0; m * n];
-        (v.run)(&a, &b, &mut c, m, n, k);
+        (v.run())(&a, &b, &mut c, m, n, k);
         for i in 0..m {
             for j in 0..n {
-                assert_eq!(c[i * n + j].is_nan(), i == bad_row, "{} ({i}, {j})", v.name);
+                assert_eq!(c[i * n + j].is_nan(), i == bad_row, "{v} ({i}, {j})");
             }
         }
         let r = check(&c, &want);
-        assert!(r.passed(), "{}: {r:?}", v.name);
+        assert!(r.passed(), "{v}: {r:?}");
     }
     // A NaN-free value where the reference is NaN fails.
     let mut c: Vec<f32> = want.c.iter().map(|&x| x as f32).collect();
@@ -223,11 +222,11 @@ fn inf_in_a_gives_signed_inf_in_its_row() {
         let w = want.c[bad_row * n + j];
         assert!(w.is_infinite() && w.signum() == f64::from(b[p * n + j]).signum());
     }
-    for v in VARIANTS {
+    for v in Variant::ALL {
         let mut c = vec![0.0; m * n];
-        (v.run)(&a, &b, &mut c, m, n, k);
+        (v.run())(&a, &b, &mut c, m, n, k);
         let r = check(&c, &want);
-        assert!(r.passed(), "{}: {r:?}", v.name);
+        assert!(r.passed(), "{v}: {r:?}");
     }
     // Wrong sign, a finite value, or NaN where the reference is Inf: each fails.
     let good: Vec<f32> = want.c.iter().map(|&x| x as f32).collect();
@@ -321,7 +320,8 @@ fn variants_thin_and_empty_shapes() {
 
 #[test]
 fn variant_names_are_the_ladder() {
-    let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+    // These names are the CLI's `--variant` values and the JSON records' `variant` field.
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
     assert_eq!(
         names,
         [
@@ -331,16 +331,38 @@ fn variant_names_are_the_ladder() {
             "blocked32",
             "blocked64",
             "simd_avx2",
-            "threaded",
+            "threaded_static",
+            "threaded_rayon",
             "nalgebra"
         ]
     );
 }
 
+/// The static split on shapes whose row-block count is not a multiple of the thread count
+/// (one thread gets a block more, or none), each checked in full.
+#[test]
+fn threaded_static_on_uneven_row_blocks() {
+    for (m, n, k) in [(73, 19, 7), (145, 40, 257), (433, 17, 33)] {
+        let (a, b) = problem(m, n, k, 15);
+        let want = reference(&a, &b, m, n, k, None);
+        let mut c = vec![f32::NAN; m * n];
+        cpu::threaded_static(&a, &b, &mut c, m, n, k);
+        let r = check(&c, &want);
+        assert!(r.passed(), "{m}x{n}x{k}: {r:?}");
+    }
+}
+
+#[test]
+fn unknown_variant_name_is_rejected() {
+    let err = "threaded".parse::<Variant>().unwrap_err().to_string();
+    assert!(err.contains("`threaded`"), "{err}");
+    assert!("threaded_static".parse::<Variant>().is_ok());
+}
+
 #[test]
 fn run_ladder_small() {
-    let rows = cpu::run_ladder(&[24, 37], 2, 5, false);
-    assert_eq!(rows.len(), 2 * VARIANTS.len());
+    let rows = cpu::run_ladder(None, &[24, 37], 2, 5, false);
+    assert_eq!(rows.len(), 2 * Variant::ALL.len());
     for r in &rows {
         assert!(r.median_s > 0.0 && r.gflops > 0.0, "{r:?}");
         assert!(r.max_scaled_error <= 1.0, "{r:?}");
@@ -349,5 +371,27 @@ fn run_ladder_small() {
     }
     cpu::print_ladder(&rows);
     let json = serde_json::to_string(&rows).unwrap();
-    assert!(json.contains("\"variant\":\"threaded\""));
+    assert!(json.contains("\"variant\":\"threaded_static\""));
+}
+
+#[test]
+fn run_ladder_and_run_once_take_only_the_selected_variants() {
+    let only = [Variant::ThreadedRayon, Variant::Blocked32];
+    let rows = cpu::run_ladder(Some(&only), &[20, 9], 1, 3, false);
+    let got: Vec<(Variant, usize)> = rows.iter().map(|r| (r.variant, r.size)).collect();
+    assert_eq!(
+        got,
+        [
+            (Variant::ThreadedRayon, 20),
+            (Variant::Blocked32, 20),
+            (Variant::ThreadedRayon, 9),
+            (Variant::Blocked32, 9)
+        ]
+    );
+    let once = cpu::run_once(Some(&only[1..]), &[30], 3);
+    assert_eq!(once.len(), 1);
+    assert_eq!((once[0].variant, once[0].size), (Variant::Blocked32, 30));
+    assert!(once[0].seconds > 0.0);
+    assert!(cpu::run_once(Some(&[]), &[30], 3).is_empty());
+    cpu::print_once(&once);
 }

@@ -3,8 +3,12 @@ mod cli;
 
 use std::{path::PathBuf, process::ExitCode};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{
+    Args, Parser, Subcommand, ValueEnum,
+    builder::{PossibleValuesParser, TypedValueParser},
+};
 use host::gpu::NoGpu;
+use rgk_core::matmul::cpu;
 
 #[derive(Parser)]
 #[command(
@@ -90,12 +94,29 @@ pub struct MatmulCpuArgs {
     /// Sizes to run instead of 256 512 1024.
     #[arg(long, value_delimiter = ',')]
     pub sizes: Option<Vec<usize>>,
+    /// Run only these variants, comma-separated, in this order (default: the whole ladder).
+    #[arg(long, value_delimiter = ',', value_name = "NAME", value_parser = cpu_variant_parser())]
+    pub variant: Option<Vec<cpu::Variant>>,
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Run each variant exactly once: no warm-up, repeats or f64 check, so that a profiler
+    /// around the process (valgrind) sees only the inputs and the variant.
+    #[arg(long)]
+    pub once: bool,
+    /// With --once: make the inputs and run no variant, the baseline a profile subtracts.
+    #[arg(long, requires = "once", conflicts_with = "variant")]
+    pub inputs_only: bool,
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--variant` takes the names of [`cpu::Variant`], so that clap lists them in `--help` and
+/// rejects any other with exit status 2.
+fn cpu_variant_parser() -> impl TypedValueParser<Value = cpu::Variant> {
+    PossibleValuesParser::new(cpu::Variant::ALL.map(cpu::Variant::name))
+        .try_map(|name| name.parse::<cpu::Variant>())
 }
 
 #[derive(Args)]
@@ -166,5 +187,66 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, error::ErrorKind};
+
+    use super::*;
+
+    fn matmul_cpu(args: &[&str]) -> Result<MatmulCpuArgs, clap::Error> {
+        let argv = ["host", "matmul-cpu"].iter().chain(args);
+        match Cli::try_parse_from(argv)?.command {
+            Command::MatmulCpu(a) => Ok(a),
+            _ => panic!("parsed as another subcommand"),
+        }
+    }
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn variant_list_parses_in_order() {
+        let a = matmul_cpu(&["--variant", "threaded_static,naive_ijk", "--sizes", "1000"]).unwrap();
+        assert_eq!(
+            a.variant,
+            Some(vec![cpu::Variant::ThreadedStatic, cpu::Variant::NaiveIjk])
+        );
+        assert_eq!(matmul_cpu(&[]).unwrap().variant, None);
+    }
+
+    #[test]
+    fn unknown_variant_is_one_error_with_exit_status_2() {
+        let err = matmul_cpu(&["--variant", "blocked8"])
+            .err()
+            .expect("rejected");
+        assert_eq!(err.kind(), ErrorKind::InvalidValue);
+        assert_eq!(err.exit_code(), 2);
+        let msg = err.to_string();
+        let first = msg.lines().next().unwrap_or_default();
+        assert!(
+            first.contains("'blocked8'") && first.contains("--variant"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("threaded_rayon"),
+            "lists the valid names: {msg}"
+        );
+    }
+
+    #[test]
+    fn inputs_only_needs_once_and_no_variant() {
+        assert!(matmul_cpu(&["--once", "--inputs-only"]).is_ok());
+        let err = matmul_cpu(&["--inputs-only"]).err().expect("rejected");
+        assert_eq!(err.kind(), ErrorKind::MissingRequiredArgument);
+        let err = matmul_cpu(&["--once", "--inputs-only", "--variant", "blocked16"]);
+        assert_eq!(
+            err.err().map(|e| e.kind()),
+            Some(ErrorKind::ArgumentConflict)
+        );
     }
 }

@@ -218,11 +218,24 @@ pub fn run_cpu(args: &MatmulCpuArgs) -> Result<()> {
     if let Some(bad) = sizes.iter().find(|&&s| s == 0 || s > 8192) {
         bail!("size {bad} is out of range for the CPU ladder (1..=8192)");
     }
-    let rows = cpu::run_ladder(&sizes, args.reps.max(1), args.seed, !args.json);
+    let only = if args.inputs_only {
+        Some(&[][..])
+    } else {
+        args.variant.as_deref()
+    };
+    if args.once {
+        let rows = cpu::run_once(only, &sizes, args.seed);
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&rows)?);
+        } else {
+            cpu::print_once(&rows);
+        }
+        return Ok(());
+    }
+    let rows = cpu::run_ladder(only, &sizes, args.reps.max(1), args.seed, !args.json);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!("CPU ladder, SIMD backend: {}", cpu::simd_backend());
         cpu::print_ladder(&rows);
     }
     Ok(())

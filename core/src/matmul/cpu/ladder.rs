@@ -1,0 +1,249 @@
+//! Running the ladder: every step timed and checked against the f64 reference ([`run_ladder`]),
+//! or each step run once with nothing else around it, for a profiler ([`run_once`]).
+
+use std::{hint::black_box, time::Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{Variant, simd_backend};
+use crate::matmul::reference::{check, random_matrix, reference};
+
+/// Sizes above this skip `naive_ijk` when the whole ladder runs (see [`plan`]).
+pub const NAIVE_MAX_SIZE: usize = 1024;
+
+/// The variants to run at `size`: `only` as given, or else the whole ladder less `naive_ijk`
+/// above [`NAIVE_MAX_SIZE`] (it takes minutes there).
+pub fn plan(only: Option<&[Variant]>, size: usize) -> Vec<Variant> {
+    match only {
+        Some(list) => list.to_vec(),
+        None => Variant::ALL
+            .into_iter()
+            .filter(|&v| v != Variant::NaiveIjk || size <= NAIVE_MAX_SIZE)
+            .collect(),
+    }
+}
+
+/// The square inputs A and B for `size`, the same for [`run_ladder`] and [`run_once`].
+fn inputs(size: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed ^ (size as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let a = random_matrix(size, size, &mut rng);
+    let b = random_matrix(size, size, &mut rng);
+    (a, b)
+}
+
+#[derive(serde::Serialize, Clone, Debug)]
+pub struct LadderRow {
+    pub variant: Variant,
+    pub size: usize,
+    pub median_s: f64,
+    pub gflops: f64,
+    pub max_scaled_error: f64,
+}
+
+fn median(times: &mut [f64]) -> f64 {
+    assert!(!times.is_empty());
+    times.sort_by(f64::total_cmp);
+    let mid = times.len() / 2;
+    if times.len() % 2 == 1 {
+        times[mid]
+    } else {
+        0.5 * (times[mid - 1] + times[mid])
+    }
+}
+
+fn gflops(size: usize, seconds: f64) -> f64 {
+    2.0 * (size as f64).powi(3) / seconds / 1e9
+}
+
+/// Times the variants of [`plan`]`(only, size)` on random square problems of each size: one
+/// warm-up, then `reps` timed runs (at least one); the median gives GFLOP/s = 2 size^3 / median.
+/// Every run's result is checked against the full f64 reference.
+///
+/// # Panics
+/// If any variant's result fails the check: that is a bug in the variant.
+pub fn run_ladder(
+    only: Option<&[Variant]>,
+    sizes: &[usize],
+    reps: usize,
+    seed: u64,
+    progress: bool,
+) -> Vec<LadderRow> {
+    let reps = reps.max(1);
+    let steps: usize = sizes.iter().map(|&s| plan(only, s).len()).sum();
+    let bar = if progress {
+        let bar = ProgressBar::new(steps as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} [{elapsed_precise}] {msg}")
+                .expect("static progress template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+
+    let mut rows = Vec::new();
+    for &size in sizes {
+        bar.set_message(format!("size {size}: inputs and f64 reference"));
+        let (a, b) = inputs(size, seed);
+        let want = reference(&a, &b, size, size, size, None);
+        for variant in plan(only, size) {
+            bar.set_message(format!("size {size}: {variant}"));
+            // NaN start: a variant that accumulates into C instead of overwriting it fails.
+            let mut c = vec![f32::NAN; size * size];
+            let mut max_err = 0.0f64;
+            let mut verify = |c: &[f32]| {
+                let r = check(c, &want);
+                assert!(
+                    r.passed(),
+                    "CPU variant {variant} is wrong at size {size}: {} of {} cells fail, max \
+                     scaled error {:.3e}, worst (row, col, value, reference) = {:?}",
+                    r.failures,
+                    r.checked,
+                    r.max_scaled_error,
+                    r.worst
+                );
+                max_err = max_err.max(r.max_scaled_error);
+            };
+            let run = variant.run();
+            run(&a, &b, &mut c, size, size, size);
+            verify(&c);
+            let mut times = Vec::with_capacity(reps);
+            for _ in 0..reps {
+                let t = Instant::now();
+                run(&a, &b, &mut c, size, size, size);
+                times.push(t.elapsed().as_secs_f64());
+                verify(&c);
+            }
+            let median_s = median(&mut times);
+            rows.push(LadderRow {
+                variant,
+                size,
+                median_s,
+                gflops: gflops(size, median_s),
+                max_scaled_error: max_err,
+            });
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    rows
+}
+
+/// One unchecked run of one variant (see [`run_once`]).
+#[derive(serde::Serialize, Clone, Debug)]
+pub struct OnceRow {
+    pub variant: Variant,
+    pub size: usize,
+    pub seconds: f64,
+    pub gflops: f64,
+}
+
+/// Runs each variant of [`plan`]`(only, size)` exactly once per size on the inputs of
+/// [`run_ladder`]: no warm-up, no repeats and no f64 reference, so that a profiler wrapped
+/// around the process counts the inputs and the variant and nothing else. `Some(&[])` makes
+/// the inputs only, the baseline such a profile subtracts.
+pub fn run_once(only: Option<&[Variant]>, sizes: &[usize], seed: u64) -> Vec<OnceRow> {
+    let mut rows = Vec::new();
+    for &size in sizes {
+        let (a, b) = black_box(inputs(size, seed));
+        for variant in plan(only, size) {
+            let mut c = vec![f32::NAN; size * size];
+            let t = Instant::now();
+            (variant.run())(&a, &b, &mut c, size, size, size);
+            let seconds = t.elapsed().as_secs_f64();
+            // The result is never read: keep the optimiser from noticing.
+            black_box(&c);
+            rows.push(OnceRow {
+                variant,
+                size,
+                seconds,
+                gflops: gflops(size, seconds),
+            });
+        }
+    }
+    rows
+}
+
+/// Prints one line per (size, variant): median time, GFLOP/s, speed-up over `naive_ijk` of the
+/// same size (over `reorder_ikj` where naive was not run, marked `*`), max scaled error.
+pub fn print_ladder(rows: &[LadderRow]) {
+    println!("CPU SGEMM ladder (simd micro-kernel: {})", simd_backend());
+    println!(
+        "{:>6}  {:<16} {:>12} {:>10} {:>10}  {:>10}",
+        "size", "variant", "median ms", "GFLOP/s", "speed-up", "max err"
+    );
+    let mut used_reorder = false;
+    for row in rows {
+        let same = |v: Variant| {
+            rows.iter()
+                .find(|r| r.size == row.size && r.variant == v)
+                .map(|r| r.median_s)
+        };
+        let speedup = match (same(Variant::NaiveIjk), same(Variant::ReorderIkj)) {
+            (Some(base), _) => format!("{:.1}x", base / row.median_s),
+            (None, Some(base)) => {
+                used_reorder = true;
+                format!("{:.1}x*", base / row.median_s)
+            }
+            (None, None) => "-".to_string(),
+        };
+        println!(
+            "{:>6}  {:<16} {:>12.3} {:>10.2} {:>10}  {:>10.3e}",
+            row.size,
+            row.variant.name(),
+            row.median_s * 1e3,
+            row.gflops,
+            speedup,
+            row.max_scaled_error
+        );
+    }
+    if used_reorder {
+        println!("* no naive_ijk at this size: speed-up over reorder_ikj");
+    }
+}
+
+/// Prints one line per run of [`run_once`].
+pub fn print_once(rows: &[OnceRow]) {
+    println!(
+        "CPU SGEMM, one unchecked run each (simd micro-kernel: {})",
+        simd_backend()
+    );
+    println!(
+        "{:>6}  {:<16} {:>12} {:>10}",
+        "size", "variant", "ms", "GFLOP/s"
+    );
+    for row in rows {
+        println!(
+            "{:>6}  {:<16} {:>12.3} {:>10.2}",
+            row.size,
+            row.variant.name(),
+            row.seconds * 1e3,
+            row.gflops
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    #[test]
+    fn plan_skips_naive_only_in_the_whole_ladder_above_its_limit() {
+        assert_eq!(plan(None, NAIVE_MAX_SIZE), Variant::ALL.to_vec());
+        let big = plan(None, NAIVE_MAX_SIZE + 1);
+        assert!(!big.contains(&Variant::NaiveIjk));
+        assert_eq!(big.len(), Variant::ALL.len() - 1);
+        let only = [Variant::ThreadedRayon, Variant::NaiveIjk];
+        assert_eq!(plan(Some(&only), 4 * NAIVE_MAX_SIZE), only.to_vec());
+        assert!(plan(Some(&[]), 100).is_empty());
+    }
+}
