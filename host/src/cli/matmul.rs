@@ -321,7 +321,7 @@ fn error_cell(r: &Record) -> String {
 /// The ladder table: rung, kernel, GFLOP/s, % of cuBLAS here, and the study's % on its A6000.
 fn print_ladder(records: &[Record]) {
     println!(
-        "{:<32} {:<40} {:>10} {:>10} {:>9} {:>10} {:>12}",
+        "{:<32} {:<40} {:>10} {:>10} {:>9} {:>11} {:>13}",
         "rung", "kernel", "median ms", "GFLOP/s", "% cuBLAS", "study A6000", "max err/bound"
     );
     for r in records {
@@ -338,7 +338,7 @@ fn print_ladder(records: &[Record]) {
             (Some(_), None) => "-".into(),
         };
         println!(
-            "{:<32} {:<40} {:>10.3} {:>10.1} {:>9} {:>10} {:>12}",
+            "{:<32} {:<40} {:>10.3} {:>10.1} {:>9} {:>11} {:>13}",
             rung,
             r.kernel,
             r.median_ms,
