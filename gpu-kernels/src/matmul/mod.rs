@@ -372,8 +372,9 @@ macro_rules! autotuned_table {
 for_each_autotuned!(autotuned_table);
 
 macro_rules! warptile_table {
-    ($table:ident, $rung:expr, $(($name:ident, $nt:tt, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt,
+    ($doc:literal, $table:ident, $rung:expr, $(($name:ident, $nt:tt, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt,
         $wni:tt, $tm:tt, $tn:tt, $wmi:tt, $tm4:tt, $tn4:tt)),* $(,)?) => {
+        #[doc = $doc]
         pub const $table: &[RungConfig] = &[$(RungConfig {
             name: stringify!($name), rung: $rung, block: [$nt, 1], tile: [$bm, $bn, $bk],
         }),*];
@@ -381,12 +382,12 @@ macro_rules! warptile_table {
 }
 macro_rules! warptile_table_10 {
     ($($t:tt)*) => {
-        warptile_table!(WARPTILE, Rung::Warptiling, $($t)*);
+        warptile_table!("Rung 10.", WARPTILE, Rung::Warptiling, $($t)*);
     };
 }
 macro_rules! warptile_table_11 {
     ($($t:tt)*) => {
-        warptile_table!(DOUBLE_BUFFER, Rung::DoubleBuffering, $($t)*);
+        warptile_table!("Rung 11.", DOUBLE_BUFFER, Rung::DoubleBuffering, $($t)*);
     };
 }
 for_each_warptile!(warptile_table_10);
