@@ -66,7 +66,9 @@ pub struct MatmulArgs {
     pub n: Option<usize>,
     #[arg(long)]
     pub k: Option<usize>,
-    /// Kernel name, `tiled`, `vectorized` or `all`.
+    /// Kernel name, a family (`tiled`, `vectorized`, `naive`, `coalesced`, `blocktile1d`,
+    /// `blocktile2d`, `bank`, `autotuned`, `warptile`, `dbuf`), `all`, or `ladder`: one kernel per
+    /// rung of the SGEMM study (siboehm/SGEMM_CUDA) and the flagship, printed as the study's table.
     #[arg(long, default_value = "all")]
     pub kernel: String,
     /// Timed launches per kernel (after one warm-up); the median is reported.

@@ -57,9 +57,15 @@ fn every_kernel_odd_shapes() {
         return;
     };
     // (m, n, k)
-    for (i, &(m, n, k)) in [(1, 1, 1), (17, 33, 5), (1000, 777, 129), (4099, 1, 4097)]
-        .iter()
-        .enumerate()
+    for (i, &(m, n, k)) in [
+        (1, 1, 1),
+        (17, 33, 5),
+        (1000, 777, 129),
+        (4099, 1, 4097),
+        (4097, 4095, 1023),
+    ]
+    .iter()
+    .enumerate()
     {
         for kernel in mgpu::kernels() {
             check_kernel(&gpu, &kernel, m, n, k, 10 + i as u64);

@@ -1,4 +1,5 @@
 use anyhow::{Result, bail};
+use gpu_kernels::matmul::Rung;
 use host::{
     gpu::Gpu,
     matmul::{
@@ -22,10 +23,101 @@ const FULL_CHECK_MAX: usize = 4096;
 /// Rows of C checked when sampling.
 const SAMPLE_ROWS: usize = 64;
 
+/// `--kernel` value that runs the study's ladder: one kernel per rung, then the flagship.
+const LADDER: &str = "ladder";
+/// The family of the project's flagship SGEMM kernel(s): the ladder's last row, after rung 11,
+/// whenever the kernel table has one (a kernel of this family, or named with it).
+const FLAGSHIP: &str = "flagship";
+/// The study's results on its A6000 at 4096 (siboehm/SGEMM_CUDA, README): cuBLAS, then GFLOP/s
+/// per rung.
+const STUDY_CUBLAS_GFLOPS: f64 = 23249.6;
+
+fn study_gflops(rung: Rung) -> f64 {
+    match rung {
+        Rung::Naive => 309.0,
+        Rung::Coalesced => 1986.5,
+        Rung::SharedCaching => 2980.3,
+        Rung::Blocktile1d => 8474.7,
+        Rung::Blocktile2d => 15971.7,
+        Rung::Vectorized => 18237.3,
+        Rung::BankLinearized => 16213.4,
+        Rung::BankOffset => 16459.2,
+        Rung::Autotuned => 19720.9,
+        Rung::Warptiling => 21779.3,
+        Rung::DoubleBuffering => 17278.3,
+    }
+}
+
+/// A row of the ladder: a rung of the study, or the flagship.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    Study(Rung),
+    Flagship,
+}
+
+impl Step {
+    fn number(self) -> u32 {
+        match self {
+            Step::Study(r) => r.number(),
+            Step::Flagship => Rung::ALL.len() as u32 + 1,
+        }
+    }
+    fn title(self) -> &'static str {
+        match self {
+            Step::Study(r) => r.title(),
+            Step::Flagship => "flagship",
+        }
+    }
+    /// The study's percentage of cuBLAS for the rung, on its A6000.
+    fn study_percent(self) -> Option<f64> {
+        match self {
+            Step::Study(r) => Some(100.0 * study_gflops(r) / STUDY_CUBLAS_GFLOPS),
+            Step::Flagship => None,
+        }
+    }
+}
+
+fn is_flagship(name: &str, family: &str) -> bool {
+    family == FLAGSHIP || name.contains(FLAGSHIP)
+}
+
+/// The ladder's kernels in order: each rung's kernel, then any flagship kernel.
+fn ladder() -> Result<Vec<(Step, Kernel)>> {
+    let mut rows = Vec::new();
+    for rung in Rung::ALL {
+        rows.push((Step::Study(rung), mgpu::kernel(rung.kernel())?));
+    }
+    rows.extend(
+        mgpu::kernels()
+            .into_iter()
+            .filter(|k| is_flagship(k.name, k.family))
+            .map(|k| (Step::Flagship, k)),
+    );
+    Ok(rows)
+}
+
+/// The ladder step a kernel stands for, if any.
+fn step_of(name: &str, family: &str) -> Option<Step> {
+    if is_flagship(name, family) {
+        return Some(Step::Flagship);
+    }
+    Rung::ALL
+        .into_iter()
+        .find(|r| r.kernel() == name)
+        .map(Step::Study)
+}
+
 #[derive(Serialize)]
 struct Record {
     kernel: String,
     family: String,
+    /// The ladder step (study kernel number, 12 for the flagship) the kernel stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rung: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    study_a6000_percent: Option<f64>,
     m: usize,
     n: usize,
     k: usize,
@@ -54,12 +146,13 @@ fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
 }
 
 fn select_kernels(which: &str) -> Result<Vec<Kernel>> {
+    let all = mgpu::kernels();
     Ok(match which {
-        "all" => mgpu::kernels(),
-        "tiled" | "vectorized" => mgpu::kernels()
-            .into_iter()
-            .filter(|k| k.family == which)
-            .collect(),
+        "all" => all,
+        LADDER => ladder()?.into_iter().map(|(_, k)| k).collect(),
+        family if all.iter().any(|k| k.family == family) => {
+            all.into_iter().filter(|k| k.family == family).collect()
+        }
         name => vec![mgpu::kernel(name)?],
     })
 }
@@ -111,9 +204,13 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let record =
         |name: &str, family: &str, r: &GpuResult, check: Option<Check>, cublas_ms: Option<f64>| {
+            let step = step_of(name, family);
             Record {
                 kernel: name.into(),
                 family: family.into(),
+                rung: step.map(Step::number),
+                step: step.map(Step::title),
+                study_a6000_percent: step.and_then(Step::study_percent),
                 m,
                 n,
                 k,
@@ -169,6 +266,13 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
                 &serde_json::json!({ "device": device, "results": records })
             )?
         );
+    } else if args.kernel == LADDER {
+        println!(
+            "{device}: the SGEMM study's ladder, C = A·B with M={m} N={n} K={k}, median of {} \
+             launches, check: {verify:?}",
+            args.reps
+        );
+        print_ladder(&records);
     } else {
         println!(
             "{device}: C = A·B with M={m} N={n} K={k}, median of {} launches, check: {verify:?}",
@@ -182,13 +286,7 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
             let pct = r
                 .percent_of_cublas
                 .map_or("-".into(), |p| format!("{p:.1}"));
-            let err = r.max_scaled_error.map_or("unchecked".into(), |e| {
-                if r.failures > 0 {
-                    format!("FAIL {e:.2e}")
-                } else {
-                    format!("{e:.2e}")
-                }
-            });
+            let err = error_cell(r);
             let padded = format!("{},{},{}", r.padded.0, r.padded.1, r.padded.2);
             println!(
                 "{:<30} {:>16} {:>10.3} {:>10.1} {:>9} {:>12}",
@@ -208,6 +306,48 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+fn error_cell(r: &Record) -> String {
+    r.max_scaled_error.map_or("unchecked".into(), |e| {
+        if r.failures > 0 {
+            format!("FAIL {e:.2e}")
+        } else {
+            format!("{e:.2e}")
+        }
+    })
+}
+
+/// The ladder table: rung, kernel, GFLOP/s, % of cuBLAS here, and the study's % on its A6000.
+fn print_ladder(records: &[Record]) {
+    println!(
+        "{:<32} {:<40} {:>10} {:>10} {:>9} {:>11} {:>13}",
+        "rung", "kernel", "median ms", "GFLOP/s", "% cuBLAS", "study A6000", "max err/bound"
+    );
+    for r in records {
+        let rung = match (r.rung, r.step) {
+            (Some(n), Some(title)) => format!("{n:>2} {title}"),
+            _ => format!(" 0 {}", r.family),
+        };
+        let pct = r
+            .percent_of_cublas
+            .map_or("-".into(), |p| format!("{p:.1}%"));
+        let study = match (r.rung, r.study_a6000_percent) {
+            (_, Some(p)) => format!("{p:.1}%"),
+            (None, None) => "100.0%".into(),
+            (Some(_), None) => "-".into(),
+        };
+        println!(
+            "{:<32} {:<40} {:>10.3} {:>10.1} {:>9} {:>11} {:>13}",
+            rung,
+            r.kernel,
+            r.median_ms,
+            r.gflops,
+            pct,
+            study,
+            error_cell(r)
+        );
+    }
 }
 
 pub fn run_cpu(args: &MatmulCpuArgs) -> Result<()> {

@@ -5,7 +5,7 @@ use cust::{
     launch,
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
 };
-use gpu_kernels::matmul::{TILED, VECTORIZED};
+use gpu_kernels::matmul::{RUNG_TABLES, TILED, VECTORIZED};
 use serde::Serialize;
 
 use crate::gpu::{Gpu, Timing, time_on_stream};
@@ -37,7 +37,14 @@ pub fn kernels() -> Vec<Kernel> {
         block: c.block_dim(),
         tile: c.tile_mnk(),
     });
-    tiled.chain(vectorized).collect()
+    // The ladder's own rungs (docs/matmul.md), family named by their `Rung`.
+    let rungs = RUNG_TABLES.iter().flat_map(|t| t.iter()).map(|c| Kernel {
+        name: c.name,
+        family: c.rung.family(),
+        block: c.block_dim(),
+        tile: c.tile_mnk(),
+    });
+    tiled.chain(vectorized).chain(rungs).collect()
 }
 
 pub fn kernel(name: &str) -> Result<Kernel> {
@@ -180,6 +187,14 @@ mod tests {
                 .to_string()
                 .contains("matmul_tiled_t16")
         );
+    }
+
+    #[test]
+    fn every_rung_of_the_ladder_has_its_kernel() {
+        for rung in gpu_kernels::matmul::Rung::ALL {
+            let k = kernel(rung.kernel()).unwrap();
+            assert_eq!(k.family, rung.family(), "{rung:?}");
+        }
     }
 
     #[test]

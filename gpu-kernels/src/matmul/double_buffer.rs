@@ -1,0 +1,214 @@
+//! Rung 11 of the ladder (the study's kernel 11): double buffering on top of warp tiling. Shared
+//! memory holds two tiles of A and B; the block's threads are split in two halves that take
+//! turns, one half loading the next tile from global memory while the other computes on the
+//! tile already in shared memory.
+//!
+//! The schedule, per pair of k-tiles `t` (buffer 0) and `t + 1` (buffer 1), with a barrier
+//! after each phase (buffer 0 holds tile `t` on entry, loaded by half 0):
+//!
+//! | phase | half 0 (threads 0..NT/2)     | half 1 (threads NT/2..NT)    |
+//! |-------|------------------------------|------------------------------|
+//! | 1     | compute buffer 0             | load tile t + 1 → buffer 1   |
+//! | 2     | compute buffer 1             | compute buffer 0             |
+//! | 3     | load tile t + 2 → buffer 0   | compute buffer 1             |
+//!
+//! This is the study's schedule with its barriers moved out of the two halves' branches (the
+//! study calls `__syncthreads` inside them; each half then meets the other at the same three
+//! barriers either way). Each half loads its tiles with `NT / 2` threads, twice the loads per
+//! thread of rung 10. At the study's parameters (128x256x16 block tile, 8 warps of 128x32, 8x8
+//! thread tiles in two 64-row sub-tiles) the two buffers take exactly 48 KiB of static shared
+//! memory.
+use core::mem::MaybeUninit;
+use core::ptr::addr_of;
+
+use cuda_std::{address_space, kernel, thread};
+use seq_macro::seq;
+
+use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
+
+/// k-steps unrolled per iteration of the inner loop (the `seq!(U in 0..4)` bound below).
+const UNROLL: u32 = 4;
+
+/// Loads k-tile `k0` into the buffers at shared addresses `sa` (A, transposed) and `sb` (B),
+/// with the `NT / 2` threads of one half (`lt` is the thread's index in its half).
+macro_rules! dbuf_load {
+    ($a_tile:ident, $b_tile:ident, $n:ident, $k:ident, $k0:expr, $sa:expr, $sb:expr, $lt:ident) => {{
+        let (row_a, col_a) = ($lt / (BK / 4), $lt % (BK / 4));
+        let (row_b, col_b) = ($lt / (BN / 4), $lt % (BN / 4));
+        let (k0, sa, sb) = ($k0, $sa, $sb);
+        let mut off = 0;
+        while off < BM {
+            let r = row_a + off;
+            unsafe {
+                let v = ld_global_nc::<4>($a_tile.add((r * $k + k0 + 4 * col_a) as usize));
+                seq!(J in 0..4 {
+                    st_shared::<1>(sa + 4 * ((4 * col_a + J) * BM + r), [v[J]]);
+                });
+            }
+            off += STRIDE_A;
+        }
+        let mut off = 0;
+        while off < BK {
+            let r = row_b + off;
+            unsafe {
+                let v = ld_global_nc::<4>($b_tile.add(((k0 + r) * $n + 4 * col_b) as usize));
+                st_shared::<4>(sb + 4 * (r * BN + 4 * col_b), v);
+            }
+            off += STRIDE_B;
+        }
+    }};
+}
+
+/// Accumulates the product of the tiles at `sa` and `sb` into `acc` (the warp-tiled inner loop
+/// of rung 10). `m0`/`n0`: the thread's first row/column within the block tile.
+macro_rules! dbuf_compute {
+    ($acc:ident, $sa:expr, $sb:expr, $m0:ident, $n0:ident, $wmi:tt, $wni:tt, $tm:tt, $tn:tt,
+     $tm4:tt, $tn4:tt) => {{
+        let (sa, sb) = ($sa, $sb);
+        let mut d = 0;
+        while d < BK {
+            seq!(U in 0..4 {
+                let kq = d + U;
+                let mut reg_m = [0.0f32; $wmi * $tm];
+                let mut reg_n = [0.0f32; $wni * $tn];
+                seq!(WI in 0..$wmi {
+                    seq!(V in 0..$tm4 {
+                        let x = unsafe { ld_shared::<4>(sa + 4 * (kq * BM + $m0 + WI * WSUBM + 4 * V)) };
+                        seq!(J in 0..4 { reg_m[WI * TM as usize + 4 * V + J] = f32::from_bits(x[J]); });
+                    });
+                });
+                seq!(WJ in 0..$wni {
+                    seq!(V in 0..$tn4 {
+                        let y = unsafe { ld_shared::<4>(sb + 4 * (kq * BN + $n0 + WJ * WSUBN + 4 * V)) };
+                        seq!(J in 0..4 { reg_n[WJ * TN as usize + 4 * V + J] = f32::from_bits(y[J]); });
+                    });
+                });
+                seq!(I in 0..$wmi {
+                    seq!(RI in 0..$tm {
+                        seq!(JW in 0..$wni {
+                            seq!(RJ in 0..$tn {
+                                $acc[I * TM as usize + RI][JW * TN as usize + RJ] +=
+                                    reg_m[I * TM as usize + RI] * reg_n[JW * TN as usize + RJ];
+                            });
+                        });
+                    });
+                });
+            });
+            d += UNROLL;
+        }
+    }};
+}
+
+macro_rules! double_buffer_kernels {
+    ($(($name:ident, $nt:tt, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $wni:tt, $tm:tt, $tn:tt,
+        $wmi:tt, $tm4:tt, $tn4:tt)),* $(,)?) => {$(
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
+            const NT: u32 = $nt;
+            const BM: u32 = $bm;
+            const BN: u32 = $bn;
+            const BK: u32 = $bk;
+            const WM: u32 = $wm;
+            const WN: u32 = $wn;
+            const TM: u32 = $tm;
+            const TN: u32 = $tn;
+            const WNITER: u32 = $wni;
+            const WMITER: u32 = (WM * WN) / (32 * TM * TN * WNITER);
+            const WSUBM: u32 = WM / WMITER;
+            const WSUBN: u32 = WN / WNITER;
+            // Each half of the block loads whole tiles.
+            const HALF: u32 = NT / 2;
+            const STRIDE_A: u32 = HALF * 4 / BK;
+            const STRIDE_B: u32 = HALF / (BN / 4);
+            // The study's static asserts, and the literals are the quotients they name.
+            const _: () = assert!(BN % WN == 0 && BM % WM == 0);
+            const _: () = assert!((BN / WN) * (BM / WM) == NT / 32);
+            const _: () = assert!((WM * WN) % (32 * TM * TN * WNITER) == 0);
+            const _: () = assert!(WM % WMITER == 0 && WN % WNITER == 0);
+            const _: () = assert!((HALF * 4) % BK == 0 && (HALF * 4) % BN == 0);
+            const _: () = assert!((BM * BK) % (4 * HALF) == 0 && (BN * BK) % (4 * HALF) == 0);
+            const _: () = assert!($wmi == WMITER && $tm4 * 4 == TM && $tn4 * 4 == TN && BK % UNROLL == 0);
+            // Two buffers of each tile, 16-byte aligned for the 128-bit accesses.
+            #[repr(C, align(16))]
+            struct TileA([f32; (2 * BK * BM) as usize]);
+            #[repr(C, align(16))]
+            struct TileB([f32; (2 * BK * BN) as usize]);
+            const _: () = assert!(core::mem::size_of::<TileA>() + core::mem::size_of::<TileB>() <= 48 * 1024);
+            #[address_space(shared)]
+            static mut TILE_A: MaybeUninit<TileA> = MaybeUninit::uninit();
+            #[address_space(shared)]
+            static mut TILE_B: MaybeUninit<TileB> = MaybeUninit::uninit();
+
+            let t = thread::thread_idx_x();
+            let loader_half = t >= HALF; // half 1 loads first
+            let lt = t % HALF;
+            let warp = t / 32;
+            let warp_col = warp % (BN / WN);
+            let warp_row = warp / (BN / WN);
+            let lane = t % 32;
+            let thread_col = lane % (WSUBN / TN);
+            let thread_row = lane / (WSUBN / TN);
+            let row0 = thread::block_idx_y() * BM;
+            let col0 = thread::block_idx_x() * BN;
+            let sa = shared_addr(addr_of!(TILE_A));
+            let sb = shared_addr(addr_of!(TILE_B));
+            // Byte addresses of buffer 1.
+            let (sa1, sb1) = (sa + 4 * BK * BM, sb + 4 * BK * BN);
+            let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
+            let m0 = warp_row * WM + thread_row * TM;
+            let n0 = warp_col * WN + thread_col * TN;
+
+            let mut acc = [[0.0f32; $wni * $tn]; $wmi * $tm];
+            if !loader_half {
+                dbuf_load!(a_tile, b_tile, n, k, 0, sa, sb, lt);
+            }
+            thread::sync_threads();
+            let mut k0 = 0;
+            while k0 < k {
+                let next = k0 + BK < k;
+                // Phase 1.
+                if loader_half {
+                    if next {
+                        dbuf_load!(a_tile, b_tile, n, k, k0 + BK, sa1, sb1, lt);
+                    }
+                } else {
+                    dbuf_compute!(acc, sa, sb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
+                }
+                thread::sync_threads();
+                // Phase 2: half 0 computes buffer 1, half 1 buffer 0.
+                if loader_half || next {
+                    let (pa, pb) = if loader_half { (sa, sb) } else { (sa1, sb1) };
+                    dbuf_compute!(acc, pa, pb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
+                }
+                thread::sync_threads();
+                // Phase 3.
+                if loader_half {
+                    if next {
+                        dbuf_compute!(acc, sa1, sb1, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
+                    }
+                } else if k0 + 2 * BK < k {
+                    dbuf_load!(a_tile, b_tile, n, k, k0 + 2 * BK, sa, sb, lt);
+                }
+                thread::sync_threads();
+                k0 += 2 * BK;
+            }
+            seq!(WI in 0..$wmi {
+                seq!(WJ in 0..$wni {
+                    seq!(I in 0..$tm {
+                        seq!(V in 0..$tn4 {
+                            let mut v = [0u32; 4];
+                            seq!(J in 0..4 {
+                                v[J] = acc[WI * TM as usize + I][WJ * TN as usize + 4 * V + J].to_bits();
+                            });
+                            let idx = (row0 + m0 + WI * WSUBM + I) * n + col0 + n0 + WJ * WSUBN + 4 * V;
+                            unsafe { st_global::<4>((c as *mut u32).add(idx as usize), v) };
+                        });
+                    });
+                });
+            });
+        }
+    )*};
+}
+for_each_double_buffer!(double_buffer_kernels);
