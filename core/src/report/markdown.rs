@@ -44,7 +44,7 @@ pub fn markdown(records: &[BenchRecord], charts: &[(String, String)]) -> String 
         for (device, recs) in by_device {
             let recs = latest(recs);
             if several {
-                let _ = writeln!(out, "### {device}\n");
+                let _ = writeln!(out, "### {}\n", one_line(device));
             }
             let _ = writeln!(out, "{}\n", provenance(device, &recs));
             out.push_str(&match suite {
@@ -106,6 +106,12 @@ fn chart_belongs_to(path: &str, suite: &Suite) -> bool {
         .is_some_and(|rest| rest.starts_with(['_', '.']))
 }
 
+/// `text` with line breaks as spaces: a record's strings end up in table rows and headings,
+/// which a line break would cut short (found by fuzzing `bench_records`).
+fn one_line(text: &str) -> String {
+    text.replace("\r\n", " ").replace(['\n', '\r'], " ")
+}
+
 fn provenance(device: &str, recs: &[&BenchRecord]) -> String {
     let dates: BTreeSet<&str> = recs.iter().map(|r| r.date.as_str()).collect();
     let date = match (dates.first(), dates.last()) {
@@ -128,7 +134,8 @@ fn provenance(device: &str, recs: &[&BenchRecord]) -> String {
     };
     let commits: Vec<String> = commits.iter().map(|c| format!("`{c}`")).collect();
     format!(
-        "Device: **{device}** · {date} · {label} {} · {} record{}",
+        "Device: **{}** · {date} · {label} {} · {} record{}",
+        one_line(device),
         commits.join(", "),
         recs.len(),
         if recs.len() == 1 { "" } else { "s" }
@@ -144,7 +151,10 @@ fn table(header: &[&str], right_from: usize, rows: &[Vec<String>]) -> String {
         .collect();
     let _ = writeln!(out, "| {} |", align.join(" | "));
     for row in rows {
-        let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| one_line(c).replace('|', "\\|"))
+            .collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
     out
