@@ -8,25 +8,33 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 /// Runs `check` on every file of the target's corpus; fails naming each input that breaks it.
-fn replay(target: &str, check: fn(&[u8])) {
+/// The corpus must hold inputs that the reader accepts and inputs that it rejects, so that both
+/// sides of the properties are exercised.
+fn replay(target: &str, check: fn(&[u8]) -> bool) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fuzz_regressions")
         .join(target);
-    let mut inputs = 0;
+    let (mut inputs, mut accepted) = (0, 0);
     let mut failed = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let bytes = std::fs::read(&path).unwrap();
         inputs += 1;
-        if catch_unwind(AssertUnwindSafe(|| check(&bytes))).is_err() {
-            failed.push(path.display().to_string());
+        match catch_unwind(AssertUnwindSafe(|| check(&bytes))) {
+            Ok(true) => accepted += 1,
+            Ok(false) => {}
+            Err(_) => failed.push(path.display().to_string()),
         }
     }
-    assert!(inputs > 0, "no inputs in {}", dir.display());
     assert!(
         failed.is_empty(),
         "{} of {inputs} inputs fail: {failed:#?}",
         failed.len()
+    );
+    assert!(
+        0 < accepted && accepted < inputs,
+        "{accepted} of {inputs} inputs in {} accepted: the corpus should hold both kinds",
+        dir.display()
     );
 }
 

@@ -7,4 +7,6 @@
 #[path = "../../core/tests/fuzz_props/mod.rs"]
 mod fuzz_props;
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_props::check_graph(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    fuzz_props::check_graph(data);
+});

@@ -64,8 +64,8 @@ fn assert_one_line_sentence(message: &str) {
 
 /// `parse_graph` accepts exactly the valid files; what it accepts satisfies the invariants of
 /// `Graph` and re-encodes to the input bytes; what it rejects gets a one-line `BadInput` that
-/// names the byte offset of the problem.
-pub fn check_graph(bytes: &[u8]) {
+/// names the byte offset of the problem. Returns whether the input was accepted.
+pub fn check_graph(bytes: &[u8]) -> bool {
     let valid = is_valid_graph_file(bytes);
     match parse_graph(bytes) {
         Ok(g) => {
@@ -86,6 +86,7 @@ pub fn check_graph(bytes: &[u8]) {
             // The in-memory constructor validates like the file reader.
             let again = Graph::from_edges(g.vertices, g.edges.clone()).unwrap();
             assert_eq!(again, g);
+            true
         }
         Err(e) => {
             assert!(!valid, "rejected a valid file: {e:#}");
@@ -96,6 +97,7 @@ pub fn check_graph(bytes: &[u8]) {
             let message = format!("{e:#}");
             assert_one_line_sentence(&message);
             assert!(message.contains("byte offset"), "no byte offset: {message}");
+            false
         }
     }
 }
@@ -129,10 +131,11 @@ fn assert_tables_are_rectangular(md: &str) {
 
 /// `parse_records` on UTF-8 text (files are read as UTF-8 before parsing): what it accepts
 /// survives a round trip through JSON Lines and a JSON array unchanged, and its Markdown tables
-/// stay rectangular; what it rejects gets a one-line message.
-pub fn check_records(data: &[u8]) {
+/// stay rectangular; what it rejects gets a one-line message. Returns whether the input was
+/// accepted.
+pub fn check_records(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return false;
     };
     match parse_records(text) {
         Ok(records) => {
@@ -144,7 +147,11 @@ pub fn check_records(data: &[u8]) {
             let array = serde_json::to_string(&records).unwrap();
             assert_eq!(parse_records(&array).unwrap(), records, "JSON array");
             assert_tables_are_rectangular(&markdown(&records, &[]));
+            true
         }
-        Err(e) => assert_one_line_sentence(&format!("{e:#}")),
+        Err(e) => {
+            assert_one_line_sentence(&format!("{e:#}"));
+            false
+        }
     }
 }

@@ -109,7 +109,7 @@ fn draw(path: &Path, recs: &[&BenchRecord], groups: &[Group], device: &str) -> R
     let tpb_axis = log2_axis(members().map(|&(i, _)| f64::from(recs[i].threads_per_block)));
     let occupancy_axis = TickAxis {
         range: 0.0..1.08,
-        ticks: (0..=10).map(|i| f64::from(i) / 10.0).collect(),
+        ticks: (0..=5).map(|i| f64::from(i) / 5.0).collect(),
     };
     for (row, g) in groups.iter().enumerate() {
         let style = |i: usize| style_of[labels[i].as_str()];
