@@ -7,20 +7,25 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::select::{Suite, chart_records};
 use crate::bench::BenchRecord;
 
 mod font;
+mod legend;
 mod lines;
 mod split;
+mod style;
 mod threads;
+
+use legend::{LegendEntry, Swatch, legend_column, legend_row, legend_width};
+#[cfg(test)]
+use style::MAX_SERIES;
+use style::{Fill, PALETTE, SeriesStyle, draw_marker, draw_series_markers, series_style};
 
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 800;
@@ -79,294 +84,6 @@ fn slug(name: &str) -> String {
 
 fn font(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().into()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Series styles
-
-/// Tableau 10: distinct hues that stay apart for most colour-vision deficiencies.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Marker {
-    Circle,
-    Square,
-    TriangleUp,
-    Diamond,
-    TriangleDown,
-}
-
-const MARKERS: [Marker; 5] = [
-    Marker::Circle,
-    Marker::Square,
-    Marker::TriangleUp,
-    Marker::Diamond,
-    Marker::TriangleDown,
-];
-
-/// Most series one chart can style distinctly: every (colour, marker) pair.
-const MAX_SERIES: usize = PALETTE.len() * MARKERS.len();
-
-/// How a series is drawn. `Reference` is the thick black baseline (cuBLAS).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SeriesStyle {
-    Reference,
-    Plain {
-        colour: RGBColor,
-        marker: Marker,
-        /// Series past the first ten reuse colours: dashed lines tell them apart at a glance.
-        dashed: bool,
-    },
-}
-
-/// The style of the `i`-th series of a chart: colour `i mod 10`; the marker shifts with every
-/// round of ten, so (colour, marker) is unique for `i < MAX_SERIES`, and differs between
-/// neighbours even in the first round (shape as well as hue).
-fn series_style(i: usize) -> Result<SeriesStyle> {
-    if i >= MAX_SERIES {
-        bail!("a chart with more than {MAX_SERIES} series would repeat a colour and marker");
-    }
-    let (round, c) = (i / PALETTE.len(), i % PALETTE.len());
-    Ok(SeriesStyle::Plain {
-        colour: PALETTE[c],
-        marker: MARKERS[(c + round) % MARKERS.len()],
-        dashed: round > 0,
-    })
-}
-
-impl SeriesStyle {
-    fn colour(self) -> RGBColor {
-        match self {
-            SeriesStyle::Reference => BLACK,
-            SeriesStyle::Plain { colour, .. } => colour,
-        }
-    }
-
-    fn marker(self) -> Marker {
-        match self {
-            SeriesStyle::Reference => Marker::Circle,
-            SeriesStyle::Plain { marker, .. } => marker,
-        }
-    }
-
-    fn line(self) -> ShapeStyle {
-        match self {
-            SeriesStyle::Reference => BLACK.stroke_width(4),
-            SeriesStyle::Plain { colour, .. } => colour.stroke_width(2),
-        }
-    }
-
-    fn dashed(self) -> bool {
-        matches!(self, SeriesStyle::Plain { dashed: true, .. })
-    }
-}
-
-/// How a marker is filled: solid on lines; see-through on scatter plots, where points of
-/// different series can coincide and the outlines must stay visible.
-#[derive(Clone, Copy)]
-enum Fill {
-    Solid,
-    Faint,
-}
-
-/// Draws `marker` centred at `at` (pixels of `area`), about `2 * r` across.
-fn draw_marker(
-    area: &Area<'_>,
-    at: (i32, i32),
-    marker: Marker,
-    colour: RGBColor,
-    r: i32,
-    fill: Fill,
-) -> Result<()> {
-    let (x, y) = at;
-    let offsets: Vec<(f64, f64)> = match marker {
-        Marker::Circle => (0..20)
-            .map(|k| {
-                let a = f64::from(k) * std::f64::consts::TAU / 20.0;
-                (a.cos(), a.sin())
-            })
-            .collect(),
-        Marker::Square => vec![(-0.85, -0.85), (0.85, -0.85), (0.85, 0.85), (-0.85, 0.85)],
-        Marker::TriangleUp => vec![(0.0, -1.2), (1.1, 0.75), (-1.1, 0.75)],
-        Marker::TriangleDown => vec![(0.0, 1.2), (1.1, -0.75), (-1.1, -0.75)],
-        Marker::Diamond => vec![(0.0, -1.25), (1.0, 0.0), (0.0, 1.25), (-1.0, 0.0)],
-    };
-    let r = f64::from(r);
-    let points: Vec<(i32, i32)> = offsets
-        .iter()
-        .map(|(dx, dy)| (x + (dx * r).round() as i32, y + (dy * r).round() as i32))
-        .collect();
-    let fill_style = match fill {
-        Fill::Solid => colour.filled(),
-        Fill::Faint => colour.mix(0.25).filled(),
-    };
-    area.draw(&Polygon::new(points.clone(), fill_style))?;
-    let mut outline = points;
-    outline.push(outline[0]);
-    area.draw(&PathElement::new(outline, colour.stroke_width(2)))?;
-    Ok(())
-}
-
-/// Draws the markers of a series at data points of `chart`.
-fn draw_series_markers(
-    chart: &Plot<'_, '_>,
-    points: &[(f64, f64)],
-    style: SeriesStyle,
-    r: i32,
-    fill: Fill,
-) -> Result<()> {
-    let plot = chart.plotting_area();
-    let (bx, by) = plot.get_base_pixel();
-    let area = plot.strip_coord_spec();
-    for p in points {
-        let (x, y) = chart.backend_coord(p);
-        draw_marker(
-            &area,
-            (x - bx, y - by),
-            style.marker(),
-            style.colour(),
-            r,
-            fill,
-        )?;
-    }
-    Ok(())
-}
-
-// ---------------------------------------------------------------------------------------------
-// Legends
-
-/// What a legend entry shows before its label.
-#[derive(Clone, Copy)]
-enum Swatch {
-    /// A line sample with the series' marker.
-    Line(SeriesStyle),
-    /// The series' marker alone (scatter plots).
-    Marker(SeriesStyle),
-    /// A filled square (bar segments).
-    Block(RGBColor),
-    /// None: the entry is a heading for the entries below it.
-    Heading,
-}
-
-struct LegendEntry {
-    label: String,
-    swatch: Swatch,
-}
-
-const SWATCH_WIDTH: i32 = 40;
-const LEGEND_FONT: u32 = 17;
-const LEGEND_ROW: i32 = 26;
-
-fn draw_swatch(area: &Area<'_>, swatch: Swatch, x: i32, y: i32) -> Result<()> {
-    match swatch {
-        Swatch::Line(style) => {
-            let path = vec![(x, y), (x + SWATCH_WIDTH - 6, y)];
-            if style.dashed() {
-                area.draw(&DashedPathElement::new(path, 6, 4, style.line()))?;
-            } else {
-                area.draw(&PathElement::new(path, style.line()))?;
-            }
-            let r = if style == SeriesStyle::Reference {
-                5
-            } else {
-                4
-            };
-            draw_marker(
-                area,
-                (x + (SWATCH_WIDTH - 6) / 2, y),
-                style.marker(),
-                style.colour(),
-                r,
-                Fill::Solid,
-            )
-        }
-        Swatch::Marker(style) => draw_marker(
-            area,
-            (x + 12, y),
-            style.marker(),
-            style.colour(),
-            7,
-            Fill::Faint,
-        ),
-        Swatch::Block(colour) => {
-            area.draw(&Rectangle::new(
-                [(x, y - 9), (x + 18, y + 9)],
-                colour.filled(),
-            ))?;
-            Ok(())
-        }
-        Swatch::Heading => Ok(()),
-    }
-}
-
-/// Width in pixels that a legend column needs for `entries`.
-fn legend_width(area: &Area<'_>, entries: &[LegendEntry]) -> Result<u32> {
-    let mut widest = 0;
-    for e in entries {
-        let (w, _) = area.estimate_text_size(&e.label, &font(LEGEND_FONT))?;
-        widest = widest.max(w);
-    }
-    Ok(widest + SWATCH_WIDTH as u32 + 30)
-}
-
-/// A legend in a column at the top of `area` (the strip right of a plot).
-fn legend_column(area: &Area<'_>, entries: &[LegendEntry]) -> Result<()> {
-    let style = font(LEGEND_FONT).pos(Pos::new(HPos::Left, VPos::Center));
-    let grey = BLACK.mix(0.7);
-    let heading = style.clone().color(&grey);
-    let mut y = 70;
-    for e in entries {
-        if let Swatch::Heading = e.swatch {
-            y += LEGEND_ROW / 3;
-            area.draw(&Text::new(e.label.clone(), (10, y), heading.clone()))?;
-        } else {
-            draw_swatch(area, e.swatch, 10, y)?;
-            area.draw(&Text::new(
-                e.label.clone(),
-                (10 + SWATCH_WIDTH, y),
-                style.clone(),
-            ))?;
-        }
-        y += LEGEND_ROW;
-    }
-    Ok(())
-}
-
-/// A legend in one centred row across `area` (the strip below the plots).
-fn legend_row(area: &Area<'_>, entries: &[LegendEntry]) -> Result<()> {
-    let (w, h) = area.dim_in_pixel();
-    let style = font(LEGEND_FONT).pos(Pos::new(HPos::Left, VPos::Center));
-    let widths: Vec<i32> = entries
-        .iter()
-        .map(|e| {
-            area.estimate_text_size(&e.label, &style)
-                .map(|(tw, _)| tw as i32 + SWATCH_WIDTH + 20)
-        })
-        .collect::<Result<_, _>>()?;
-    let mut x = ((w as i32 - widths.iter().sum::<i32>()) / 2).max(10);
-    let y = h as i32 / 2;
-    for (e, width) in entries.iter().zip(widths) {
-        draw_swatch(area, e.swatch, x, y)?;
-        let text_x = if let Swatch::Block(_) = e.swatch {
-            x + 26
-        } else {
-            x + SWATCH_WIDTH
-        };
-        area.draw(&Text::new(e.label.clone(), (text_x, y), style.clone()))?;
-        x += width;
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
