@@ -3,15 +3,16 @@
 //! Input: `V, E`, then E triples `(src, dst, w)`. Output: V*V row-major distances with
 //! `d[i][i] = 0` and `INF` for "no path".
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Permissions};
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail, ensure};
-use bytemuck::Zeroable;
+use bytemuck::{Pod, Zeroable};
 use gpu_kernels::apsp::{INF, MAX_WEIGHT, PITCH_ALIGN};
 use rayon::prelude::*;
+use tempfile::NamedTempFile;
 
 // The files are little-endian and are cast straight into memory.
 #[cfg(not(target_endian = "little"))]
@@ -25,18 +26,15 @@ const EDGE_BYTES: usize = std::mem::size_of::<Edge>();
 const WRITE_BUFFER: usize = 4 << 20;
 
 /// One directed edge exactly as stored in the file.
+/// The derive checks at compile time that the layout has no padding.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct Edge {
     pub src: i32,
     pub dst: i32,
     pub w: i32,
 }
 
-// SAFETY: repr(C), three i32 fields, no padding (checked below), every bit pattern is valid.
-// Written by hand because host does not enable bytemuck's `derive` feature.
-unsafe impl bytemuck::Zeroable for Edge {}
-unsafe impl bytemuck::Pod for Edge {}
 const _: () = assert!(EDGE_BYTES == 12 && std::mem::align_of::<Edge>() == 4);
 
 /// A validated graph: `0 <= src, dst < vertices`, `src != dst`, `0 <= w <= MAX_WEIGHT`.
@@ -244,77 +242,43 @@ pub fn fill_distances(graph: &Graph, padded: usize, pitch: usize, out: &mut [i32
     repeated
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// A temporary file next to `path` that is removed on drop unless `commit` renames it.
-struct AtomicFile {
-    temp: PathBuf,
-    target: PathBuf,
-    committed: bool,
+/// A temporary file beside `path` (so the final rename stays on one file system), removed on
+/// drop unless persisted. Created with mode 0666 minus the umask, like `File::create`, since the
+/// persisted file is the output (tempfile's default 0600 would hide it from other users).
+fn temp_beside(path: &Path) -> Result<NamedTempFile> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} has no file name", path.display()))?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(".tmp")
+        .permissions(Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))
 }
 
-impl AtomicFile {
-    fn create(path: &Path) -> Result<(Self, File)> {
-        let name = path
-            .file_name()
-            .with_context(|| format!("{} has no file name", path.display()))?;
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let temp = dir.join(format!(
-            ".{}.tmp-{}-{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .with_context(|| format!("cannot create temporary file {}", temp.display()))?;
-        let guard = AtomicFile {
-            temp,
-            target: path.to_path_buf(),
-            committed: false,
-        };
-        Ok((guard, file))
-    }
-
-    fn commit(mut self) -> Result<()> {
-        std::fs::rename(&self.temp, &self.target).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.temp.display(),
-                self.target.display()
-            )
-        })?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
+/// Renames the finished temporary file onto `path`; on failure the temporary file is removed.
+fn persist(temp: NamedTempFile, path: &Path) -> Result<()> {
+    temp.persist(path)
+        .map(drop)
+        .map_err(|e| anyhow::Error::from(e.error))
+        .with_context(|| format!("cannot rename the temporary file to {}", path.display()))
 }
 
 /// Writes `path` through a temporary file in the same directory and a rename, so a failed
 /// write leaves no partial output. `fill` gets a large buffered writer.
-fn write_atomically(
-    path: &Path,
-    fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
-) -> Result<()> {
-    let (guard, file) = AtomicFile::create(path)?;
-    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
+fn write_atomically(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let temp = temp_beside(path)?;
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, temp.as_file());
     fill(&mut writer)
         .and_then(|()| Ok(writer.flush()?))
-        .with_context(|| format!("cannot write {}", guard.temp.display()))?;
+        .with_context(|| format!("cannot write {}", temp.path().display()))?;
     drop(writer);
-    guard.commit()
+    persist(temp, path)
 }
 
 /// Writes the top-left `v x v` block of a matrix with row pitch `pitch` in the output format.
@@ -328,7 +292,8 @@ pub fn write_distances(path: &Path, dist: &[i32], v: usize, pitch: usize) -> Res
     );
     // Blocks of rows are written in parallel at their offsets: a single writer thread copying
     // gigabytes into the page cache was most of the file-to-file time at V = 30000.
-    let (guard, file) = AtomicFile::create(path)?;
+    let temp = temp_beside(path)?;
+    let file = temp.as_file();
     let row_bytes = v * 4;
     let rows_per_block = (WRITE_BUFFER / row_bytes.max(1)).max(1);
     let written = file
@@ -338,7 +303,6 @@ pub fn write_distances(path: &Path, dist: &[i32], v: usize, pitch: usize) -> Res
             (0..v.div_ceil(rows_per_block))
                 .into_par_iter()
                 .try_for_each(|block| {
-                    use std::os::unix::fs::FileExt;
                     let first = block * rows_per_block;
                     let last = (first + rows_per_block).min(v);
                     let mut buf = Vec::with_capacity((last - first) * row_bytes);
@@ -351,10 +315,9 @@ pub fn write_distances(path: &Path, dist: &[i32], v: usize, pitch: usize) -> Res
                 })?;
             Ok(())
         });
-    drop(file);
     written
-        .with_context(|| format!("cannot write {}", guard.temp.display()))
-        .and_then(|()| guard.commit())
+        .with_context(|| format!("cannot write {}", temp.path().display()))
+        .and_then(|()| persist(temp, path))
         .with_context(|| format!("cannot write distances to {}", path.display()))
 }
 
@@ -441,6 +404,32 @@ mod tests {
             err.contains("edge 70000") && err.contains(&format!("byte offset {at}")),
             "{err}"
         );
+    }
+
+    #[test]
+    fn outputs_get_the_permissions_of_a_created_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        File::create(&plain).unwrap();
+        let want = std::fs::metadata(&plain).unwrap().permissions().mode();
+        let g = Graph::from_edges(
+            2,
+            vec![Edge {
+                src: 0,
+                dst: 1,
+                w: 3,
+            }],
+        )
+        .unwrap();
+        write_graph(&dir.path().join("g.in"), &g).unwrap();
+        write_distances(&dir.path().join("d.out"), &[0, 3, INF, 0], 2, 2).unwrap();
+        for name in ["g.in", "d.out"] {
+            let mode = std::fs::metadata(dir.path().join(name))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode, want, "{name}: {mode:o}, File::create gives {want:o}");
+        }
     }
 
     #[test]

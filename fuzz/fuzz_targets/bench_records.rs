@@ -1,0 +1,12 @@
+//! `rgk_core::report::parse_records` (and the markdown made from what it accepts) on arbitrary
+//! bytes; the properties are in `core/tests/fuzz_props`, shared with the regression test.
+#![no_main]
+
+// Each target uses one of the checks.
+#[allow(dead_code)]
+#[path = "../../core/tests/fuzz_props/mod.rs"]
+mod fuzz_props;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    fuzz_props::check_records(data);
+});
