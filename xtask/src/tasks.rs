@@ -252,6 +252,7 @@ pub fn ci() -> Result<()> {
     }
     let root = xenv::repo_root();
     let xtask_manifest = root.join("xtask/Cargo.toml");
+    let fuzz_manifest = root.join("fuzz/Cargo.toml");
     let banner = |s: &str| println!("\n==> {s}");
     // ptx-builder links rust-cuda's codegen, which needs LLVM 7.
     let workspace: &[&str] = if llvm {
@@ -263,11 +264,13 @@ pub fn ci() -> Result<()> {
 
     banner("cargo fmt --check");
     xenv::run(xenv::cargo(&state)?.args(["fmt", "--all", "--check"]))?;
-    xenv::run(
-        xenv::cargo(&state)?
-            .args(["fmt", "--check", "--manifest-path"])
-            .arg(&xtask_manifest),
-    )?;
+    for manifest in [&xtask_manifest, &fuzz_manifest] {
+        xenv::run(
+            xenv::cargo(&state)?
+                .args(["fmt", "--check", "--manifest-path"])
+                .arg(manifest),
+        )?;
+    }
 
     banner("cargo clippy -D warnings");
     xenv::run(xenv::cargo(&state)?.arg("clippy").args(workspace).args([
@@ -335,6 +338,16 @@ pub fn ci() -> Result<()> {
         xenv::cargo(&state)?
             .args(["test", "--manifest-path"])
             .arg(&xtask_manifest),
+    )?;
+    // The fuzz targets replay the committed regression inputs, then explore for a short while
+    // (docs/fuzzing.md); the long runs are done by hand.
+    banner("fuzz smoke run (30 s per target)");
+    xenv::run(
+        Command::new("bash")
+            .arg(root.join("fuzz/smoke.sh"))
+            .arg("30")
+            .envs(xenv::child_env(&state))
+            .env("RUSTUP_TOOLCHAIN", xenv::toolchain_channel()?),
     )?;
     if !skipped.is_empty() {
         println!("\nci: passed, but skipped {}", skipped.join("; "));
