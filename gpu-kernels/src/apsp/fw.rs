@@ -3,7 +3,7 @@
 //!
 //! In phases 1 and 2, thread `(tx, ty)` of a `T x T` block owns the `R x R` cells
 //! `(ty + ri*T, tx + rj*T)` of the `B x B` block (R = B / T), keeping them in registers; phase 3
-//! maps cells differently (see there).
+//! maps cells by its layout in `for_each_fw!` (see `fw_phase3!`).
 //!
 //! Phases 1 and 2 update in place with one barrier per k. That is race-free because with
 //! non-negative weights and a zero diagonal, row k and column k of the pivot block do not
@@ -15,7 +15,10 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use crate::ptx::{ld_global, ld_shared, shared_addr, st_global, st_shared};
+use crate::ptx::{
+    add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
+    st_global, st_shared,
+};
 
 #[inline(always)]
 unsafe fn lds(addr: u32) -> i32 {
@@ -27,8 +30,203 @@ unsafe fn sts(addr: u32, v: i32) {
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 
+/// Phase 3 kernels, one arm per layout (`Phase3Layout` in `mod.rs`).
+macro_rules! fw_phase3 {
+    (column, $phase3:ident, $b:tt, $t3:tt, $n:tt) => {
+        /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
+        /// block of its row and pivot-row block of its column. No barrier inside the k loop.
+        ///
+        /// Cell mapping (why it differs from phases 1–2): thread `(tx, ty)` owns `$n`
+        /// consecutive rows of one column, so a warp covers `$n` rows x 32 columns. Per k it
+        /// then reads one 128-byte row segment of the pivot-row block (one shared wavefront) and
+        /// its own rows of the pivot-column block as 128-bit loads covering 4 k at once
+        /// (broadcast): 2 wavefronts per 128 updates instead of 2.5 with 2 rows x 64 columns.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
+            const B: u32 = $b;
+            const T: u32 = $t3;
+            const RR: u32 = $n;
+            // Rows covered by one column of threads; the rest of ty picks the column group.
+            const ROW_GROUPS: u32 = B / RR;
+            #[repr(C, align(16))]
+            struct Tile([i32; (B * B) as usize]);
+            #[address_space(shared)]
+            static mut COL: MaybeUninit<Tile> = MaybeUninit::uninit();
+            #[address_space(shared)]
+            static mut ROW: MaybeUninit<Tile> = MaybeUninit::uninit();
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            if bi == round || bj == round {
+                return;
+            }
+            let sc = shared_addr(addr_of!(COL));
+            let sr = shared_addr(addr_of!(ROW));
+            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+            let row0 = (ty % ROW_GROUPS) * RR;
+            let col = (ty / ROW_GROUPS) * T + tx;
+            let d = d as *mut u32;
+            // Offset of this thread's first cell in block (bi, bj); recomputed after the k loop
+            // rather than kept live across it (registers decide whether 2 blocks fit per SM).
+            let first = move |bi: u32, bj: u32| ((bi * B + row0) * pitch + bj * B + col) as usize;
+            let mut cell = [0i32; $n];
+            seq!(I in 0..$n {
+                let i = row0 + I;
+                let step = (I * pitch) as usize;
+                unsafe {
+                    cell[I] = ld_global(d.add(first(bi, bj) + step)) as i32;
+                    sts(sc + 4 * (i * B + col), ld_global(d.add(first(bi, round) + step)) as i32);
+                    sts(sr + 4 * (i * B + col), ld_global(d.add(first(round, bj) + step)) as i32);
+                }
+            });
+            thread::sync_threads();
+            let mut k0 = 0;
+            while k0 < B {
+                // 4 k per iteration: unrolling further makes ptxas hoist loads (more registers).
+                seq!(H in 0..1 {
+                    let kq = k0 + 4 * H;
+                    // b for 4 k first, then one row's a at a time: 12 values live, not 20, which
+                    // keeps the kernel at <= 32 registers (2 blocks of 1024 threads per SM).
+                    let mut b = [0i32; 4];
+                    seq!(J in 0..4 { b[J] = unsafe { lds(sr + 4 * ((kq + J) * B + col)) }; });
+                    seq!(I in 0..$n {
+                        let a = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) };
+                        seq!(J in 0..4 {
+                            cell[I] = core::cmp::min(cell[I], a[J] as i32 + b[J]);
+                        });
+                    });
+                });
+                k0 += 4;
+            }
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            seq!(I in 0..$n {
+                unsafe { st_global::<1>(d.add(first(bi, bj) + (I * pitch) as usize), [cell[I] as u32]) };
+            });
+        }
+    };
+    (tile, $phase3:ident, $b:tt, $t3:tt, $n:tt, $q:tt) => {
+        /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
+        /// block of its row and pivot-row block of its column. No barrier inside the k loop.
+        ///
+        /// Register tile: thread `(tx, ty)` of a `T x T` block owns `C x C` cells (C = `$n`), in
+        /// groups of 4 rows `g*GS + 4*ty + 0..4` and 4 columns `h*GS + 4*tx + 0..4` (GS = B / (C/4)),
+        /// so that each value loaded from shared memory feeds C add-mins. Every shared load is
+        /// 128 bits: per 4 k a thread loads its C pivot-column values for 4 k each (row-major
+        /// tile, C loads) and, for each k, its C pivot-row values (C/4 loads per k).
+        ///
+        /// Both pivot blocks are copied to shared memory with `cp.async` (16 bytes, L2 only), so
+        /// the copies take no registers and all are in flight at once with the own cells' loads.
+        /// Bank conflicts: a quarter-warp (8 lanes: one `ty`, 8 `tx`) reads one 16-byte pivot-column
+        /// address (broadcast) and 128 contiguous pivot-row bytes; the pivot-column rows are
+        /// padded to `SC` = B + 4 words so that the rows of different `ty` in a warp fall in
+        /// different banks too.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
+            const B: u32 = $b;
+            const T: u32 = $t3;
+            const CELLS: u32 = $n;
+            // Distance between a thread's groups of 4 rows (columns).
+            const GS: u32 = B / (CELLS / 4);
+            // Row pitch (words) of the pivot-column tile in shared memory.
+            const SC: u32 = B + 4;
+            // 16-byte quads per tile row.
+            const KQ: u32 = B / 4;
+            const _: () = assert!(T * CELLS == B && CELLS % 4 == 0 && B % 4 == 0);
+            const _: () = assert!($q * T * T == B * KQ, "quads per thread in for_each_fw!");
+            // Each thread copies whole rows' worth of quads per step: T*T threads cover
+            // T*T / KQ rows per step.
+            const _: () = assert!((T * T) % KQ == 0);
+            const ROWS_PER_STEP: u32 = T * T / KQ;
+            #[repr(C, align(16))]
+            struct ColTile([i32; (B * SC) as usize]);
+            #[repr(C, align(16))]
+            struct RowTile([i32; (B * B) as usize]);
+            #[address_space(shared)]
+            static mut COL: MaybeUninit<ColTile> = MaybeUninit::uninit();
+            #[address_space(shared)]
+            static mut ROW: MaybeUninit<RowTile> = MaybeUninit::uninit();
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            if bi == round || bj == round {
+                return;
+            }
+            let sc = shared_addr(addr_of!(COL));
+            let sr = shared_addr(addr_of!(ROW));
+            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+            let t = ty * T + tx;
+            let d = d as *mut u32;
+            // Top-left cell of block (bi, bj) as an offset (recomputed after the k loop rather
+            // than kept live across it).
+            let corner = move |bi: u32, bj: u32| (bi * B * pitch + bj * B) as usize;
+
+            // Own cells first (DRAM, the longest latency), straight into registers.
+            // (Indices are all literals after `seq!`: one 128-bit load per 4 cells, at Q % 4 == 0.)
+            let mut cell = [[0i32; $n]; $n];
+            let mut v = [0u32; 4];
+            seq!(R in 0..$n { seq!(Q in 0..$n {
+                if Q % 4 == 0 {
+                    let i = (R / 4) * GS + 4 * ty + R % 4;
+                    let j = (Q / 4) * GS + 4 * tx;
+                    v = unsafe { ld_global_v4(d.add(corner(bi, bj) + (i * pitch + j) as usize)) };
+                }
+                cell[R][Q] = v[Q % 4] as i32;
+            }); });
+
+            // The pivot blocks (L2 hits: every block of the row/column reads them), copied as
+            // they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
+            let (r0, c4) = (t / KQ, 4 * (t % KQ));
+            let prow = unsafe { d.add(corner(round, bj) + (r0 * pitch + c4) as usize) } as *const u32;
+            let pcol = unsafe { d.add(corner(bi, round) + (r0 * pitch + c4) as usize) } as *const u32;
+            let (srow, scol) = (sr + 4 * (r0 * B + c4), sc + 4 * (r0 * SC + c4));
+            seq!(N in 0..$q {
+                unsafe {
+                    let step = (N * ROWS_PER_STEP * pitch) as usize;
+                    cp_async_16(srow + 4 * N * ROWS_PER_STEP * B, prow.add(step));
+                    cp_async_16(scol + 4 * N * ROWS_PER_STEP * SC, pcol.add(step));
+                }
+            });
+            cp_async_wait_all();
+            thread::sync_threads();
+
+            let a_base = sc + 4 * (4 * ty * SC);
+            let b_base = sr + 4 * (4 * tx);
+            let mut k = 0;
+            while k < B {
+                // Pivot-column values of this thread's rows for 4 k: a[R][U] = col[row R][k + U].
+                let mut a = [[0u32; 4]; $n];
+                seq!(R in 0..$n {
+                    a[R] = unsafe { ld_shared::<4>(a_base + 4 * (((R / 4) * GS + R % 4) * SC + k)) };
+                });
+                seq!(U in 0..4 {
+                    let mut b = [0i32; $n];
+                    let mut vb = [0u32; 4];
+                    seq!(Q in 0..$n {
+                        if Q % 4 == 0 {
+                            vb = unsafe { ld_shared::<4>(b_base + 4 * ((k + U) * B + (Q / 4) * GS)) };
+                        }
+                        b[Q] = vb[Q % 4] as i32;
+                    });
+                    seq!(R in 0..$n { seq!(Q in 0..$n {
+                        cell[R][Q] = add_min(cell[R][Q], a[R][U] as i32, b[Q]);
+                    }); });
+                });
+                k += 4;
+            }
+
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            seq!(R in 0..$n { seq!(Q in 0..$n {
+                v[Q % 4] = cell[R][Q] as u32;
+                if Q % 4 == 3 {
+                    let i = (R / 4) * GS + 4 * ty + R % 4;
+                    let j = (Q / 4) * GS + 4 * tx;
+                    unsafe { st_global::<4>(d.add(corner(bi, bj) + (i * pitch + j) as usize), v) };
+                }
+            }); });
+        }
+    };
+}
+
 macro_rules! fw_kernels {
-    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $rows:tt)),* $(,)?) => {$(
+    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?))),* $(,)?) => {$(
         /// Phase 1: closes the pivot block `(round, round)`. One block.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
@@ -48,9 +246,15 @@ macro_rules! fw_kernels {
             }); });
             thread::sync_threads();
             for kk in 0..B {
+                // d[i][k] and d[k][j] once per k: column k and row k do not change in step k.
+                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+                seq!(I in 0..$r {
+                    a[I] = unsafe { lds(sp + 4 * ((ty + I * T) * B + kk)) };
+                    b[I] = unsafe { lds(sp + 4 * (kk * B + tx + I * T)) };
+                });
                 seq!(I in 0..$r { seq!(J in 0..$r {
                     let (i, j) = (ty + I * T, tx + J * T);
-                    let via = unsafe { lds(sp + 4 * (i * B + kk)) + lds(sp + 4 * (kk * B + j)) };
+                    let via = a[I] + b[J];
                     if via < cell[I][J] {
                         cell[I][J] = via;
                         unsafe { sts(sp + 4 * (i * B + j), via) };
@@ -98,17 +302,18 @@ macro_rules! fw_kernels {
                 }
             }); });
             thread::sync_threads();
+            // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
+            let (sa, sb) = if in_row { (sp, so) } else { (so, sp) };
             for kk in 0..B {
+                // Both operands once per k: column k and row k of `own` do not change in step k.
+                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+                seq!(I in 0..$r {
+                    a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
+                    b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
+                });
                 seq!(I in 0..$r { seq!(J in 0..$r {
                     let (i, j) = (ty + I * T, tx + J * T);
-                    // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
-                    let via = unsafe {
-                        if in_row {
-                            lds(sp + 4 * (i * B + kk)) + lds(so + 4 * (kk * B + j))
-                        } else {
-                            lds(so + 4 * (i * B + kk)) + lds(sp + 4 * (kk * B + j))
-                        }
-                    };
+                    let via = a[I] + b[J];
                     if via < cell[I][J] {
                         cell[I][J] = via;
                         unsafe { sts(so + 4 * (i * B + j), via) };
@@ -122,75 +327,8 @@ macro_rules! fw_kernels {
             }); });
         }
 
-        /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
-        /// block of its row and pivot-row block of its column. No barrier inside the k loop.
-        ///
-        /// Cell mapping (why it differs from phases 1–2): thread `(tx, ty)` owns `$rows`
-        /// consecutive rows of one column, so a warp covers `$rows` rows x 32 columns. Per k it
-        /// then reads one 128-byte row segment of the pivot-row block (one shared wavefront) and
-        /// its own rows of the pivot-column block as 128-bit loads covering 4 k at once
-        /// (broadcast): 2 wavefronts per 128 updates instead of 2.5 with 2 rows x 64 columns.
-        #[kernel]
-        #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
-            const B: u32 = $b;
-            const T: u32 = $t;
-            const RR: u32 = $rows;
-            // Rows covered by one column of threads; the rest of ty picks the column group.
-            const ROW_GROUPS: u32 = B / RR;
-            #[repr(C, align(16))]
-            struct Tile([i32; (B * B) as usize]);
-            #[address_space(shared)]
-            static mut COL: MaybeUninit<Tile> = MaybeUninit::uninit();
-            #[address_space(shared)]
-            static mut ROW: MaybeUninit<Tile> = MaybeUninit::uninit();
-            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
-            if bi == round || bj == round {
-                return;
-            }
-            let sc = shared_addr(addr_of!(COL));
-            let sr = shared_addr(addr_of!(ROW));
-            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-            let row0 = (ty % ROW_GROUPS) * RR;
-            let col = (ty / ROW_GROUPS) * T + tx;
-            let d = d as *mut u32;
-            // Offset of this thread's first cell in block (bi, bj); recomputed after the k loop
-            // rather than kept live across it (registers decide whether 2 blocks fit per SM).
-            let first = move |bi: u32, bj: u32| ((bi * B + row0) * pitch + bj * B + col) as usize;
-            let mut cell = [0i32; $rows];
-            seq!(I in 0..$rows {
-                let i = row0 + I;
-                let step = (I * pitch) as usize;
-                unsafe {
-                    cell[I] = ld_global(d.add(first(bi, bj) + step)) as i32;
-                    sts(sc + 4 * (i * B + col), ld_global(d.add(first(bi, round) + step)) as i32);
-                    sts(sr + 4 * (i * B + col), ld_global(d.add(first(round, bj) + step)) as i32);
-                }
-            });
-            thread::sync_threads();
-            let mut k0 = 0;
-            while k0 < B {
-                // 4 k per iteration: unrolling further makes ptxas hoist loads (more registers).
-                seq!(H in 0..1 {
-                    let kq = k0 + 4 * H;
-                    // b for 4 k first, then one row's a at a time: 12 values live, not 20, which
-                    // keeps the kernel at <= 32 registers (2 blocks of 1024 threads per SM).
-                    let mut b = [0i32; 4];
-                    seq!(J in 0..4 { b[J] = unsafe { lds(sr + 4 * ((kq + J) * B + col)) }; });
-                    seq!(I in 0..$rows {
-                        let a = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) };
-                        seq!(J in 0..4 {
-                            cell[I] = core::cmp::min(cell[I], a[J] as i32 + b[J]);
-                        });
-                    });
-                });
-                k0 += 4;
-            }
-            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
-            seq!(I in 0..$rows {
-                unsafe { st_global::<1>(d.add(first(bi, bj) + (I * pitch) as usize), [cell[I] as u32]) };
-            });
-        }
+
+        fw_phase3!($l, $phase3, $b, $t3, $n $(, $q)?);
     )*};
 }
 
