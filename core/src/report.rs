@@ -217,7 +217,8 @@ fn is_cublas(kernel: &str) -> bool {
 fn family(kernel: &str) -> (&str, &'static str) {
     if kernel.starts_with("matmul_tiled") {
         ("matmul_tiled", "GFLOP/s")
-    } else if kernel.starts_with("fw_phase3") {
+    } else if kernel.starts_with("fw_phase3") || kernel.starts_with("fwt_phase3") {
+        // B = 64 runs the register-tiled `fwt_` kernels; one family for every block factor.
         ("fw_phase3", "updates/s")
     } else {
         (kernel, "")

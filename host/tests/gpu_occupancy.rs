@@ -25,7 +25,11 @@ fn apsp_kernels_as_loaded_respect_the_register_cap() {
     };
     let module = gpu.apsp_module().unwrap();
     for cfg in gpu_kernels::apsp::FW_CONFIGS {
-        for name in [cfg.phase1, cfg.phase2, cfg.phase3] {
+        for (name, threads) in [
+            (cfg.phase1, cfg.threads * cfg.threads),
+            (cfg.phase2, cfg.threads * cfg.threads),
+            (cfg.phase3, cfg.phase3_block_threads()),
+        ] {
             let f = module.get_function(name).unwrap();
             let regs = f
                 .get_attribute(cust::function::FunctionAttribute::NumRegisters)
@@ -36,13 +40,13 @@ fn apsp_kernels_as_loaded_respect_the_register_cap() {
                     "{name}: {regs} registers, cap {}",
                     gpu_kernels::apsp::FW_MAX_REGISTERS
                 );
-            } else {
+            } else if name == cfg.phase3 {
                 // The uncapped register-tiled phase 3 (`fwt_*`): registers must not be what
                 // limits it below the 6 blocks per SM that its shared memory allows.
-                assert!(
-                    regs * cfg.phase3_block_threads() * 6 <= 65536,
-                    "{name}: {regs} registers"
-                );
+                assert!(regs * threads * 6 <= 65536, "{name}: {regs} registers");
+            } else {
+                // Uncapped phases 1-2: a block must still fit (and two per SM).
+                assert!(regs * threads * 2 <= 65536, "{name}: {regs} registers");
             }
         }
     }

@@ -10,16 +10,17 @@ pub const INF: i32 = 1_073_741_823;
 pub const MAX_WEIGHT: i32 = 1000;
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
-/// Register cap for the Floyd–Warshall kernels named `fw_*`: the host adds `.maxnreg` with
-/// this value to their PTX entries before JIT compilation (rust-cuda has no launch-bounds
-/// attribute). At 32, two blocks of 1024 threads fit on an SM. `cargo xtask build-ptx` checks
-/// (with `ptxas -maxrregcount`) that no kernel spills under it.
+/// Register cap for the Floyd–Warshall kernels named `fw_*` (B = 16 and 32): the host adds
+/// `.maxnreg` with this value to their PTX entries before JIT compilation (rust-cuda has no
+/// launch-bounds attribute). At 32, two blocks of 1024 threads fit on an SM. `cargo xtask
+/// build-ptx` checks (with `ptxas -maxrregcount`) that no kernel spills under it.
 ///
-/// The register-tiled phase 3 is named `fwt_*` so that it runs without the cap: it needs its
-/// 64 cells and 16 operands per thread in registers (134 registers, `docs/ptxas.md`), and with
-/// 64 threads per block shared memory, not registers, limits it to 6 blocks per SM. A single
-/// larger cap would not do: under `-maxrregcount=128` ptxas gives phase 3 of B = 16 and 32
-/// 39 and 35 registers, one block of 1024 threads per SM instead of two.
+/// The B = 64 kernels are named `fwt_*` ("tiled") so that they run without the cap: phase 3
+/// keeps 64 cells and the operands of 4 k per thread in registers (167 registers, see
+/// `docs/ptxas.md`; with 64 threads per block, shared memory and registers both allow 6 blocks
+/// per SM), and phases 1–2 keep 16 cells per thread (56 registers, 256 threads). One larger
+/// cap for all would not do: under `-maxrregcount=128` ptxas gives phase 3 of B = 16 and 32 39
+/// and 35 registers, one block of 1024 threads per SM instead of two.
 pub const FW_MAX_REGISTERS: u32 = 32;
 /// Block factors with kernels.
 pub const BLOCK_FACTORS: [u32; 3] = [16, 32, 64];
@@ -73,7 +74,7 @@ macro_rules! for_each_fw {
         $m! {
             (fw_phase1_b16, fw_phase2_b16, fw_phase3_b16, 16, 16, 1, column(16, 1)),
             (fw_phase1_b32, fw_phase2_b32, fw_phase3_b32, 32, 32, 1, column(32, 1)),
-            (fw_phase1_b64, fw_phase2_b64, fwt_phase3_b64, 64, 32, 2, tile(8, 8, 16)),
+            (fwt_phase1_b64, fwt_phase2_b64, fwt_phase3_b64, 64, 16, 4, tile(8, 8, 16)),
         }
     };
 }
