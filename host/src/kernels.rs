@@ -28,7 +28,7 @@ pub fn launches() -> Vec<Launch> {
     for c in FW_CONFIGS {
         for (name, t) in [
             (c.phase1, c.threads),
-            (c.phase2, c.threads),
+            (c.phase2, c.phase2_threads()),
             (c.phase3, c.phase3_threads),
         ] {
             all.push(Launch {

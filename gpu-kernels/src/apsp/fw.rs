@@ -30,9 +30,185 @@ unsafe fn sts(addr: u32, v: i32) {
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 
-/// Phase 3 kernels, one arm per layout (`Phase3Layout` in `mod.rs`).
-macro_rules! fw_phase3 {
-    (column, $phase3:ident, $b:tt, $t3:tt, $n:tt) => {
+/// The register-tiled block update shared by phases 2 and 3 (`tile` layout):
+/// `own = min(own, A ⊗ B)` in the (min, +) sense over the B values of k, for the blocks
+/// `own`, `a` and `b` given as `(block row, block column)` expressions (evaluated at the start;
+/// `own` once more for the stores).
+///
+/// Register tile: thread `(tx, ty)` of a `T x T` block owns `C x C` cells (C = `$n`), in groups
+/// of 4 rows `g*GS + 4*ty + 0..4` and 4 columns `h*GS + 4*tx + 0..4` (GS = B / (C/4)), so that
+/// each value loaded from shared memory feeds C add-mins. Every shared load is 128 bits: per 4 k
+/// a thread loads its C rows of A for 4 k each (C loads) and, for each k, its C columns of B
+/// (C/4 loads per k). Each add-min is one inline-PTX `add` + `min` pair (`add_min`), one
+/// `VIADDMNMX` in SASS.
+///
+/// A and B are copied to shared memory with `cp.async` (16 bytes, L2 only), so the copies take
+/// no registers and are all in flight at once with the own cells' loads. Bank conflicts: a
+/// quarter-warp (8 lanes: one `ty`, 8 `tx`) reads one 16-byte A address (broadcast) and 128
+/// contiguous bytes of B; A's rows are padded to `SC` = B + 4 words so that the rows of the
+/// different `ty` of a warp fall in different banks as well.
+macro_rules! fw_tile_update {
+    ($b:tt, $t3:tt, $n:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+        const B: u32 = $b;
+        const T: u32 = $t3;
+        const CELLS: u32 = $n;
+        // Distance between a thread's groups of 4 rows (columns).
+        const GS: u32 = B / (CELLS / 4);
+        // Row pitch (words) of the A tile in shared memory.
+        const SC: u32 = B + 4;
+        // 16-byte quads per tile row.
+        const KQ: u32 = B / 4;
+        const _: () = assert!(T * CELLS == B && CELLS % 4 == 0 && B % 4 == 0);
+        const _: () = assert!($q * T * T == B * KQ, "quads per thread in for_each_fw!");
+        // The T*T threads copy T*T / KQ whole rows per step.
+        const _: () = assert!((T * T) % KQ == 0);
+        const ROWS_PER_STEP: u32 = T * T / KQ;
+        #[repr(C, align(16))]
+        struct ATile([i32; (B * SC) as usize]);
+        #[repr(C, align(16))]
+        struct BTile([i32; (B * B) as usize]);
+        #[address_space(shared)]
+        static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
+        #[address_space(shared)]
+        static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
+        let pitch: u32 = $pitch;
+        let sa = shared_addr(addr_of!(A_TILE));
+        let sb = shared_addr(addr_of!(B_TILE));
+        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+        let t = ty * T + tx;
+        let d = $d as *mut u32;
+        // Top-left cell of a block as an offset.
+        let corner = move |(bi, bj): (u32, u32)| (bi * B * pitch + bj * B) as usize;
+
+        // Own cells first (DRAM, the longest latency), straight into registers.
+        // (Indices are all literals after `seq!`: one 128-bit load per 4 cells, at Q % 4 == 0.)
+        let mut cell = [[0i32; $n]; $n];
+        let mut v = [0u32; 4];
+        let own = corner($own);
+        seq!(R in 0..$n { seq!(Q in 0..$n {
+            if Q % 4 == 0 {
+                let i = (R / 4) * GS + 4 * ty + R % 4;
+                let j = (Q / 4) * GS + 4 * tx;
+                v = unsafe { ld_global_v4(d.add(own + (i * pitch + j) as usize)) };
+            }
+            cell[R][Q] = v[Q % 4] as i32;
+        }); });
+
+        // A and B as they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
+        let (r0, c4) = (t / KQ, 4 * (t % KQ));
+        let ga = unsafe { d.add(corner($a) + (r0 * pitch + c4) as usize) } as *const u32;
+        let gb = unsafe { d.add(corner($bb) + (r0 * pitch + c4) as usize) } as *const u32;
+        let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
+        seq!(N in 0..$q {
+            unsafe {
+                let step = (N * ROWS_PER_STEP * pitch) as usize;
+                cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step));
+                cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step));
+            }
+        });
+        cp_async_wait_all();
+        thread::sync_threads();
+
+        let a_base = sa + 4 * (4 * ty * SC);
+        let b_base = sb + 4 * (4 * tx);
+        let mut k = 0;
+        while k < B {
+            // A values of this thread's rows for 4 k: a[R][U] = A[row R][k + U].
+            let mut a = [[0u32; 4]; $n];
+            seq!(R in 0..$n {
+                a[R] = unsafe { ld_shared::<4>(a_base + 4 * (((R / 4) * GS + R % 4) * SC + k)) };
+            });
+            seq!(U in 0..4 {
+                let mut b = [0i32; $n];
+                let mut vb = [0u32; 4];
+                seq!(Q in 0..$n {
+                    if Q % 4 == 0 {
+                        vb = unsafe { ld_shared::<4>(b_base + 4 * ((k + U) * B + (Q / 4) * GS)) };
+                    }
+                    b[Q] = vb[Q % 4] as i32;
+                });
+                seq!(R in 0..$n { seq!(Q in 0..$n {
+                    cell[R][Q] = add_min(cell[R][Q], a[R][U] as i32, b[Q]);
+                }); });
+            });
+            k += 4;
+        }
+
+        // The own offset again rather than kept live across the k loop (registers).
+        let own = corner($own);
+        seq!(R in 0..$n { seq!(Q in 0..$n {
+            v[Q % 4] = cell[R][Q] as u32;
+            if Q % 4 == 3 {
+                let i = (R / 4) * GS + 4 * ty + R % 4;
+                let j = (Q / 4) * GS + 4 * tx;
+                unsafe { st_global::<4>(d.add(own + (i * pitch + j) as usize), v) };
+            }
+        }); });
+    }};
+}
+
+/// Phase 2 and 3 kernels, one arm per phase-3 layout (`Phase3Layout` in `mod.rs`).
+macro_rules! fw_phase23 {
+    (column, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt) => {
+        /// Phase 2: the blocks of the pivot row (`block_idx.y == 0`) and pivot column
+        /// (`block_idx.y == 1`); `block_idx.x` walks the row or column, skipping the pivot.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase2(d: *mut i32, pitch: u32, round: u32) {
+            const B: u32 = $b;
+            const T: u32 = $t;
+            #[address_space(shared)]
+            static mut PIVOT: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
+            #[address_space(shared)]
+            static mut OWN: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
+            let x = thread::block_idx_x();
+            if x == round {
+                return;
+            }
+            let in_row = thread::block_idx_y() == 0;
+            let (bi, bj) = if in_row { (round, x) } else { (x, round) };
+            let sp = shared_addr(addr_of!(PIVOT));
+            let so = shared_addr(addr_of!(OWN));
+            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+            let d = d as *mut u32;
+            let pivot = unsafe { d.add((round * B * pitch + round * B) as usize) };
+            let own = unsafe { d.add((bi * B * pitch + bj * B) as usize) };
+            let mut cell = [[0i32; $r]; $r];
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                let off = (i * pitch + j) as usize;
+                cell[I][J] = unsafe { ld_global(own.add(off)) } as i32;
+                unsafe {
+                    sts(so + 4 * (i * B + j), cell[I][J]);
+                    sts(sp + 4 * (i * B + j), ld_global(pivot.add(off)) as i32);
+                }
+            }); });
+            thread::sync_threads();
+            // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
+            let (sa, sb) = if in_row { (sp, so) } else { (so, sp) };
+            for kk in 0..B {
+                // Both operands once per k: column k and row k of `own` do not change in step k.
+                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+                seq!(I in 0..$r {
+                    a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
+                    b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
+                });
+                seq!(I in 0..$r { seq!(J in 0..$r {
+                    let (i, j) = (ty + I * T, tx + J * T);
+                    let via = a[I] + b[J];
+                    if via < cell[I][J] {
+                        cell[I][J] = via;
+                        unsafe { sts(so + 4 * (i * B + j), via) };
+                    }
+                }); });
+                thread::sync_threads();
+            }
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                unsafe { st_global::<1>(own.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
+            }); });
+        }
+
         /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
         /// block of its row and pivot-row block of its column. No barrier inside the k loop.
         ///
@@ -103,124 +279,44 @@ macro_rules! fw_phase3 {
             });
         }
     };
-    (tile, $phase3:ident, $b:tt, $t3:tt, $n:tt, $q:tt) => {
+    (tile, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt) => {
+        /// Phase 2 (register tile): the blocks of the pivot row (`block_idx.y == 0`) and pivot
+        /// column (`block_idx.y == 1`); `block_idx.x` walks the row or column, skipping the pivot.
+        ///
+        /// With the pivot block P closed by phase 1 (zero diagonal, `P[i][k'] <= P[i][k] +
+        /// P[k][k']`), the in-place k loop of the other layout equals one (min, +) product with
+        /// the block's *old* values: row block `own = min(own, P ⊗ own)`, column block
+        /// `own = min(own, own ⊗ P)` (every chain through several pivot vertices is dominated
+        /// by its direct P entry). So phase 2 is phase 3's update with other operands, with no
+        /// barrier per k and `T3 x T3` threads per block (`fw_tile_update!`).
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase2(d: *mut i32, pitch: u32, round: u32) {
+            if thread::block_idx_x() == round {
+                return;
+            }
+            // (block row, block column) of this block, of A and of B.
+            let own = move || {
+                let x = thread::block_idx_x();
+                if thread::block_idx_y() == 0 { (round, x) } else { (x, round) }
+            };
+            let in_row = thread::block_idx_y() == 0;
+            let a = if in_row { (round, round) } else { own() };
+            let b = if in_row { own() } else { (round, round) };
+            fw_tile_update!($b, $t3, $n, $q, d, pitch, own: own(), a: a, b: b);
+        }
+
         /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
-        /// block of its row and pivot-row block of its column. No barrier inside the k loop.
-        ///
-        /// Register tile: thread `(tx, ty)` of a `T x T` block owns `C x C` cells (C = `$n`), in
-        /// groups of 4 rows `g*GS + 4*ty + 0..4` and 4 columns `h*GS + 4*tx + 0..4` (GS = B / (C/4)),
-        /// so that each value loaded from shared memory feeds C add-mins. Every shared load is
-        /// 128 bits: per 4 k a thread loads its C pivot-column values for 4 k each (row-major
-        /// tile, C loads) and, for each k, its C pivot-row values (C/4 loads per k).
-        ///
-        /// Both pivot blocks are copied to shared memory with `cp.async` (16 bytes, L2 only), so
-        /// the copies take no registers and all are in flight at once with the own cells' loads.
-        /// Bank conflicts: a quarter-warp (8 lanes: one `ty`, 8 `tx`) reads one 16-byte pivot-column
-        /// address (broadcast) and 128 contiguous pivot-row bytes; the pivot-column rows are
-        /// padded to `SC` = B + 4 words so that the rows of different `ty` in a warp fall in
-        /// different banks too.
+        /// block of its row (A) and pivot-row block of its column (B) (`fw_tile_update!`).
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
-            const B: u32 = $b;
-            const T: u32 = $t3;
-            const CELLS: u32 = $n;
-            // Distance between a thread's groups of 4 rows (columns).
-            const GS: u32 = B / (CELLS / 4);
-            // Row pitch (words) of the pivot-column tile in shared memory.
-            const SC: u32 = B + 4;
-            // 16-byte quads per tile row.
-            const KQ: u32 = B / 4;
-            const _: () = assert!(T * CELLS == B && CELLS % 4 == 0 && B % 4 == 0);
-            const _: () = assert!($q * T * T == B * KQ, "quads per thread in for_each_fw!");
-            // Each thread copies whole rows' worth of quads per step: T*T threads cover
-            // T*T / KQ rows per step.
-            const _: () = assert!((T * T) % KQ == 0);
-            const ROWS_PER_STEP: u32 = T * T / KQ;
-            #[repr(C, align(16))]
-            struct ColTile([i32; (B * SC) as usize]);
-            #[repr(C, align(16))]
-            struct RowTile([i32; (B * B) as usize]);
-            #[address_space(shared)]
-            static mut COL: MaybeUninit<ColTile> = MaybeUninit::uninit();
-            #[address_space(shared)]
-            static mut ROW: MaybeUninit<RowTile> = MaybeUninit::uninit();
             let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
             if bi == round || bj == round {
                 return;
             }
-            let sc = shared_addr(addr_of!(COL));
-            let sr = shared_addr(addr_of!(ROW));
-            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-            let t = ty * T + tx;
-            let d = d as *mut u32;
-            // Top-left cell of block (bi, bj) as an offset (recomputed after the k loop rather
-            // than kept live across it).
-            let corner = move |bi: u32, bj: u32| (bi * B * pitch + bj * B) as usize;
-
-            // Own cells first (DRAM, the longest latency), straight into registers.
-            // (Indices are all literals after `seq!`: one 128-bit load per 4 cells, at Q % 4 == 0.)
-            let mut cell = [[0i32; $n]; $n];
-            let mut v = [0u32; 4];
-            seq!(R in 0..$n { seq!(Q in 0..$n {
-                if Q % 4 == 0 {
-                    let i = (R / 4) * GS + 4 * ty + R % 4;
-                    let j = (Q / 4) * GS + 4 * tx;
-                    v = unsafe { ld_global_v4(d.add(corner(bi, bj) + (i * pitch + j) as usize)) };
-                }
-                cell[R][Q] = v[Q % 4] as i32;
-            }); });
-
-            // The pivot blocks (L2 hits: every block of the row/column reads them), copied as
-            // they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
-            let (r0, c4) = (t / KQ, 4 * (t % KQ));
-            let prow = unsafe { d.add(corner(round, bj) + (r0 * pitch + c4) as usize) } as *const u32;
-            let pcol = unsafe { d.add(corner(bi, round) + (r0 * pitch + c4) as usize) } as *const u32;
-            let (srow, scol) = (sr + 4 * (r0 * B + c4), sc + 4 * (r0 * SC + c4));
-            seq!(N in 0..$q {
-                unsafe {
-                    let step = (N * ROWS_PER_STEP * pitch) as usize;
-                    cp_async_16(srow + 4 * N * ROWS_PER_STEP * B, prow.add(step));
-                    cp_async_16(scol + 4 * N * ROWS_PER_STEP * SC, pcol.add(step));
-                }
-            });
-            cp_async_wait_all();
-            thread::sync_threads();
-
-            let a_base = sc + 4 * (4 * ty * SC);
-            let b_base = sr + 4 * (4 * tx);
-            let mut k = 0;
-            while k < B {
-                // Pivot-column values of this thread's rows for 4 k: a[R][U] = col[row R][k + U].
-                let mut a = [[0u32; 4]; $n];
-                seq!(R in 0..$n {
-                    a[R] = unsafe { ld_shared::<4>(a_base + 4 * (((R / 4) * GS + R % 4) * SC + k)) };
-                });
-                seq!(U in 0..4 {
-                    let mut b = [0i32; $n];
-                    let mut vb = [0u32; 4];
-                    seq!(Q in 0..$n {
-                        if Q % 4 == 0 {
-                            vb = unsafe { ld_shared::<4>(b_base + 4 * ((k + U) * B + (Q / 4) * GS)) };
-                        }
-                        b[Q] = vb[Q % 4] as i32;
-                    });
-                    seq!(R in 0..$n { seq!(Q in 0..$n {
-                        cell[R][Q] = add_min(cell[R][Q], a[R][U] as i32, b[Q]);
-                    }); });
-                });
-                k += 4;
-            }
-
-            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
-            seq!(R in 0..$n { seq!(Q in 0..$n {
-                v[Q % 4] = cell[R][Q] as u32;
-                if Q % 4 == 3 {
-                    let i = (R / 4) * GS + 4 * ty + R % 4;
-                    let j = (Q / 4) * GS + 4 * tx;
-                    unsafe { st_global::<4>(d.add(corner(bi, bj) + (i * pitch + j) as usize), v) };
-                }
-            }); });
+            let own = || (thread::block_idx_y(), thread::block_idx_x());
+            fw_tile_update!($b, $t3, $n, $q, d, pitch, own: own(), a: (bi, round), b: (round, bj));
         }
     };
 }
@@ -268,67 +364,7 @@ macro_rules! fw_kernels {
             }); });
         }
 
-        /// Phase 2: the blocks of the pivot row (`block_idx.y == 0`) and pivot column
-        /// (`block_idx.y == 1`); `block_idx.x` walks the row or column, skipping the pivot.
-        #[kernel]
-        #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $phase2(d: *mut i32, pitch: u32, round: u32) {
-            const B: u32 = $b;
-            const T: u32 = $t;
-            #[address_space(shared)]
-            static mut PIVOT: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
-            #[address_space(shared)]
-            static mut OWN: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
-            let x = thread::block_idx_x();
-            if x == round {
-                return;
-            }
-            let in_row = thread::block_idx_y() == 0;
-            let (bi, bj) = if in_row { (round, x) } else { (x, round) };
-            let sp = shared_addr(addr_of!(PIVOT));
-            let so = shared_addr(addr_of!(OWN));
-            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-            let d = d as *mut u32;
-            let pivot = unsafe { d.add((round * B * pitch + round * B) as usize) };
-            let own = unsafe { d.add((bi * B * pitch + bj * B) as usize) };
-            let mut cell = [[0i32; $r]; $r];
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                let off = (i * pitch + j) as usize;
-                cell[I][J] = unsafe { ld_global(own.add(off)) } as i32;
-                unsafe {
-                    sts(so + 4 * (i * B + j), cell[I][J]);
-                    sts(sp + 4 * (i * B + j), ld_global(pivot.add(off)) as i32);
-                }
-            }); });
-            thread::sync_threads();
-            // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
-            let (sa, sb) = if in_row { (sp, so) } else { (so, sp) };
-            for kk in 0..B {
-                // Both operands once per k: column k and row k of `own` do not change in step k.
-                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
-                seq!(I in 0..$r {
-                    a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
-                    b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
-                });
-                seq!(I in 0..$r { seq!(J in 0..$r {
-                    let (i, j) = (ty + I * T, tx + J * T);
-                    let via = a[I] + b[J];
-                    if via < cell[I][J] {
-                        cell[I][J] = via;
-                        unsafe { sts(so + 4 * (i * B + j), via) };
-                    }
-                }); });
-                thread::sync_threads();
-            }
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                unsafe { st_global::<1>(own.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
-            }); });
-        }
-
-
-        fw_phase3!($l, $phase3, $b, $t3, $n $(, $q)?);
+        fw_phase23!($l, $phase2, $phase3, $b, $t, $r, $t3, $n $(, $q)?);
     )*};
 }
 

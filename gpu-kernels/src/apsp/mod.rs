@@ -37,9 +37,10 @@ pub enum Phase3Layout {
     Tile { cells: u32 },
 }
 
-/// Launch geometry of one block factor. Phases 1 and 2 run `threads x threads` threads, each
-/// owning `(block / threads)^2` cells; phase 3 runs `phase3_threads x phase3_threads` threads
-/// laid out as `phase3`.
+/// Launch geometry of one block factor. Phase 1 runs `threads x threads` threads, each owning
+/// `(block / threads)^2` cells; phase 3 runs `phase3_threads x phase3_threads` threads laid out
+/// as `phase3_layout`; phase 2 runs as phase 1 (`Column`) or as phase 3 (`Tile`), see
+/// `phase2_threads`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FwConfig {
     pub block: u32,
@@ -60,14 +61,25 @@ impl FwConfig {
     pub const fn phase3_block_threads(&self) -> u32 {
         self.phase3_threads * self.phase3_threads
     }
+
+    /// Threads per side of a phase-2 block: with the `Tile` layout phase 2 is the same
+    /// register-tiled update as phase 3 (other operands), else it is laid out as phase 1.
+    pub const fn phase2_threads(&self) -> u32 {
+        match self.phase3_layout {
+            Phase3Layout::Tile { .. } => self.phase3_threads,
+            Phase3Layout::Column { .. } => self.threads,
+        }
+    }
 }
 
 /// Invokes `$m!` with, for every block factor,
 /// `(phase1, phase2, phase3, block, threads, cells, layout(phase3_threads, n))`: kernel names,
-/// block factor B, a `threads x threads` block for phases 1-2 with `cells x cells` cells per
-/// thread, and phase 3 as `column(T3, rows)` (T3 x T3 threads, `rows` rows of one column each)
+/// block factor B, a `threads x threads` block for phase 1 (and phase 2 with `column`) with
+/// `cells x cells` cells per thread, and phase 3 as `column(T3, rows)` (T3 x T3 threads, `rows`
+/// rows of one column each; phase 2 is the in-place k loop of phase 1)
 /// or `tile(T3, cells, quads)` (T3 x T3 threads, `cells x cells` cells each, `quads` 16-byte
-/// quads of each pivot block loaded per thread: `B * B / 4 / T3^2`, asserted in the kernel).
+/// quads of each operand block copied per thread: `B * B / 4 / T3^2`, asserted in the kernel;
+/// phase 2 is the same register-tiled update).
 /// The single source of both `FW_CONFIGS` and the kernels in `fw.rs`.
 macro_rules! for_each_fw {
     ($m:ident) => {

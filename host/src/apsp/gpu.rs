@@ -82,6 +82,7 @@ struct Phases<'a> {
     phase3: Function<'a>,
     rounds: u32,
     threads: BlockSize,
+    phase2_threads: BlockSize,
     phase3_threads: BlockSize,
     pitch: u32,
 }
@@ -113,14 +114,16 @@ impl<'a> Phases<'a> {
                 )
             })
         };
-        let phase3 = get(cfg.phase3)?;
+        let (phase2, phase3) = (get(cfg.phase2)?, get(cfg.phase3)?);
+        prefer_shared_memory(&phase2)?;
         prefer_shared_memory(&phase3)?;
         Ok(Phases {
             phase1: get(cfg.phase1)?,
-            phase2: get(cfg.phase2)?,
+            phase2,
             phase3,
             rounds: (padded / cfg.block as usize) as u32,
             threads: BlockSize::xy(cfg.threads, cfg.threads),
+            phase2_threads: BlockSize::xy(cfg.phase2_threads(), cfg.phase2_threads()),
             phase3_threads: BlockSize::xy(cfg.phase3_threads, cfg.phase3_threads),
             pitch: pitch as u32,
         })
@@ -133,10 +136,11 @@ impl<'a> Phases<'a> {
         d: DevicePointer<i32>,
         round: u32,
     ) -> Result<()> {
-        let (p1, p2, threads, pitch) = (&self.phase1, &self.phase2, self.threads, self.pitch);
+        let (p1, p2, pitch) = (&self.phase1, &self.phase2, self.pitch);
+        let (t1, t2) = (self.threads, self.phase2_threads);
         unsafe {
-            launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(d, pitch, round))?;
-            launch!(p2<<<GridSize::xy(self.rounds, 2), threads, 0, stream>>>(d, pitch, round))?;
+            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, pitch, round))?;
+            launch!(p2<<<GridSize::xy(self.rounds, 2), t2, 0, stream>>>(d, pitch, round))?;
         }
         Ok(())
     }
