@@ -1,14 +1,16 @@
 //! Blocked Floyd–Warshall phases. Kernel arguments: `(d, pitch, round)` with `d` the padded
 //! distance matrix (row pitch `pitch` i32) and `round` the pivot block index.
 //!
-//! In phases 1 and 2, thread `(tx, ty)` of a `T x T` block owns the `R x R` cells
-//! `(ty + ri*T, tx + rj*T)` of the `B x B` block (R = B / T), keeping them in registers; phase 3
-//! maps cells by its layout in `for_each_fw!` (see `fw_phase3!`).
+//! In phase 1 (and phase 2 of the `column` layout), thread `(tx, ty)` of a `T x T` block owns the
+//! `R x R` cells `(ty + ri*T, tx + rj*T)` of the `B x B` block (R = B / T), keeping them in
+//! registers; phase 3 (and phase 2 of the `tile` layout) maps cells by its layout in
+//! `for_each_fw!` (see `fw_phase23!`).
 //!
-//! Phases 1 and 2 update in place with one barrier per k. That is race-free because with
-//! non-negative weights and a zero diagonal, row k and column k of the pivot block do not
-//! change in step k; cells are stored only when they improve, so nothing in row or column k is
-//! ever written while it is being read.
+//! Phase 1, and phase 2 of the `column` layout, update in place with one barrier per k (phase 2
+//! of the `tile` layout is a (min, +) product instead, see `fw_phase23!`). That is race-free
+//! because with non-negative weights and a zero diagonal, row k and column k of the pivot block
+//! do not change in step k; cells are stored only when they improve, so nothing in row or
+//! column k is ever written while it is being read.
 use core::mem::MaybeUninit;
 use core::ptr::addr_of;
 

@@ -122,23 +122,20 @@ const _: () = {
     while i < FW_CONFIGS.len() {
         let c = FW_CONFIGS[i];
         assert!(c.block == BLOCK_FACTORS[i]);
-        assert!(c.block % c.threads == 0 && c.threads * c.threads <= 1024);
+        assert!(c.block.is_multiple_of(c.threads) && c.threads * c.threads <= 1024);
         assert!(c.phase3_block_threads() <= 1024);
         match c.phase3_layout {
             // Each thread covers `rows` rows of one column; the block covers B x B cells.
             Phase3Layout::Column { rows } => {
-                assert!(
-                    c.block % rows == 0 && c.block * c.block == c.phase3_block_threads() * rows
-                );
-                assert!(rows == 1 || rows % 4 == 0);
+                assert!(c.block.is_multiple_of(rows));
+                assert!(c.block * c.block == c.phase3_block_threads() * rows);
+                assert!(rows == 1 || rows.is_multiple_of(4));
             }
-            // T3 x cells = B; cells in groups of 4 (128-bit loads); the groups of one thread are
-            // B / (cells / 4) apart, a multiple of 32, which the swizzle of the transposed
-            // pivot-column block needs (it flips bits 3–4 of the row index).
+            // T3 x cells = B; cells in groups of 4 (128-bit loads); the T3^2 threads copy whole
+            // rows of an operand block per step (16-byte quads, B / 4 per row).
             Phase3Layout::Tile { cells } => {
-                assert!(c.phase3_threads * cells == c.block && cells % 4 == 0);
-                assert!((c.block / (cells / 4)) % 32 == 0);
-                assert!(c.block % 32 == 0);
+                assert!(c.phase3_threads * cells == c.block && cells.is_multiple_of(4));
+                assert!((c.phase3_threads * c.phase3_threads).is_multiple_of(c.block / 4));
             }
         }
         i += 1;

@@ -87,8 +87,9 @@ struct Phases<'a> {
     pitch: u32,
 }
 
-/// Asks the driver for the largest shared-memory carveout for `f`: phase 3 of B = 64 keeps 6
-/// blocks of 32 KB per SM only with most of the 256 KB of L1 as shared memory.
+/// Asks the driver for the largest shared-memory carveout for `f`: the register-tiled phases
+/// 2–3 of B = 64 keep 6 blocks of 33 KB per SM only with most of the 256 KB of L1 as shared
+/// memory.
 fn prefer_shared_memory(f: &Function) -> Result<()> {
     let code = unsafe {
         driver_sys::cuFuncSetAttribute(
