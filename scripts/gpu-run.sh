@@ -7,7 +7,9 @@
 #   scripts/gpu-run.sh sanitize [matmul|apsp]   compute-sanitizer memcheck/racecheck (SGEMM),
 #                                  memcheck/racecheck/synccheck (APSP); both families by default
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
-#   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor, JSON to $OUT
+#   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
+#                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
+#   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh archcmp     the embedded compute_80 PTX against a compute_90 build (bundle's
 #                                  gpu_kernels.compute_90.ptx): SGEMM at 4096, APSP at V=10000, SASS counts
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
@@ -15,8 +17,9 @@
 #                                  docs/RESULTS.md, rendered here by `host report` (see docs/README.md)
 #
 # Logs and JSON go to $OUT when it is set (the device tool returns that folder), else ./gpu-out.
+# BUNDLE names another bundle directory (default .device/bundle).
 set -uo pipefail
-B=.device/bundle
+B=${BUNDLE:-.device/bundle}
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
 export REQUIRE_GPU=1   # a GPU test that cannot find the GPU fails here instead of skipping
@@ -74,8 +77,8 @@ sanitize)
     [ "$family" = matmul ] || for v in 65 1000; do
         "$HOST" apsp-gen "$v" $((v * 8)) --seed 7 -o "$tmp/g$v.in" >/dev/null
         for tool in memcheck racecheck synccheck; do
-            for b in 16 32 64; do
-                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b"
+            for b in ${BLOCKS:-16 32 64}; do
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b" --no-peak
             done
         done
     done
@@ -91,9 +94,15 @@ for r in d["results"]:
 PY
     done
     ;;
+peak)
+    run "$HOST" apsp-peak --json > "$OUT_DIR/apsp_peak.json"
+    cat "$OUT_DIR/apsp_peak.json"
+    ;;
 apsp)
     tmp=${APSP_TMP:-/tmp/apsp}
     mkdir -p "$tmp"
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock.csv" &
+    smi=$!
     for v in "$@"; do
         "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/g$v.in"
         for b in ${BLOCKS:-64 32 16}; do
@@ -102,6 +111,7 @@ apsp)
         done
         rm -f "$tmp/g$v.out"
     done
+    kill "$smi"
     ;;
 archcmp)
     alt=$B/gpu_kernels.compute_90.ptx

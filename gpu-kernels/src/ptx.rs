@@ -104,3 +104,47 @@ pub unsafe fn st_global<const N: usize>(p: *mut u32, v: [u32; N]) {
         }
     }
 }
+
+/// Loads 4 consecutive 32-bit words (16-byte aligned) from global memory, coherent path.
+#[inline(always)]
+pub unsafe fn ld_global_v4(p: *const u32) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    unsafe {
+        asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) out[0],
+             b = out(reg32) out[1], c = out(reg32) out[2], d = out(reg32) out[3], p = in(reg64) p,
+             options(nostack, readonly, preserves_flags));
+    }
+    out
+}
+
+/// `min(c, a + b)` on i32 (the add wraps, as PTX `add.s32` does) as one inline-PTX block, so that
+/// the add sits right before its min. NVVM otherwise emits a tile's adds all before its mins,
+/// and ptxas then fuses only the last few pairs into `VIADDMNMX`; adjacent, every pair fuses.
+#[inline(always)]
+pub fn add_min(c: i32, a: i32, b: i32) -> i32 {
+    let mut c = c;
+    // SAFETY: register arithmetic only.
+    unsafe {
+        asm!("{{ .reg .s32 t; add.s32 t, {a}, {b}; min.s32 {c}, {c}, t; }}", c = inout(reg32) c,
+             a = in(reg32) a, b = in(reg32) b, options(pure, nomem, nostack, preserves_flags));
+    }
+    c
+}
+
+/// Starts an asynchronous 16-byte copy from global memory at `src` (16-byte aligned) to shared
+/// memory at byte address `dst` (16-byte aligned), through L2 only (`.cg`); no register holds the
+/// data. Complete with `cp_async_wait_all` and then a barrier before any thread reads `dst`.
+#[inline(always)]
+pub unsafe fn cp_async_16(dst: u32, src: *const u32) {
+    unsafe {
+        asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Waits until every `cp_async_16` this thread started has landed in shared memory.
+#[inline(always)]
+pub fn cp_async_wait_all() {
+    // SAFETY: waits only.
+    unsafe { asm!("cp.async.wait_all;", options(nostack, preserves_flags)) };
+}

@@ -26,11 +26,15 @@ pub fn launches() -> Vec<Launch> {
         })
         .collect();
     for c in FW_CONFIGS {
-        for name in [c.phase1, c.phase2, c.phase3] {
+        for (name, t) in [
+            (c.phase1, c.threads),
+            (c.phase2, c.phase2_threads()),
+            (c.phase3, c.phase3_threads),
+        ] {
             all.push(Launch {
                 name,
                 family: "floyd-warshall",
-                block: (c.threads, c.threads),
+                block: (t, t),
             });
         }
     }

@@ -32,6 +32,8 @@ enum Command {
     Apsp(ApspArgs),
     /// Write a random graph file in the course format.
     ApspGen(ApspGenArgs),
+    /// The int32 add-min throughput ceiling (fused VIADDMNMX) that `apsp` compares against.
+    ApspPeak(cli::apsp_peak::ApspPeakArgs),
     /// Theoretical occupancy of every kernel, cross-checked against the driver.
     Occupancy(OccupancyArgs),
     /// Benchmark sweeps on the GPU, one JSON record per configuration.
@@ -136,6 +138,9 @@ pub struct ApspArgs {
     /// Check the result: CPU Floyd–Warshall for V ≤ 4000, else Dijkstra from 64 random sources.
     #[arg(long)]
     pub verify: bool,
+    /// Skip the add-min peak measurement (about 60 ms) that the compute rate is compared with.
+    #[arg(long)]
+    pub no_peak: bool,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -168,6 +173,7 @@ fn main() -> ExitCode {
         Command::MatmulCpu(a) => cli::matmul::run_cpu(&a),
         Command::Apsp(a) => cli::apsp::run(&a),
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
+        Command::ApspPeak(a) => cli::apsp_peak::run(&a),
         Command::Occupancy(a) => cli::occupancy::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
         Command::Report(a) => cli::report::run(&a),

@@ -1,5 +1,6 @@
 //! The occupancy calculator against the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor,
 //! for every kernel. Without a GPU it prints "SKIPPED …" and passes.
+use gpu_kernels::apsp::Phase3Layout;
 use host::{gpu::gpu_for_test, kernels::occupancy_rows};
 
 #[test]
@@ -25,16 +26,30 @@ fn apsp_kernels_as_loaded_respect_the_register_cap() {
     };
     let module = gpu.apsp_module().unwrap();
     for cfg in gpu_kernels::apsp::FW_CONFIGS {
-        for name in [cfg.phase1, cfg.phase2, cfg.phase3] {
+        let tiled = matches!(cfg.phase3_layout, Phase3Layout::Tile { .. });
+        for (name, threads, tile_update) in [
+            (cfg.phase1, cfg.threads * cfg.threads, false),
+            (cfg.phase2, cfg.phase2_threads().pow(2), tiled),
+            (cfg.phase3, cfg.phase3_block_threads(), tiled),
+        ] {
             let f = module.get_function(name).unwrap();
             let regs = f
                 .get_attribute(cust::function::FunctionAttribute::NumRegisters)
                 .unwrap() as u32;
-            assert!(
-                regs <= gpu_kernels::apsp::FW_MAX_REGISTERS,
-                "{name}: {regs} registers, cap {}",
-                gpu_kernels::apsp::FW_MAX_REGISTERS
-            );
+            if name.starts_with("fw_") {
+                assert!(
+                    regs <= gpu_kernels::apsp::FW_MAX_REGISTERS,
+                    "{name}: {regs} registers, cap {}",
+                    gpu_kernels::apsp::FW_MAX_REGISTERS
+                );
+            } else if tile_update {
+                // The uncapped register-tiled update (`fwt_*`): registers must not be what
+                // limits it below the 6 blocks per SM that its shared memory allows.
+                assert!(regs * threads * 6 <= 65536, "{name}: {regs} registers");
+            } else {
+                // Uncapped phase 1: a block must still fit (and two per SM).
+                assert!(regs * threads * 2 <= 65536, "{name}: {regs} registers");
+            }
         }
     }
 }

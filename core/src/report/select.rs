@@ -129,6 +129,10 @@ pub(super) fn is_cublas(kernel: &str) -> bool {
 /// `matmul_tiled_t32` are `matmul_tiled`, `fw_phase3_b64` is `fw_phase3`). Kernels are named
 /// family first, variant after.
 pub(super) fn family(kernel: &str) -> &str {
+    // B = 64 runs the register-tiled `fwt_` kernels: one phase-3 family for every block factor.
+    if kernel.starts_with("fwt_phase3") {
+        return "fw_phase3";
+    }
     match kernel.match_indices('_').nth(1) {
         Some((i, _)) => &kernel[..i],
         None => kernel,
@@ -297,6 +301,7 @@ mod tests {
     fn families_and_suites() {
         assert_eq!(family("matmul_vec_b16x16_i4x4_k32"), "matmul_vec");
         assert_eq!(family("fw_phase3_b64"), "fw_phase3");
+        assert_eq!(family("fwt_phase3_b64"), "fw_phase3");
         assert_eq!(family("cublas_sgemm"), "cublas_sgemm");
         assert_eq!(family("naive"), "naive");
         for name in ["matmul", "threads", "apsp", "custom"] {

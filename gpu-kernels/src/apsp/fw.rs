@@ -1,21 +1,26 @@
 //! Blocked Floyd–Warshall phases. Kernel arguments: `(d, pitch, round)` with `d` the padded
 //! distance matrix (row pitch `pitch` i32) and `round` the pivot block index.
 //!
-//! In phases 1 and 2, thread `(tx, ty)` of a `T x T` block owns the `R x R` cells
-//! `(ty + ri*T, tx + rj*T)` of the `B x B` block (R = B / T), keeping them in registers; phase 3
-//! maps cells differently (see there).
+//! In phase 1 (and phase 2 of the `column` layout), thread `(tx, ty)` of a `T x T` block owns the
+//! `R x R` cells `(ty + ri*T, tx + rj*T)` of the `B x B` block (R = B / T), keeping them in
+//! registers; phase 3 (and phase 2 of the `tile` layout) maps cells by its layout in
+//! `for_each_fw!` (see `fw_phase23!`).
 //!
-//! Phases 1 and 2 update in place with one barrier per k. That is race-free because with
-//! non-negative weights and a zero diagonal, row k and column k of the pivot block do not
-//! change in step k; cells are stored only when they improve, so nothing in row or column k is
-//! ever written while it is being read.
+//! Phase 1, and phase 2 of the `column` layout, update in place with one barrier per k (phase 2
+//! of the `tile` layout is a (min, +) product instead, see `fw_phase23!`). That is race-free
+//! because with non-negative weights and a zero diagonal, row k and column k of the pivot block
+//! do not change in step k; cells are stored only when they improve, so nothing in row or
+//! column k is ever written while it is being read.
 use core::mem::MaybeUninit;
 use core::ptr::addr_of;
 
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use crate::ptx::{ld_global, ld_shared, shared_addr, st_global, st_shared};
+use crate::ptx::{
+    add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
+    st_global, st_shared,
+};
 
 #[inline(always)]
 unsafe fn lds(addr: u32) -> i32 {
@@ -27,43 +32,126 @@ unsafe fn sts(addr: u32, v: i32) {
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 
-macro_rules! fw_kernels {
-    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $rows:tt)),* $(,)?) => {$(
-        /// Phase 1: closes the pivot block `(round, round)`. One block.
-        #[kernel]
-        #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $phase1(d: *mut i32, pitch: u32, round: u32) {
-            const B: u32 = $b;
-            const T: u32 = $t;
-            #[address_space(shared)]
-            static mut PIVOT: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
-            let sp = shared_addr(addr_of!(PIVOT));
-            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-            let base = unsafe { (d as *mut u32).add((round * B * pitch + round * B) as usize) };
-            let mut cell = [[0i32; $r]; $r];
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                cell[I][J] = unsafe { ld_global(base.add((i * pitch + j) as usize)) } as i32;
-                unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
-            }); });
-            thread::sync_threads();
-            for kk in 0..B {
-                seq!(I in 0..$r { seq!(J in 0..$r {
-                    let (i, j) = (ty + I * T, tx + J * T);
-                    let via = unsafe { lds(sp + 4 * (i * B + kk)) + lds(sp + 4 * (kk * B + j)) };
-                    if via < cell[I][J] {
-                        cell[I][J] = via;
-                        unsafe { sts(sp + 4 * (i * B + j), via) };
-                    }
-                }); });
-                thread::sync_threads();
+/// The register-tiled block update shared by phases 2 and 3 (`tile` layout):
+/// `own = min(own, A ⊗ B)` in the (min, +) sense over the B values of k, for the blocks
+/// `own`, `a` and `b` given as `(block row, block column)` expressions (evaluated at the start;
+/// `own` once more for the stores).
+///
+/// Register tile: thread `(tx, ty)` of a `T x T` block owns `C x C` cells (C = `$n`), in groups
+/// of 4 rows `g*GS + 4*ty + 0..4` and 4 columns `h*GS + 4*tx + 0..4` (GS = B / (C/4)), so that
+/// each value loaded from shared memory feeds C add-mins. Every shared load is 128 bits: per 4 k
+/// a thread loads its C rows of A for 4 k each (C loads) and, for each k, its C columns of B
+/// (C/4 loads per k). Each add-min is one inline-PTX `add` + `min` pair (`add_min`), one
+/// `VIADDMNMX` in SASS.
+///
+/// A and B are copied to shared memory with `cp.async` (16 bytes, L2 only), so the copies take
+/// no registers and are all in flight at once with the own cells' loads. Bank conflicts: a
+/// quarter-warp (8 lanes: one `ty`, 8 `tx`) reads one 16-byte A address (broadcast) and 128
+/// contiguous bytes of B; A's rows are padded to `SC` = B + 4 words so that the rows of the
+/// different `ty` of a warp fall in different banks as well.
+macro_rules! fw_tile_update {
+    ($b:tt, $t3:tt, $n:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+        const B: u32 = $b;
+        const T: u32 = $t3;
+        const CELLS: u32 = $n;
+        // Distance between a thread's groups of 4 rows (columns).
+        const GS: u32 = B / (CELLS / 4);
+        // Row pitch (words) of the A tile in shared memory.
+        const SC: u32 = B + 4;
+        // 16-byte quads per tile row.
+        const KQ: u32 = B / 4;
+        const _: () = assert!(T * CELLS == B && CELLS % 4 == 0 && B % 4 == 0);
+        const _: () = assert!($q * T * T == B * KQ, "quads per thread in for_each_fw!");
+        // The T*T threads copy T*T / KQ whole rows per step.
+        const _: () = assert!((T * T) % KQ == 0);
+        const ROWS_PER_STEP: u32 = T * T / KQ;
+        #[repr(C, align(16))]
+        struct ATile([i32; (B * SC) as usize]);
+        #[repr(C, align(16))]
+        struct BTile([i32; (B * B) as usize]);
+        #[address_space(shared)]
+        static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
+        #[address_space(shared)]
+        static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
+        let pitch: u32 = $pitch;
+        let sa = shared_addr(addr_of!(A_TILE));
+        let sb = shared_addr(addr_of!(B_TILE));
+        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+        let t = ty * T + tx;
+        let d = $d as *mut u32;
+        // Top-left cell of a block as an offset.
+        let corner = move |(bi, bj): (u32, u32)| (bi * B * pitch + bj * B) as usize;
+
+        // Own cells first (DRAM, the longest latency), straight into registers.
+        // (Indices are all literals after `seq!`: one 128-bit load per 4 cells, at Q % 4 == 0.)
+        let mut cell = [[0i32; $n]; $n];
+        let mut v = [0u32; 4];
+        let own = corner($own);
+        seq!(R in 0..$n { seq!(Q in 0..$n {
+            if Q % 4 == 0 {
+                let i = (R / 4) * GS + 4 * ty + R % 4;
+                let j = (Q / 4) * GS + 4 * tx;
+                v = unsafe { ld_global_v4(d.add(own + (i * pitch + j) as usize)) };
             }
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                unsafe { st_global::<1>(base.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
-            }); });
+            cell[R][Q] = v[Q % 4] as i32;
+        }); });
+
+        // A and B as they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
+        let (r0, c4) = (t / KQ, 4 * (t % KQ));
+        let ga = unsafe { d.add(corner($a) + (r0 * pitch + c4) as usize) } as *const u32;
+        let gb = unsafe { d.add(corner($bb) + (r0 * pitch + c4) as usize) } as *const u32;
+        let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
+        seq!(N in 0..$q {
+            unsafe {
+                let step = (N * ROWS_PER_STEP * pitch) as usize;
+                cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step));
+                cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step));
+            }
+        });
+        cp_async_wait_all();
+        thread::sync_threads();
+
+        let a_base = sa + 4 * (4 * ty * SC);
+        let b_base = sb + 4 * (4 * tx);
+        let mut k = 0;
+        while k < B {
+            // A values of this thread's rows for 4 k: a[R][U] = A[row R][k + U].
+            let mut a = [[0u32; 4]; $n];
+            seq!(R in 0..$n {
+                a[R] = unsafe { ld_shared::<4>(a_base + 4 * (((R / 4) * GS + R % 4) * SC + k)) };
+            });
+            seq!(U in 0..4 {
+                let mut b = [0i32; $n];
+                let mut vb = [0u32; 4];
+                seq!(Q in 0..$n {
+                    if Q % 4 == 0 {
+                        vb = unsafe { ld_shared::<4>(b_base + 4 * ((k + U) * B + (Q / 4) * GS)) };
+                    }
+                    b[Q] = vb[Q % 4] as i32;
+                });
+                seq!(R in 0..$n { seq!(Q in 0..$n {
+                    cell[R][Q] = add_min(cell[R][Q], a[R][U] as i32, b[Q]);
+                }); });
+            });
+            k += 4;
         }
 
+        // The own offset again rather than kept live across the k loop (registers).
+        let own = corner($own);
+        seq!(R in 0..$n { seq!(Q in 0..$n {
+            v[Q % 4] = cell[R][Q] as u32;
+            if Q % 4 == 3 {
+                let i = (R / 4) * GS + 4 * ty + R % 4;
+                let j = (Q / 4) * GS + 4 * tx;
+                unsafe { st_global::<4>(d.add(own + (i * pitch + j) as usize), v) };
+            }
+        }); });
+    }};
+}
+
+/// Phase 2 and 3 kernels, one arm per phase-3 layout (`Phase3Layout` in `mod.rs`).
+macro_rules! fw_phase23 {
+    (column, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt) => {
         /// Phase 2: the blocks of the pivot row (`block_idx.y == 0`) and pivot column
         /// (`block_idx.y == 1`); `block_idx.x` walks the row or column, skipping the pivot.
         #[kernel]
@@ -98,17 +186,18 @@ macro_rules! fw_kernels {
                 }
             }); });
             thread::sync_threads();
+            // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
+            let (sa, sb) = if in_row { (sp, so) } else { (so, sp) };
             for kk in 0..B {
+                // Both operands once per k: column k and row k of `own` do not change in step k.
+                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+                seq!(I in 0..$r {
+                    a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
+                    b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
+                });
                 seq!(I in 0..$r { seq!(J in 0..$r {
                     let (i, j) = (ty + I * T, tx + J * T);
-                    // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
-                    let via = unsafe {
-                        if in_row {
-                            lds(sp + 4 * (i * B + kk)) + lds(so + 4 * (kk * B + j))
-                        } else {
-                            lds(so + 4 * (i * B + kk)) + lds(sp + 4 * (kk * B + j))
-                        }
-                    };
+                    let via = a[I] + b[J];
                     if via < cell[I][J] {
                         cell[I][J] = via;
                         unsafe { sts(so + 4 * (i * B + j), via) };
@@ -125,8 +214,8 @@ macro_rules! fw_kernels {
         /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
         /// block of its row and pivot-row block of its column. No barrier inside the k loop.
         ///
-        /// Cell mapping (why it differs from phases 1–2): thread `(tx, ty)` owns `$rows`
-        /// consecutive rows of one column, so a warp covers `$rows` rows x 32 columns. Per k it
+        /// Cell mapping (why it differs from phases 1–2): thread `(tx, ty)` owns `$n`
+        /// consecutive rows of one column, so a warp covers `$n` rows x 32 columns. Per k it
         /// then reads one 128-byte row segment of the pivot-row block (one shared wavefront) and
         /// its own rows of the pivot-column block as 128-bit loads covering 4 k at once
         /// (broadcast): 2 wavefronts per 128 updates instead of 2.5 with 2 rows x 64 columns.
@@ -134,8 +223,8 @@ macro_rules! fw_kernels {
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
             const B: u32 = $b;
-            const T: u32 = $t;
-            const RR: u32 = $rows;
+            const T: u32 = $t3;
+            const RR: u32 = $n;
             // Rows covered by one column of threads; the rest of ty picks the column group.
             const ROW_GROUPS: u32 = B / RR;
             #[repr(C, align(16))]
@@ -157,8 +246,8 @@ macro_rules! fw_kernels {
             // Offset of this thread's first cell in block (bi, bj); recomputed after the k loop
             // rather than kept live across it (registers decide whether 2 blocks fit per SM).
             let first = move |bi: u32, bj: u32| ((bi * B + row0) * pitch + bj * B + col) as usize;
-            let mut cell = [0i32; $rows];
-            seq!(I in 0..$rows {
+            let mut cell = [0i32; $n];
+            seq!(I in 0..$n {
                 let i = row0 + I;
                 let step = (I * pitch) as usize;
                 unsafe {
@@ -177,7 +266,7 @@ macro_rules! fw_kernels {
                     // keeps the kernel at <= 32 registers (2 blocks of 1024 threads per SM).
                     let mut b = [0i32; 4];
                     seq!(J in 0..4 { b[J] = unsafe { lds(sr + 4 * ((kq + J) * B + col)) }; });
-                    seq!(I in 0..$rows {
+                    seq!(I in 0..$n {
                         let a = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) };
                         seq!(J in 0..4 {
                             cell[I] = core::cmp::min(cell[I], a[J] as i32 + b[J]);
@@ -187,10 +276,97 @@ macro_rules! fw_kernels {
                 k0 += 4;
             }
             let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
-            seq!(I in 0..$rows {
+            seq!(I in 0..$n {
                 unsafe { st_global::<1>(d.add(first(bi, bj) + (I * pitch) as usize), [cell[I] as u32]) };
             });
         }
+    };
+    (tile, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt) => {
+        /// Phase 2 (register tile): the blocks of the pivot row (`block_idx.y == 0`) and pivot
+        /// column (`block_idx.y == 1`); `block_idx.x` walks the row or column, skipping the pivot.
+        ///
+        /// With the pivot block P closed by phase 1 (zero diagonal, `P[i][k'] <= P[i][k] +
+        /// P[k][k']`), the in-place k loop of the other layout equals one (min, +) product with
+        /// the block's *old* values: row block `own = min(own, P ⊗ own)`, column block
+        /// `own = min(own, own ⊗ P)` (every chain through several pivot vertices is dominated
+        /// by its direct P entry). So phase 2 is phase 3's update with other operands, with no
+        /// barrier per k and `T3 x T3` threads per block (`fw_tile_update!`).
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase2(d: *mut i32, pitch: u32, round: u32) {
+            if thread::block_idx_x() == round {
+                return;
+            }
+            // (block row, block column) of this block, of A and of B.
+            let own = move || {
+                let x = thread::block_idx_x();
+                if thread::block_idx_y() == 0 { (round, x) } else { (x, round) }
+            };
+            let in_row = thread::block_idx_y() == 0;
+            let a = if in_row { (round, round) } else { own() };
+            let b = if in_row { own() } else { (round, round) };
+            fw_tile_update!($b, $t3, $n, $q, d, pitch, own: own(), a: a, b: b);
+        }
+
+        /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
+        /// block of its row (A) and pivot-row block of its column (B) (`fw_tile_update!`).
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            if bi == round || bj == round {
+                return;
+            }
+            let own = || (thread::block_idx_y(), thread::block_idx_x());
+            fw_tile_update!($b, $t3, $n, $q, d, pitch, own: own(), a: (bi, round), b: (round, bj));
+        }
+    };
+}
+
+macro_rules! fw_kernels {
+    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?))),* $(,)?) => {$(
+        /// Phase 1: closes the pivot block `(round, round)`. One block.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $phase1(d: *mut i32, pitch: u32, round: u32) {
+            const B: u32 = $b;
+            const T: u32 = $t;
+            #[address_space(shared)]
+            static mut PIVOT: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
+            let sp = shared_addr(addr_of!(PIVOT));
+            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+            let base = unsafe { (d as *mut u32).add((round * B * pitch + round * B) as usize) };
+            let mut cell = [[0i32; $r]; $r];
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                cell[I][J] = unsafe { ld_global(base.add((i * pitch + j) as usize)) } as i32;
+                unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
+            }); });
+            thread::sync_threads();
+            for kk in 0..B {
+                // d[i][k] and d[k][j] once per k: column k and row k do not change in step k.
+                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+                seq!(I in 0..$r {
+                    a[I] = unsafe { lds(sp + 4 * ((ty + I * T) * B + kk)) };
+                    b[I] = unsafe { lds(sp + 4 * (kk * B + tx + I * T)) };
+                });
+                seq!(I in 0..$r { seq!(J in 0..$r {
+                    let (i, j) = (ty + I * T, tx + J * T);
+                    let via = a[I] + b[J];
+                    if via < cell[I][J] {
+                        cell[I][J] = via;
+                        unsafe { sts(sp + 4 * (i * B + j), via) };
+                    }
+                }); });
+                thread::sync_threads();
+            }
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                unsafe { st_global::<1>(base.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
+            }); });
+        }
+
+        fw_phase23!($l, $phase2, $phase3, $b, $t, $r, $t3, $n $(, $q)?);
     )*};
 }
 

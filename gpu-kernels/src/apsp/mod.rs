@@ -10,20 +10,43 @@ pub const INF: i32 = 1_073_741_823;
 pub const MAX_WEIGHT: i32 = 1000;
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
-/// Register cap for the Floyd–Warshall kernels: the host adds `.maxnreg` with this value to
-/// their PTX entries before JIT compilation (rust-cuda has no launch-bounds attribute). At 32,
-/// two blocks of 1024 threads fit on an SM, so one block's tile loads overlap another's compute.
-/// `cargo xtask build-ptx` checks (with `ptxas -maxrregcount`) that no kernel spills under it.
+/// Register cap for the Floyd–Warshall kernels named `fw_*` (B = 16 and 32): the host adds
+/// `.maxnreg` with this value to their PTX entries before JIT compilation (rust-cuda has no
+/// launch-bounds attribute). At 32, two blocks of 1024 threads fit on an SM. `cargo xtask
+/// build-ptx` checks (with `ptxas -maxrregcount`) that no kernel spills under it.
+///
+/// The B = 64 kernels are named `fwt_*` ("tiled") so that they run without the cap: phase 3
+/// keeps 64 cells and the operands of 4 k per thread in registers (167 registers, see
+/// `docs/ptxas.md`; with 64 threads per block, shared memory and registers both allow 6 blocks
+/// per SM), and phases 1–2 keep 16 cells per thread (56 registers, 256 threads). One larger
+/// cap for all would not do: under `-maxrregcount=128` ptxas gives phase 3 of B = 16 and 32 39
+/// and 35 registers, one block of 1024 threads per SM instead of two.
 pub const FW_MAX_REGISTERS: u32 = 32;
 /// Block factors with kernels.
 pub const BLOCK_FACTORS: [u32; 3] = [16, 32, 64];
 
-/// Launch geometry of one block factor: `threads x threads` threads, each owning
-/// `(block / threads)^2` cells of the block.
+/// How phase 3 maps cells to threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase3Layout {
+    /// Thread `(tx, ty)` of a `threads x threads` block owns `rows` consecutive rows of one
+    /// column; scalar loads of the pivot-row block, 128-bit loads of the pivot-column block.
+    Column { rows: u32 },
+    /// Register tile: each of `threads x threads` threads owns `cells x cells` cells (groups of
+    /// 4 rows and 4 columns spread over the block); every operand comes in a 128-bit shared
+    /// load, and each loaded value feeds `cells` add-mins.
+    Tile { cells: u32 },
+}
+
+/// Launch geometry of one block factor. Phase 1 runs `threads x threads` threads, each owning
+/// `(block / threads)^2` cells; phase 3 runs `phase3_threads x phase3_threads` threads laid out
+/// as `phase3_layout`; phase 2 runs as phase 1 (`Column`) or as phase 3 (`Tile`), see
+/// `phase2_threads`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FwConfig {
     pub block: u32,
     pub threads: u32,
+    pub phase3_threads: u32,
+    pub phase3_layout: Phase3Layout,
     pub phase1: &'static str,
     pub phase2: &'static str,
     pub phase3: &'static str,
@@ -33,28 +56,58 @@ impl FwConfig {
     pub const fn cells_per_thread(&self) -> u32 {
         (self.block / self.threads) * (self.block / self.threads)
     }
+
+    /// Phase 3 block size (threads).
+    pub const fn phase3_block_threads(&self) -> u32 {
+        self.phase3_threads * self.phase3_threads
+    }
+
+    /// Threads per side of a phase-2 block: with the `Tile` layout phase 2 is the same
+    /// register-tiled update as phase 3 (other operands), else it is laid out as phase 1.
+    pub const fn phase2_threads(&self) -> u32 {
+        match self.phase3_layout {
+            Phase3Layout::Tile { .. } => self.phase3_threads,
+            Phase3Layout::Column { .. } => self.threads,
+        }
+    }
 }
 
-/// Invokes `$m!` with, for every block factor, `(phase1, phase2, phase3, block, threads, cells,
-/// phase3_rows)`: kernel names, block factor B, a `threads x threads` block, phases 1-2 with
-/// `cells x cells` cells per thread, phase 3 with `phase3_rows` rows of one column per thread.
+/// Invokes `$m!` with, for every block factor,
+/// `(phase1, phase2, phase3, block, threads, cells, layout(phase3_threads, n))`: kernel names,
+/// block factor B, a `threads x threads` block for phase 1 (and phase 2 with `column`) with
+/// `cells x cells` cells per thread, and phase 3 as `column(T3, rows)` (T3 x T3 threads, `rows`
+/// rows of one column each; phase 2 is the in-place k loop of phase 1)
+/// or `tile(T3, cells, quads)` (T3 x T3 threads, `cells x cells` cells each, `quads` 16-byte
+/// quads of each operand block copied per thread: `B * B / 4 / T3^2`, asserted in the kernel;
+/// phase 2 is the same register-tiled update).
 /// The single source of both `FW_CONFIGS` and the kernels in `fw.rs`.
 macro_rules! for_each_fw {
     ($m:ident) => {
         $m! {
-            (fw_phase1_b16, fw_phase2_b16, fw_phase3_b16, 16, 16, 1, 1),
-            (fw_phase1_b32, fw_phase2_b32, fw_phase3_b32, 32, 32, 1, 1),
-            (fw_phase1_b64, fw_phase2_b64, fw_phase3_b64, 64, 32, 2, 4),
+            (fw_phase1_b16, fw_phase2_b16, fw_phase3_b16, 16, 16, 1, column(16, 1)),
+            (fw_phase1_b32, fw_phase2_b32, fw_phase3_b32, 32, 32, 1, column(32, 1)),
+            (fwt_phase1_b64, fwt_phase2_b64, fwt_phase3_b64, 64, 16, 4, tile(8, 8, 16)),
         }
     };
 }
 
+macro_rules! fw_layout {
+    (column, $n:tt) => {
+        Phase3Layout::Column { rows: $n }
+    };
+    (tile, $n:tt) => {
+        Phase3Layout::Tile { cells: $n }
+    };
+}
+
 macro_rules! fw_table {
-    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $rows:tt)),* $(,)?) => {
+    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?))),* $(,)?) => {
         /// Every block factor's kernels and launch geometry.
         pub const FW_CONFIGS: [FwConfig; 3] = [$(FwConfig {
             block: $b,
             threads: $t,
+            phase3_threads: $t3,
+            phase3_layout: fw_layout!($l, $n),
             phase1: stringify!($p1),
             phase2: stringify!($p2),
             phase3: stringify!($p3),
@@ -63,9 +116,47 @@ macro_rules! fw_table {
 }
 for_each_fw!(fw_table);
 
+// The geometry every kernel relies on, checked once for the whole list.
+const _: () = {
+    let mut i = 0;
+    while i < FW_CONFIGS.len() {
+        let c = FW_CONFIGS[i];
+        assert!(c.block == BLOCK_FACTORS[i]);
+        assert!(c.block.is_multiple_of(c.threads) && c.threads * c.threads <= 1024);
+        assert!(c.phase3_block_threads() <= 1024);
+        match c.phase3_layout {
+            // Each thread covers `rows` rows of one column; the block covers B x B cells.
+            Phase3Layout::Column { rows } => {
+                assert!(c.block.is_multiple_of(rows));
+                assert!(c.block * c.block == c.phase3_block_threads() * rows);
+                assert!(rows == 1 || rows.is_multiple_of(4));
+            }
+            // T3 x cells = B; cells in groups of 4 (128-bit loads); the T3^2 threads copy whole
+            // rows of an operand block per step (16-byte quads, B / 4 per row).
+            Phase3Layout::Tile { cells } => {
+                assert!(c.phase3_threads * cells == c.block && cells.is_multiple_of(4));
+                assert!((c.phase3_threads * c.phase3_threads).is_multiple_of(c.block / 4));
+            }
+        }
+        i += 1;
+    }
+    assert!(FW_CONFIGS.len() == BLOCK_FACTORS.len());
+};
+
 pub fn fw_config(block: u32) -> Option<FwConfig> {
     FW_CONFIGS.iter().copied().find(|c| c.block == block)
 }
 
+/// The add-min throughput kernel (`host apsp-peak`): the ceiling phase 3 is measured against.
+pub const PEAK_KERNEL: &str = "apsp_addmin_peak";
+/// Independent add-min chains per thread in the peak kernel.
+pub const PEAK_CHAINS: u32 = 16;
+/// Add-mins per thread per loop iteration of the peak kernel (two half-steps over every chain).
+pub const PEAK_UPDATES_PER_ITERATION: u32 = 2 * PEAK_CHAINS;
+/// Threads per block of the peak kernel.
+pub const PEAK_THREADS: u32 = 256;
+
 #[cfg(target_arch = "nvptx64")]
 mod fw;
+#[cfg(target_arch = "nvptx64")]
+mod peak;

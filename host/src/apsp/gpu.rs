@@ -10,7 +10,10 @@ use cust::{
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
     stream::Stream,
 };
-use gpu_kernels::apsp::{FwConfig, fw_config};
+use cust_raw::driver_sys;
+use gpu_kernels::apsp::{
+    FwConfig, PEAK_KERNEL, PEAK_THREADS, PEAK_UPDATES_PER_ITERATION, fw_config,
+};
 use serde::Serialize;
 
 use crate::gpu::{Gpu, Timing, time_on_stream};
@@ -82,7 +85,26 @@ struct Phases<'a> {
     phase3: Function<'a>,
     rounds: u32,
     threads: BlockSize,
+    phase2_threads: BlockSize,
+    phase3_threads: BlockSize,
     pitch: u32,
+}
+
+/// Asks the driver for the largest shared-memory carveout for `f`: the register-tiled phases
+/// 2–3 of B = 64 keep 6 blocks of 33 KB per SM only with most of the 256 KB of L1 as shared
+/// memory.
+fn prefer_shared_memory(f: &Function) -> Result<()> {
+    let code = unsafe {
+        driver_sys::cuFuncSetAttribute(
+            f.to_raw(),
+            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            100,
+        )
+    } as i32;
+    if code != 0 {
+        bail!("cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT) failed with error {code}");
+    }
+    Ok(())
 }
 
 impl<'a> Phases<'a> {
@@ -96,12 +118,17 @@ impl<'a> Phases<'a> {
                 )
             })
         };
+        let (phase2, phase3) = (get(cfg.phase2)?, get(cfg.phase3)?);
+        prefer_shared_memory(&phase2)?;
+        prefer_shared_memory(&phase3)?;
         Ok(Phases {
             phase1: get(cfg.phase1)?,
-            phase2: get(cfg.phase2)?,
-            phase3: get(cfg.phase3)?,
+            phase2,
+            phase3,
             rounds: (padded / cfg.block as usize) as u32,
             threads: BlockSize::xy(cfg.threads, cfg.threads),
+            phase2_threads: BlockSize::xy(cfg.phase2_threads(), cfg.phase2_threads()),
+            phase3_threads: BlockSize::xy(cfg.phase3_threads, cfg.phase3_threads),
             pitch: pitch as u32,
         })
     }
@@ -113,17 +140,18 @@ impl<'a> Phases<'a> {
         d: DevicePointer<i32>,
         round: u32,
     ) -> Result<()> {
-        let (p1, p2, threads, pitch) = (&self.phase1, &self.phase2, self.threads, self.pitch);
+        let (p1, p2, pitch) = (&self.phase1, &self.phase2, self.pitch);
+        let (t1, t2) = (self.threads, self.phase2_threads);
         unsafe {
-            launch!(p1<<<GridSize::x(1), threads, 0, stream>>>(d, pitch, round))?;
-            launch!(p2<<<GridSize::xy(self.rounds, 2), threads, 0, stream>>>(d, pitch, round))?;
+            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, pitch, round))?;
+            launch!(p2<<<GridSize::xy(self.rounds, 2), t2, 0, stream>>>(d, pitch, round))?;
         }
         Ok(())
     }
 
     /// Phase 3 of `round`: every other block.
     fn rest(&self, stream: &Stream, d: DevicePointer<i32>, round: u32) -> Result<()> {
-        let (p3, threads, pitch) = (&self.phase3, self.threads, self.pitch);
+        let (p3, threads, pitch) = (&self.phase3, self.phase3_threads, self.pitch);
         let grid = GridSize::xy(self.rounds, self.rounds);
         unsafe { launch!(p3<<<grid, threads, 0, stream>>>(d, pitch, round)) }
             .context("launching Floyd–Warshall phase 3")
@@ -192,6 +220,69 @@ pub fn time_phase3(gpu: &Gpu, graph: &Graph, block: u32, reps: usize) -> Result<
     let rounds = phases.rounds;
     let blocks = (rounds as f64 - 1.0).powi(2);
     Ok((timing, blocks * (block as f64).powi(3)))
+}
+
+/// The int32 add-min ceiling as measured by `apsp_addmin_peak` on this GPU.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct AddMinPeak {
+    /// Add-mins per second at the median launch time.
+    pub updates_per_s: f64,
+    /// Per SM per clock at the GPU's rated clock (`clock_mhz`; the real clock may differ).
+    pub per_sm_per_clock: f64,
+    pub clock_mhz: u32,
+    pub multiprocessors: u32,
+    pub blocks: u32,
+    pub threads_per_block: u32,
+    pub iterations: u32,
+    pub updates_per_launch: f64,
+    pub timing: Timing,
+}
+
+/// Iterations of the peak kernel's loop: about 9 ms per launch on an H200.
+pub const PEAK_ITERATIONS: u32 = 16_384;
+
+/// Runs the add-min throughput kernel over one full wave of blocks (as many per SM as fit), one
+/// warm-up and `reps` timed launches of `iterations` iterations each.
+pub fn addmin_peak(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak> {
+    let f = gpu.module.get_function(PEAK_KERNEL).with_context(|| {
+        format!(
+            "kernel {PEAK_KERNEL} is not in {} (run `cargo xtask build-ptx`)",
+            gpu.ptx_source
+        )
+    })?;
+    let info = gpu.info()?;
+    let threads = BlockSize::x(PEAK_THREADS);
+    let per_sm = f.max_active_blocks_per_multiprocessor(threads, 0)?.max(1);
+    let blocks = per_sm * info.multiprocessors;
+    let out = DeviceBuffer::from_slice(&[0i32])?;
+    let stream = &gpu.stream;
+    // w = -1: every chain keeps changing (no fixed point), as distances do in Floyd–Warshall.
+    let timing = time_on_stream(stream, 1, reps, || {
+        unsafe {
+            launch!(f<<<GridSize::x(blocks), threads, 0, stream>>>(
+                out.as_device_ptr(),
+                -1i32,
+                iterations
+            ))?
+        };
+        Ok(())
+    })
+    .context("the add-min peak kernel failed")?;
+    let updates_per_launch =
+        blocks as f64 * PEAK_THREADS as f64 * iterations as f64 * PEAK_UPDATES_PER_ITERATION as f64;
+    let updates_per_s = updates_per_launch / (timing.median_ms * 1e-3);
+    Ok(AddMinPeak {
+        updates_per_s,
+        per_sm_per_clock: updates_per_s
+            / (info.multiprocessors as f64 * info.clock_mhz as f64 * 1e6),
+        clock_mhz: info.clock_mhz,
+        multiprocessors: info.multiprocessors,
+        blocks,
+        threads_per_block: PEAK_THREADS,
+        iterations,
+        updates_per_launch,
+        timing,
+    })
 }
 
 #[cfg(test)]

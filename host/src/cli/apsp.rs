@@ -18,6 +18,12 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| args.input.with_extension("out"));
+    // The add-min ceiling, measured briefly in this process so that the compute rate is
+    // compared with the same GPU at the same moment (about 60 ms).
+    let peak = match &gpu {
+        Some(g) if !args.no_peak => Some(agpu::addmin_peak(g, agpu::PEAK_ITERATIONS, 5)?),
+        _ => None,
+    };
     let pb = args.verify.then(|| super::spinner("solving and verifying"));
     let rep = solve_file(gpu.as_ref(), &args.input, &output, args.block, args.verify)?;
     if let Some(pb) = pb {
@@ -33,6 +39,10 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         let mut value = serde_json::to_value(&rep)?;
         value["input"] = args.input.display().to_string().into();
         value["output"] = output.display().to_string().into();
+        if let Some(p) = &peak {
+            value["addmin_peak"] = serde_json::to_value(p)?;
+            value["percent_of_peak"] = (100.0 * rep.updates_per_s / p.updates_per_s).into();
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
@@ -57,6 +67,14 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         "  {:<22} {:>10.3e} updates/s (V^3 / compute)",
         "rate", rep.updates_per_s
     );
+    if let Some(p) = &peak {
+        println!(
+            "  {:<22} {:>10.1} % of the add-min peak ({:.3e} updates/s, measured just before)",
+            "compute vs peak",
+            100.0 * rep.updates_per_s / p.updates_per_s,
+            p.updates_per_s
+        );
+    }
     if let Some(v) = &rep.verified {
         println!("  verified: {v}");
     }

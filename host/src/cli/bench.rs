@@ -305,9 +305,9 @@ fn bench_apsp(
             let mut rec = blank(
                 "apsp",
                 &format!("fw_b{b}"),
-                format!("block {b}, {0}x{0} threads", cfg.threads),
+                format!("block {b}, {0}x{0} threads", cfg.phase3_threads),
                 v,
-                cfg.threads * cfg.threads,
+                cfg.phase3_block_threads(),
                 &t,
             );
             rec.updates_per_s = Some(rep.updates_per_s);
@@ -362,7 +362,7 @@ fn bench_threads(
     let graph = random::generate(v, 40 * v, 1)?;
     for cfg in gpu_kernels::apsp::FW_CONFIGS {
         let (t, updates) = agpu::time_phase3(gpu, &graph, cfg.block, reps)?;
-        let threads = cfg.threads * cfg.threads;
+        let threads = cfg.phase3_block_threads();
         let mut rec = blank(
             "threads",
             cfg.phase3,

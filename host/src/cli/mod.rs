@@ -1,5 +1,6 @@
 //! One module per subcommand.
 pub mod apsp;
+pub mod apsp_peak;
 pub mod bench;
 pub mod info;
 pub mod matmul;

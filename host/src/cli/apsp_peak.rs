@@ -1,0 +1,55 @@
+//! `host apsp-peak`: the int32 add-min ceiling that `host apsp` compares its compute rate with.
+use anyhow::Result;
+use clap::Args;
+use host::{
+    apsp::gpu::{self as agpu, AddMinPeak},
+    gpu::Gpu,
+};
+
+use crate::PtxArg;
+
+#[derive(Args)]
+pub struct ApspPeakArgs {
+    /// Timed launches (after one warm-up); the median is reported.
+    #[arg(long, default_value_t = 20)]
+    pub reps: usize,
+    /// Loop iterations per launch (32 add-mins per thread each).
+    #[arg(long, default_value_t = agpu::PEAK_ITERATIONS)]
+    pub iterations: u32,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
+
+pub fn run(args: &ApspPeakArgs) -> Result<()> {
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let name = gpu.info()?.name;
+    let peak = agpu::addmin_peak(&gpu, args.iterations, args.reps)?;
+    if args.json {
+        let mut value = serde_json::to_value(peak)?;
+        value["device"] = name.into();
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    print_peak(&name, &peak);
+    Ok(())
+}
+
+pub fn print_peak(device: &str, p: &AddMinPeak) {
+    println!(
+        "int32 add-min peak on {device}: {} blocks x {} threads, {} iterations x {} add-mins each",
+        p.blocks,
+        p.threads_per_block,
+        p.iterations,
+        gpu_kernels::apsp::PEAK_UPDATES_PER_ITERATION
+    );
+    println!(
+        "  launch: median {:.3} ms (min {:.3}, max {:.3}, {} reps)",
+        p.timing.median_ms, p.timing.min_ms, p.timing.max_ms, p.timing.reps
+    );
+    println!(
+        "  {:.3e} updates/s = {:.1} per SM per clock at the rated {} MHz ({} SMs)",
+        p.updates_per_s, p.per_sm_per_clock, p.clock_mhz, p.multiprocessors
+    );
+}
