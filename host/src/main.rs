@@ -62,8 +62,9 @@ pub struct MatmulArgs {
     pub n: Option<usize>,
     #[arg(long)]
     pub k: Option<usize>,
-    /// Kernel name, `tiled`, `vectorized` or `all`.
-    #[arg(long, default_value = "all")]
+    /// `sgemm` (the flagship kernel the library picks for the shape), kernel names separated
+    /// by commas, a family (`tiled`, `vectorized`, `flagship`) or `all`.
+    #[arg(long, default_value = "sgemm")]
     pub kernel: String,
     /// Timed launches per kernel (after one warm-up); the median is reported.
     #[arg(long, default_value_t = 10)]

@@ -4,6 +4,7 @@ use host::{
     matmul::{
         cublas::Cublas,
         gpu::{self as mgpu, GpuResult, Kernel, Problem, check_shape},
+        sgemm,
     },
 };
 use rand::SeedableRng;
@@ -53,24 +54,33 @@ fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
     Ok(shape)
 }
 
-fn select_kernels(which: &str) -> Result<Vec<Kernel>> {
+/// `sgemm` (the default): the flagship kernel the library picks for this shape, as
+/// `host::sgemm_device` runs it; `all`, a family (`tiled`, `vectorized`, `flagship`), or
+/// kernel names separated by commas.
+fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Kernel>> {
     Ok(match which {
+        "sgemm" => {
+            let sms = gpu.info()?.multiprocessors;
+            // Dense operands: B allows 16-byte copies when its rows are (N % 4 == 0).
+            let cfg = sgemm::choose_kernel(m, n, k, n % 4 == 0, sms);
+            vec![mgpu::kernel(cfg.name)?]
+        }
         "all" => mgpu::kernels(),
-        "tiled" | "vectorized" => mgpu::kernels()
+        "tiled" | "vectorized" | mgpu::FLAGSHIP_FAMILY => mgpu::kernels()
             .into_iter()
             .filter(|k| k.family == which)
             .collect(),
-        name => vec![mgpu::kernel(name)?],
+        names => names.split(',').map(mgpu::kernel).collect::<Result<_>>()?,
     })
 }
 
 pub fn run(args: &MatmulArgs) -> Result<()> {
     let (m, n, k) = resolve_shape(args)?;
-    let kernels = select_kernels(&args.kernel)?;
     if args.reps == 0 {
         bail!("--reps must be at least 1");
     }
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let kernels = select_kernels(&args.kernel, &gpu, (m, n, k))?;
     let device = gpu.info()?.name;
 
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
