@@ -275,24 +275,32 @@ const SCALAR_CHOICES: &[&str] = &[
     "sgemm_64x128x16_s3_8x8_u",
 ];
 
+/// Below this K the 128-row tiles lose to the 64x128 one: one block per SM runs too few
+/// k-slices to hide its pipeline fill and its 128-output epilogue, while three 64x128 blocks
+/// per SM overlap them (H200, % of cuBLAS: 4097x4095x1023 90.4 vs 95.4, unaligned 86.2 vs 90.7;
+/// 2048³ 99.9 vs 92.5; docs/matmul.md).
+const SHORT_K: usize = 2048;
+
 /// The flagship kernel for an `m x n x k` problem on a GPU with `sms` multiprocessors; `vec_b`
 /// says whether B allows 16-byte copies ([`FlagshipConfig::vec_b`]).
 ///
-/// The largest tile whose grid has a block for at least 90% of the multiprocessors: large tiles
-/// load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors idle
-/// (at 1024² the 128x256 tile makes 32 blocks for 132 SMs: 35% of cuBLAS, against 111% for the
-/// 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win; docs/matmul.md).
+/// The largest tile whose grid has a block for at least 90% of the multiprocessors (large
+/// tiles load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors
+/// idle: at 1024² the 128x256 tile makes 32 blocks for 132 SMs, 37% of cuBLAS, against 103% for
+/// the 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win), and no
+/// 128-row tile when K is below [`SHORT_K`].
 pub fn choose_kernel(
     m: usize,
     n: usize,
-    _k: usize,
+    k: usize,
     vec_b: bool,
     sms: u32,
 ) -> &'static FlagshipConfig {
     let names = if vec_b { VEC_CHOICES } else { SCALAR_CHOICES };
     let configs = names
         .iter()
-        .map(|name| flagship_config(name).expect("the choice lists name flagship kernels"));
+        .map(|name| flagship_config(name).expect("the choice lists name flagship kernels"))
+        .filter(|cfg| k >= SHORT_K || cfg.bm < 128);
     let (m, n) = (m.min(MAX_DIM) as u32, n.min(MAX_DIM) as u32);
     let enough = sms.saturating_mul(9).div_ceil(10);
     let mut last = None;
@@ -365,13 +373,15 @@ mod tests {
             }
         }
         // Large problems get the largest tile; smaller ones a tile that fills 132 SMs.
-        let pick = |m, n, vec_b| choose_kernel(m, n, m, vec_b, 132).name;
-        assert_eq!(pick(4096, 4096, true), "sgemm_128x256x8_s4_16x8");
-        assert_eq!(pick(2048, 2048, true), "sgemm_128x256x8_s4_16x8");
-        assert_eq!(pick(1536, 1536, true), "sgemm_128x128x8_s4_16x8");
-        assert_eq!(pick(1024, 1024, true), "sgemm_64x128x16_s3_8x8");
-        assert_eq!(pick(1, 1, true), "sgemm_64x64x16_s4_8x4");
-        assert_eq!(pick(4097, 4095, false), "sgemm_128x256x8_s4_16x8_u");
-        assert_eq!(pick(17, 33, false), "sgemm_64x128x16_s3_8x8_u");
+        let pick = |m, n, k, vec_b| choose_kernel(m, n, k, vec_b, 132).name;
+        assert_eq!(pick(8192, 8192, 8192, true), "sgemm_128x256x8_s4_16x8");
+        assert_eq!(pick(4096, 4096, 4096, true), "sgemm_128x256x8_s4_16x8");
+        assert_eq!(pick(2048, 2048, 2048, true), "sgemm_128x256x8_s4_16x8");
+        assert_eq!(pick(1536, 1536, 2048, true), "sgemm_128x128x8_s4_16x8");
+        assert_eq!(pick(1024, 1024, 1024, true), "sgemm_64x128x16_s3_8x8");
+        assert_eq!(pick(1, 1, 1, true), "sgemm_64x64x16_s4_8x4");
+        assert_eq!(pick(4097, 4095, 1023, false), "sgemm_64x128x16_s3_8x8_u");
+        assert_eq!(pick(4097, 4095, 4095, false), "sgemm_128x256x8_s4_16x8_u");
+        assert_eq!(pick(17, 33, 5, false), "sgemm_64x128x16_s3_8x8_u");
     }
 }
