@@ -198,6 +198,10 @@ macro_rules! flagship_kernels {
             let m0 = (first + in_group % gsize) * BM;
             let n0 = in_group / gsize * BN;
 
+            // cuda_std declares its dynamic-shared symbol as a 16-byte `.extern .shared` array,
+            // which ptxas counts as 16 static bytes (the "16" in its report); the dynamic
+            // allocation follows them, so [symbol, symbol + dynamic bytes) is inside the block's
+            // shared memory (compute-sanitizer memcheck: no findings).
             let smem = shared_addr(dynamic_shared_mem::<u32>());
 
             // A copies: copy I of a warp covers rows `4*warp + lane/8 + A_ROW(I)` and k
