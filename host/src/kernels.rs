@@ -14,6 +14,8 @@ pub struct Launch {
     pub name: &'static str,
     pub family: &'static str,
     pub block: (u32, u32),
+    /// Dynamic shared memory per block (the flagship SGEMM kernels'; 0 for the others).
+    pub dynamic_shared_bytes: u32,
 }
 
 pub fn launches() -> Vec<Launch> {
@@ -23,6 +25,8 @@ pub fn launches() -> Vec<Launch> {
             name: k.name,
             family: k.family,
             block: k.block,
+            dynamic_shared_bytes: matmul::gpu::flagship_config(k.name)
+                .map_or(0, |c| c.shared_bytes()),
         })
         .collect();
     for c in FW_CONFIGS {
@@ -35,6 +39,7 @@ pub fn launches() -> Vec<Launch> {
                 name,
                 family: "floyd-warshall",
                 block: (t, t),
+                dynamic_shared_bytes: 0,
             });
         }
     }
@@ -76,9 +81,13 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
         } else {
             &gpu.module
         };
-        let f = module
-            .get_function(l.name)
-            .with_context(|| format!("kernel {} not in the PTX", l.name))?;
+        let f = match matmul::gpu::flagship_config(l.name) {
+            // Allowed its dynamic shared memory first, as launches do.
+            Ok(cfg) => matmul::gpu::flagship_function(gpu, cfg)?,
+            Err(_) => module
+                .get_function(l.name)
+                .with_context(|| format!("kernel {} not in the PTX", l.name))?,
+        };
         let registers = f.get_attribute(FunctionAttribute::NumRegisters)? as u32;
         let static_shared_bytes = f.get_attribute(FunctionAttribute::SharedMemorySizeBytes)? as u32;
         let threads = l.block.0 * l.block.1;
@@ -86,19 +95,21 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
             threads_per_block: threads,
             registers_per_thread: registers,
             static_shared_bytes,
-            dynamic_shared_bytes: 0,
+            dynamic_shared_bytes: l.dynamic_shared_bytes,
         };
         let occ =
             occupancy::occupancy(&limits, &res).map_err(|e| anyhow::anyhow!("{}: {e}", l.name))?;
-        let driver =
-            f.max_active_blocks_per_multiprocessor(BlockSize::xy(l.block.0, l.block.1), 0)?;
+        let driver = f.max_active_blocks_per_multiprocessor(
+            BlockSize::xy(l.block.0, l.block.1),
+            l.dynamic_shared_bytes as usize,
+        )?;
         rows.push(OccupancyRow {
             kernel: l.name,
             family: l.family,
             threads,
             registers,
             static_shared_bytes,
-            dynamic_shared_bytes: 0,
+            dynamic_shared_bytes: l.dynamic_shared_bytes,
             blocks_per_sm: occ.blocks_per_sm,
             driver_blocks_per_sm: driver,
             occupancy: occ.occupancy,

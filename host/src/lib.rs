@@ -6,6 +6,7 @@
 //! The library API:
 //! - [`Gpu::new`] opens device 0 with the kernels (PTX built into the binary);
 //! - [`sgemm`] / [`sgemm_device`]: `C = A·B` on host slices or on device buffers;
+//!   [`gemm_device`]: `C = alpha·A·B + beta·C` with leading dimensions, as a [`Gemm`] describes;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
 //!   (on the CPU: [`rgk_core::apsp::solve_cpu`]; from a file: [`rgk_core::apsp::format::read_graph`]);
 //! - the occupancy calculator: [`rgk_core::occupancy::occupancy`];
@@ -21,5 +22,5 @@ pub mod matmul;
 pub use apsp::apsp;
 pub use error::{Error, NoGpu, Result};
 pub use gpu::Gpu;
-pub use matmul::sgemm::{sgemm, sgemm_device};
+pub use matmul::sgemm::{Gemm, gemm_device, sgemm, sgemm_device};
 pub use rgk_core::apsp::{Distances, format::Graph};

@@ -426,6 +426,103 @@ mod vectorized;
 #[cfg(target_arch = "nvptx64")]
 mod warptile;
 
+// ---------------------------------------------------------------------------------------------
+// The flagship SGEMM (issue #9): C = alpha·A·B + beta·C on unpadded row-major matrices with
+// leading dimensions, edge tiles handled in the kernel. Its own argument struct, config type and
+// kernel list; the kernels are in `flagship.rs`.
+
+/// The flagship kernels' only argument, passed by value: one definition for the kernel and the
+/// host, so the argument list cannot drift between them.
+///
+/// `a` is `m x k` with rows `lda` floats apart, `b` is `k x n` (rows `ldb` apart), `c` is `m x n`
+/// (rows `ldc` apart); every dimension is at least 1 and every leading dimension at least its
+/// matrix's width. When `beta == 0`, C is only written (BLAS semantics: NaN in C does not leak).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SgemmParams {
+    pub a: *const f32,
+    pub b: *const f32,
+    pub c: *mut f32,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub lda: u32,
+    pub ldb: u32,
+    pub ldc: u32,
+    pub alpha: f32,
+    pub beta: f32,
+    /// Block rasterization for L2 reuse: consecutive blocks walk down `group` tile rows before
+    /// moving one tile column right (at least 1).
+    pub group: u32,
+}
+
+/// One flagship kernel: a block of `warps[0] x warps[1]` warps computes a `bm x bn` tile of C,
+/// each warp a `bm / warps[0] x bn / warps[1]` warp tile, each thread `thread_tile[0]` rows x
+/// `thread_tile[1]` columns of it. `stages` k-slices of depth `bk` are in flight through
+/// `cp.async` in dynamic shared memory. `vec_b`: B is copied in 16-byte pieces, which needs `ldb`
+/// a multiple of 4 and B 16-byte aligned; otherwise in 4-byte pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlagshipConfig {
+    pub name: &'static str,
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub warps: [u32; 2],
+    pub thread_tile: [u32; 2],
+    pub stages: u32,
+    pub vec_b: bool,
+}
+
+impl FlagshipConfig {
+    pub const fn threads(&self) -> u32 {
+        32 * self.warps[0] * self.warps[1]
+    }
+    /// Dynamic shared memory per block: per stage the A slice stored transposed (`bk` rows of
+    /// `bm + 4` floats) and the B slice (`bk` rows of `bn`).
+    pub const fn shared_bytes(&self) -> u32 {
+        self.stages * 4 * self.bk * (self.bm + 4 + self.bn)
+    }
+    /// Blocks in the (one-dimensional) grid for an `m x n` C.
+    pub const fn blocks(&self, m: u32, n: u32) -> u32 {
+        m.div_ceil(self.bm) * n.div_ceil(self.bn)
+    }
+}
+
+/// Invokes `$m!` with, for every flagship kernel,
+/// `(name, bm, bn, bk, wm, wn, ly, lx, stages, vec_b, rm, rn, ga, gb, al, bl)`: a `bm x bn x bk`
+/// block tile, `wm x wn` warps, each warp's lanes `ly x lx` (rows x columns), `stages`-deep
+/// pipeline, `vec_b` as in [`FlagshipConfig`]; then literals the kernel unrolls with (checked
+/// against the above at compile time): thread tile `rm x rn` = `ga x gb` groups of 4x4, `al`
+/// 4-byte A copies and `bl` B copies (16- or 4-byte) per thread per k-slice.
+macro_rules! for_each_flagship {
+    ($m:ident) => {
+        $m! {
+            (sgemm_128x256x8_s4_16x8, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2),
+            (sgemm_128x256x8_s4_16x8_u, 128, 256, 8, 2, 4, 4, 8, 4, false, 16, 8, 4, 2, 4, 8),
+            (sgemm_128x128x8_s4_16x8, 128, 128, 8, 2, 2, 4, 8, 4, true, 16, 8, 4, 2, 8, 2),
+            (sgemm_128x128x8_s4_16x8_u, 128, 128, 8, 2, 2, 4, 8, 4, false, 16, 8, 4, 2, 8, 8),
+            (sgemm_64x128x16_s3_8x8, 64, 128, 16, 2, 2, 4, 8, 3, true, 8, 8, 2, 2, 8, 4),
+            (sgemm_64x128x16_s3_8x8_u, 64, 128, 16, 2, 2, 4, 8, 3, false, 8, 8, 2, 2, 8, 16),
+            (sgemm_64x64x16_s4_8x4, 64, 64, 16, 2, 2, 4, 8, 4, true, 8, 4, 2, 1, 8, 2),
+        }
+    };
+}
+
+macro_rules! flagship_table {
+    ($(($name:ident, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $ly:tt, $lx:tt, $st:tt, $vec:tt,
+        $rm:tt, $rn:tt, $ga:tt, $gb:tt, $al:tt, $bl:tt)),* $(,)?) => {
+        /// Every flagship kernel.
+        pub const FLAGSHIP: &[FlagshipConfig] = &[$(FlagshipConfig {
+            name: stringify!($name), bm: $bm, bn: $bn, bk: $bk, warps: [$wm, $wn],
+            thread_tile: [$rm, $rn], stages: $st, vec_b: $vec,
+        }),*];
+    };
+}
+for_each_flagship!(flagship_table);
+
+#[cfg(target_arch = "nvptx64")]
+mod flagship;
+
 #[cfg(test)]
 mod tests {
     use super::*;

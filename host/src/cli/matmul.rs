@@ -5,6 +5,7 @@ use host::{
     matmul::{
         cublas::Cublas,
         gpu::{self as mgpu, GpuResult, Kernel, Problem, check_shape},
+        sgemm,
     },
 };
 use rand::SeedableRng;
@@ -25,9 +26,6 @@ const SAMPLE_ROWS: usize = 64;
 
 /// `--kernel` value that runs the study's ladder: one kernel per rung, then the flagship.
 const LADDER: &str = "ladder";
-/// The family of the project's flagship SGEMM kernel(s): the ladder's last row, after rung 11,
-/// whenever the kernel table has one (a kernel of this family, or named with it).
-const FLAGSHIP: &str = "flagship";
 /// The study's results on its A6000 at 4096 (siboehm/SGEMM_CUDA, README): cuBLAS, then GFLOP/s
 /// per rung.
 const STUDY_CUBLAS_GFLOPS: f64 = 23249.6;
@@ -77,28 +75,23 @@ impl Step {
     }
 }
 
-fn is_flagship(name: &str, family: &str) -> bool {
-    family == FLAGSHIP || name.contains(FLAGSHIP)
+fn is_flagship(family: &str) -> bool {
+    family == mgpu::FLAGSHIP_FAMILY
 }
 
-/// The ladder's kernels in order: each rung's kernel, then any flagship kernel.
-fn ladder() -> Result<Vec<(Step, Kernel)>> {
+/// The ladder's kernels in order: each rung's kernel, then the flagship kernel picked for the shape.
+fn ladder(flagship: Kernel) -> Result<Vec<(Step, Kernel)>> {
     let mut rows = Vec::new();
     for rung in Rung::ALL {
         rows.push((Step::Study(rung), mgpu::kernel(rung.kernel())?));
     }
-    rows.extend(
-        mgpu::kernels()
-            .into_iter()
-            .filter(|k| is_flagship(k.name, k.family))
-            .map(|k| (Step::Flagship, k)),
-    );
+    rows.push((Step::Flagship, flagship));
     Ok(rows)
 }
 
 /// The ladder step a kernel stands for, if any.
 fn step_of(name: &str, family: &str) -> Option<Step> {
-    if is_flagship(name, family) {
+    if is_flagship(family) {
         return Some(Step::Flagship);
     }
     Rung::ALL
@@ -145,25 +138,35 @@ fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
     Ok(shape)
 }
 
-fn select_kernels(which: &str) -> Result<Vec<Kernel>> {
+/// `sgemm` (the default): the flagship kernel the library picks for this shape, as
+/// `host::sgemm_device` runs it; `ladder`: one kernel per rung of the study, then that flagship
+/// kernel; `all`; a family (`tiled`, `vectorized`, `flagship`, a rung's family); or kernel names
+/// separated by commas.
+fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Kernel>> {
     let all = mgpu::kernels();
+    let picked = || -> Result<Kernel> {
+        let sms = gpu.info()?.multiprocessors;
+        // Dense operands: B allows 16-byte copies when its rows are (N % 4 == 0).
+        mgpu::kernel(sgemm::choose_kernel(m, n, k, n % 4 == 0, sms).name)
+    };
     Ok(match which {
+        "sgemm" => vec![picked()?],
         "all" => all,
-        LADDER => ladder()?.into_iter().map(|(_, k)| k).collect(),
+        LADDER => ladder(picked()?)?.into_iter().map(|(_, k)| k).collect(),
         family if all.iter().any(|k| k.family == family) => {
             all.into_iter().filter(|k| k.family == family).collect()
         }
-        name => vec![mgpu::kernel(name)?],
+        names => names.split(',').map(mgpu::kernel).collect::<Result<_>>()?,
     })
 }
 
 pub fn run(args: &MatmulArgs) -> Result<()> {
     let (m, n, k) = resolve_shape(args)?;
-    let kernels = select_kernels(&args.kernel)?;
     if args.reps == 0 {
         bail!("--reps must be at least 1");
     }
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let kernels = select_kernels(&args.kernel, &gpu, (m, n, k))?;
     let device = gpu.info()?.name;
 
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);

@@ -1,11 +1,16 @@
 //! Running the Rust SGEMM kernels: padding, launch geometry (from `gpu_kernels::matmul`), timing.
+//! The flagship kernels need no padding: they are launched through [`launch_flagship`].
+use std::ffi::c_void;
+
 use anyhow::{Context as _, Result, bail};
 use cust::{
-    function::{BlockSize, GridSize},
+    function::{BlockSize, Function, GridSize},
     launch,
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
+    stream::Stream,
 };
-use gpu_kernels::matmul::{RUNG_TABLES, TILED, VECTORIZED};
+use cust_raw::driver_sys;
+use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig, RUNG_TABLES, SgemmParams, TILED, VECTORIZED};
 use serde::Serialize;
 
 use crate::gpu::{Gpu, Timing, time_on_stream};
@@ -44,8 +49,21 @@ pub fn kernels() -> Vec<Kernel> {
         block: c.block_dim(),
         tile: c.tile_mnk(),
     });
-    tiled.chain(vectorized).chain(rungs).collect()
+    let flagship = FLAGSHIP.iter().map(|c| Kernel {
+        name: c.name,
+        family: FLAGSHIP_FAMILY,
+        block: (c.threads(), 1),
+        tile: (c.bm, c.bn, c.bk),
+    });
+    tiled
+        .chain(vectorized)
+        .chain(rungs)
+        .chain(flagship)
+        .collect()
 }
+
+/// The family name of the flagship kernels in [`kernels`].
+pub const FLAGSHIP_FAMILY: &str = "flagship";
 
 pub fn kernel(name: &str) -> Result<Kernel> {
     kernels()
@@ -105,6 +123,9 @@ pub struct GpuResult {
 /// Multiplies `a` (m x k) by `b` (k x n) with `kernel`: one warm-up launch, `reps` timed ones.
 /// C is poisoned with NaN first, so an element no launch writes fails the check.
 pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuResult> {
+    if kernel.family == FLAGSHIP_FAMILY {
+        return run_flagship(gpu, flagship_config(kernel.name)?, p, reps);
+    }
     let Problem { a, b, m, n, k } = *p;
     check_shape(m, n, k)?;
     let (tm, tn, tk) = (
@@ -164,6 +185,125 @@ pub(crate) fn launch_padded(
         .with_context(|| format!("launching {}", kernel.name))
 }
 
+/// The flagship kernel named `name`.
+pub fn flagship_config(name: &str) -> Result<&'static FlagshipConfig> {
+    FLAGSHIP
+        .iter()
+        .find(|c| c.name == name)
+        .with_context(|| format!("no flagship SGEMM kernel named {name:?}"))
+}
+
+/// Rasterization group of the flagship launches (`SgemmParams::group`): tile rows walked down
+/// per column sweep. `RGK_SGEMM_GROUP` overrides it, for tuning runs.
+pub fn flagship_group() -> u32 {
+    std::env::var("RGK_SGEMM_GROUP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&g| g >= 1)
+        .unwrap_or(DEFAULT_GROUP)
+}
+
+/// See [`flagship_group`].
+pub const DEFAULT_GROUP: u32 = 8;
+
+/// Times the flagship kernel `cfg` on a dense problem (`alpha = 1`, `beta = 0`, leading
+/// dimensions equal to the widths, except B's for a `vec_b` kernel when N is not a multiple of
+/// 4), with no padding: one warm-up launch, `reps` timed ones.
+fn run_flagship(gpu: &Gpu, cfg: &FlagshipConfig, p: &Problem, reps: usize) -> Result<GpuResult> {
+    let Problem { a, b, m, n, k } = *p;
+    check_shape(m, n, k)?;
+    // A kernel that copies B in 16-byte pieces needs rows a multiple of 4 floats apart: give B
+    // such a leading dimension (a layout, the problem stays m x n x k).
+    let ldb = if cfg.vec_b { round_up(n, 4) } else { n };
+    check_fits(4 * (m * k + k * ldb + m * n))?;
+    let d_a = DeviceBuffer::from_slice(a)?;
+    let d_b = if ldb == n {
+        DeviceBuffer::from_slice(b)?
+    } else {
+        DeviceBuffer::from_slice(&pad(b, k, n, k, ldb))?
+    };
+    let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+    let params = SgemmParams {
+        a: d_a.as_device_ptr().as_raw() as *const f32,
+        b: d_b.as_device_ptr().as_raw() as *const f32,
+        c: d_c.as_device_ptr().as_raw() as *mut f32,
+        m: m as u32,
+        n: n as u32,
+        k: k as u32,
+        lda: k as u32,
+        ldb: ldb as u32,
+        ldc: n as u32,
+        alpha: 1.0,
+        beta: 0.0,
+        group: flagship_group(),
+    };
+    let func = flagship_function(gpu, cfg)?;
+    let timing = time_on_stream(&gpu.stream, 1, reps, || {
+        launch_flagship(&gpu.stream, &func, cfg, &params)
+    })?;
+    let mut c = vec![0f32; m * n];
+    d_c.copy_to(&mut c[..])?;
+    Ok(GpuResult {
+        c,
+        timing,
+        padded: (m, n, k),
+    })
+}
+
+/// Whether B can be copied in 16-byte pieces (`FlagshipConfig::vec_b`): rows a multiple of 4
+/// floats apart and the pointer 16-byte aligned.
+pub fn b_vector_ok(p: &SgemmParams) -> bool {
+    p.ldb.is_multiple_of(4) && (p.b as usize).is_multiple_of(16)
+}
+
+/// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
+/// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
+pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
+    let func = gpu.module.get_function(cfg.name).with_context(|| {
+        format!(
+            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
+            cfg.name, gpu.ptx_source
+        )
+    })?;
+    // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
+    let code = unsafe {
+        driver_sys::cuFuncSetAttribute(
+            func.to_raw(),
+            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            cfg.shared_bytes() as i32,
+        )
+    };
+    if code != driver_sys::cudaError_enum::CUDA_SUCCESS {
+        bail!(
+            "{} needs {} B of shared memory per block, which this GPU does not allow ({code:?})",
+            cfg.name,
+            cfg.shared_bytes()
+        );
+    }
+    Ok(func)
+}
+
+/// Launches the flagship kernel `func` (from [`flagship_function`] for `cfg`) on `stream`.
+/// The caller has checked `params` (shapes, leading dimensions, buffer sizes, and
+/// [`b_vector_ok`] when `cfg.vec_b`).
+pub fn launch_flagship(
+    stream: &Stream,
+    func: &Function,
+    cfg: &FlagshipConfig,
+    params: &SgemmParams,
+) -> Result<()> {
+    let grid = GridSize::x(cfg.blocks(params.m, params.n));
+    let block = BlockSize::x(cfg.threads());
+    // The kernel's one parameter is the `#[repr(C)]` struct, by value: cuLaunchKernel takes a
+    // pointer to it. (Not `launch!`, which wants `DeviceCopy`, a foreign trait for a foreign
+    // type here.)
+    let args = [params as *const SgemmParams as *mut c_void];
+    // SAFETY: the argument list matches the kernel's signature (one `SgemmParams`), and the
+    // caller guarantees that the pointers in it cover the shapes it names.
+    unsafe { stream.launch(func, grid, block, cfg.shared_bytes(), &args) }
+        .with_context(|| format!("launching {}", cfg.name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +334,29 @@ mod tests {
         for rung in gpu_kernels::matmul::Rung::ALL {
             let k = kernel(rung.kernel()).unwrap();
             assert_eq!(k.family, rung.family(), "{rung:?}");
+        }
+    }
+
+    #[test]
+    fn flagship_entries_take_one_params_struct() {
+        // launch_flagship passes one pointer to an `SgemmParams`: the PTX entry must take
+        // exactly one parameter of its size.
+        let want = format!("[{}]", size_of::<SgemmParams>());
+        for cfg in FLAGSHIP {
+            let head = format!(".visible .entry {}(", cfg.name);
+            let at = gpu_kernels::PTX
+                .find(&head)
+                .unwrap_or_else(|| panic!("{} not in the PTX", cfg.name));
+            let params = &gpu_kernels::PTX[at + head.len()..];
+            let params = &params[..params.find(')').unwrap()];
+            assert_eq!(
+                params.matches(".param").count(),
+                1,
+                "{}: {params}",
+                cfg.name
+            );
+            assert!(params.trim().ends_with(&want), "{}: {params}", cfg.name);
+            assert!(cfg.shared_bytes() <= 227 * 1024, "{}", cfg.name);
         }
     }
 
