@@ -288,7 +288,7 @@ const SHORT_K: usize = 2048;
 /// tiles load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors
 /// idle: at 1024² the 128x256 tile makes 32 blocks for 132 SMs, 37% of cuBLAS, against 103% for
 /// the 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win), and no
-/// 128-row tile when K is below [`SHORT_K`].
+/// 128-row tile when K is below `SHORT_K` (2048).
 pub fn choose_kernel(
     m: usize,
     n: usize,
