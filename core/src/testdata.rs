@@ -22,11 +22,17 @@ pub fn apsp_cases() -> Option<PathBuf> {
 pub fn apsp_cases_for_test(test: &str) -> Option<PathBuf> {
     let dir = apsp_cases();
     if dir.is_none() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: the course cases are absent (set APSP_TESTDATA or put them in ../shared/testdata/apsp)"
+        skip(
+            test,
+            "the course cases are absent (set APSP_TESTDATA or put them in ../shared/testdata/apsp)",
         );
     }
     dir
+}
+
+/// Says that `test` is skipped and why, as `SKIPPED <test>: <why>` on stderr. Written to the
+/// stream directly: libtest captures `eprintln!`, and a skip must be visible in CI's output.
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
 }

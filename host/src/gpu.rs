@@ -207,9 +207,7 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
         if std::env::var_os("REQUIRE_GPU").is_some_and(|v| v == "1") {
             panic!("{test}: REQUIRE_GPU=1 but {e}");
         }
-        // Written to the stream directly: libtest captures eprintln!, and a skip must be visible.
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+        rgk_core::testdata::skip(test, &e.to_string());
         return None;
     }
     Some(

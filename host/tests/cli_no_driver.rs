@@ -3,7 +3,10 @@
 //! one, and GPU subcommands say in one sentence that there is no driver, with exit code 3.
 use std::{path::PathBuf, process::Command};
 
-use rgk_core::apsp::{format::read_graph, solve_cpu};
+use rgk_core::{
+    apsp::{format::read_graph, solve_cpu},
+    testdata::skip,
+};
 
 /// The binary copied into a fresh directory, as a user would run it: no cargo, no runner.
 fn copied_binary(tag: &str) -> (PathBuf, PathBuf) {
@@ -18,11 +21,6 @@ fn copied_binary(tag: &str) -> (PathBuf, PathBuf) {
 fn driver_installed() -> bool {
     let cache = Command::new("ldconfig").arg("-p").output();
     cache.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so.1 "))
-}
-
-fn skip(test: &str, why: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
 }
 
 #[test]

@@ -144,11 +144,7 @@ fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
 /// separated by commas.
 fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Kernel>> {
     let all = mgpu::kernels();
-    let picked = || -> Result<Kernel> {
-        let sms = gpu.info()?.multiprocessors;
-        // Dense operands: B allows 16-byte copies when its rows are (N % 4 == 0).
-        mgpu::kernel(sgemm::choose_kernel(m, n, k, n % 4 == 0, sms).name)
-    };
+    let picked = || mgpu::kernel(sgemm::dense_kernel(gpu, m, n, k)?.name);
     Ok(match which {
         "sgemm" => vec![picked()?],
         "all" => all,

@@ -245,13 +245,7 @@ fn gemm_device_on(
             }
             cfg
         }
-        None => {
-            let sms = gpu
-                .device
-                .get_attribute(DeviceAttribute::MultiprocessorCount)
-                .context("reading the multiprocessor count")? as u32;
-            choose_kernel(op.m, op.n, op.k, vec_b, sms)
-        }
+        None => pick(gpu, op.m, op.n, op.k, vec_b)?,
     };
     let func = flagship_function(gpu, cfg)?;
     launch_flagship(&gpu.stream, &func, cfg, &params)?;
@@ -259,6 +253,28 @@ fn gemm_device_on(
         .synchronize()
         .context("SGEMM failed on the GPU")?;
     Ok(())
+}
+
+/// [`choose_kernel`] for the GPU at hand.
+fn pick(
+    gpu: &Gpu,
+    m: usize,
+    n: usize,
+    k: usize,
+    vec_b: bool,
+) -> anyhow::Result<&'static FlagshipConfig> {
+    let sms = gpu
+        .device
+        .get_attribute(DeviceAttribute::MultiprocessorCount)
+        .context("reading the multiprocessor count")? as u32;
+    Ok(choose_kernel(m, n, k, vec_b, sms))
+}
+
+/// The flagship kernel [`sgemm`] and [`sgemm_device`] run for dense `m x k` and `k x n`
+/// operands in their own allocations: the driver aligns those to 256 bytes, so B allows
+/// 16-byte copies exactly when N is a multiple of 4.
+pub fn dense_kernel(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<&'static FlagshipConfig> {
+    Ok(pick(gpu, m, n, k, n.is_multiple_of(4))?)
 }
 
 /// Tile shapes [`choose_kernel`] picks from, largest first, for B copied in 16-byte pieces and
