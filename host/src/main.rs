@@ -1,14 +1,16 @@
 //! `host`: runs the project's Rust GPU kernels and checks them on the CPU.
 mod cli;
 
-use std::{path::PathBuf, process::ExitCode};
+use std::process::ExitCode;
 
-use clap::{
-    Args, Parser, Subcommand, ValueEnum,
-    builder::{PossibleValuesParser, TypedValueParser},
+use clap::{Parser, Subcommand};
+use cli::{
+    PtxArg,
+    apsp::{ApspArgs, ApspGenArgs},
+    matmul::{MatmulArgs, MatmulCpuArgs},
+    occupancy::OccupancyArgs,
 };
 use host::gpu::NoGpu;
-use rgk_core::matmul::cpu;
 
 #[derive(Parser)]
 #[command(
@@ -40,130 +42,6 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Turn benchmark records into PNG charts and markdown tables.
     Report(cli::report::ReportArgs),
-}
-
-#[derive(Args, Clone)]
-pub struct PtxArg {
-    /// PTX file to load instead of the PTX built into the binary (also: GPU_KERNELS_PTX).
-    #[arg(long, value_name = "FILE")]
-    pub ptx: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Verify {
-    /// Full check up to 4096 in every dimension, a sample of rows above.
-    Auto,
-    Full,
-    Sample,
-    None,
-}
-
-#[derive(Args)]
-pub struct MatmulArgs {
-    /// Square size: M = N = K (overridden per dimension by --m/--n/--k).
-    pub size: Option<usize>,
-    #[arg(long)]
-    pub m: Option<usize>,
-    #[arg(long)]
-    pub n: Option<usize>,
-    #[arg(long)]
-    pub k: Option<usize>,
-    /// `sgemm` (the flagship kernel the library picks for the shape), kernel names separated by
-    /// commas, a family (`tiled`, `vectorized`, `flagship`, `naive`, `coalesced`, `blocktile1d`,
-    /// `blocktile2d`, `bank`, `autotuned`, `warptile`, `dbuf`), `all`, or `ladder`: one kernel per
-    /// rung of the SGEMM study (siboehm/SGEMM_CUDA) and the flagship, printed as the study's table.
-    #[arg(long, default_value = "sgemm")]
-    pub kernel: String,
-    /// Timed launches per kernel (after one warm-up); the median is reported.
-    #[arg(long, default_value_t = 10)]
-    pub reps: usize,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, value_enum, default_value_t = Verify::Auto)]
-    pub verify: Verify,
-    /// Skip cuBLAS.
-    #[arg(long)]
-    pub no_cublas: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ptx: PtxArg,
-}
-
-#[derive(Args)]
-pub struct MatmulCpuArgs {
-    /// Also run 2048.
-    #[arg(long)]
-    pub large: bool,
-    /// Sizes to run instead of 256 512 1024.
-    #[arg(long, value_delimiter = ',')]
-    pub sizes: Option<Vec<usize>>,
-    /// Run only these variants, comma-separated, in this order (default: the whole ladder).
-    #[arg(long, value_delimiter = ',', value_name = "NAME", value_parser = cpu_variant_parser())]
-    pub variant: Option<Vec<cpu::Variant>>,
-    #[arg(long, default_value_t = 3)]
-    pub reps: usize,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Run each variant exactly once: no warm-up, repeats or f64 check, so that a profiler
-    /// around the process (valgrind) sees only the inputs and the variant.
-    #[arg(long)]
-    pub once: bool,
-    /// With --once: make the inputs and run no variant, the baseline a profile subtracts.
-    #[arg(long, requires = "once", conflicts_with = "variant")]
-    pub inputs_only: bool,
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `--variant` takes the names of [`cpu::Variant`], so that clap lists them in `--help` and
-/// rejects any other with exit status 2.
-fn cpu_variant_parser() -> impl TypedValueParser<Value = cpu::Variant> {
-    PossibleValuesParser::new(cpu::Variant::ALL.map(cpu::Variant::name))
-        .try_map(|name| name.parse::<cpu::Variant>())
-}
-
-#[derive(Args)]
-pub struct ApspArgs {
-    /// Input graph: int32 LE `V E`, then E triples `src dst w`.
-    pub input: PathBuf,
-    /// Output distance matrix (default: INPUT with extension .out).
-    pub output: Option<PathBuf>,
-    /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
-    #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
-    pub block: u32,
-    /// Compute on the CPU (multithreaded Floyd–Warshall) instead of the GPU.
-    #[arg(long)]
-    pub cpu: bool,
-    /// Check the result: CPU Floyd–Warshall for V ≤ 4000, else Dijkstra from 64 random sources.
-    #[arg(long)]
-    pub verify: bool,
-    /// Skip the add-min peak measurement (about 60 ms) that the compute rate is compared with.
-    #[arg(long)]
-    pub no_peak: bool,
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ptx: PtxArg,
-}
-
-#[derive(Args)]
-pub struct ApspGenArgs {
-    pub vertices: usize,
-    pub edges: usize,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
-}
-
-#[derive(Args)]
-pub struct OccupancyArgs {
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ptx: PtxArg,
 }
 
 fn main() -> ExitCode {
@@ -202,6 +80,8 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, error::ErrorKind};
+
+    use rgk_core::matmul::cpu;
 
     use super::*;
 

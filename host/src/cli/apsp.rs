@@ -1,11 +1,48 @@
+use std::path::PathBuf;
+
 use anyhow::Result;
+use clap::Args;
 use host::{
     apsp::{gpu as agpu, pipeline::solve_file},
     gpu::Gpu,
 };
 use rgk_core::apsp::{format::write_graph, random};
 
-use crate::{ApspArgs, ApspGenArgs};
+use super::PtxArg;
+
+#[derive(Args)]
+pub struct ApspArgs {
+    /// Input graph: int32 LE `V E`, then E triples `src dst w`.
+    pub input: PathBuf,
+    /// Output distance matrix (default: INPUT with extension .out).
+    pub output: Option<PathBuf>,
+    /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
+    #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
+    pub block: u32,
+    /// Compute on the CPU (multithreaded Floyd–Warshall) instead of the GPU.
+    #[arg(long)]
+    pub cpu: bool,
+    /// Check the result: CPU Floyd–Warshall for V ≤ 4000, else Dijkstra from 64 random sources.
+    #[arg(long)]
+    pub verify: bool,
+    /// Skip the add-min peak measurement (about 60 ms) that the compute rate is compared with.
+    #[arg(long)]
+    pub no_peak: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
+
+#[derive(Args)]
+pub struct ApspGenArgs {
+    pub vertices: usize,
+    pub edges: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
 
 pub fn run(args: &ApspArgs) -> Result<()> {
     let gpu = if args.cpu {

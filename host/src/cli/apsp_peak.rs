@@ -6,7 +6,7 @@ use host::{
     gpu::Gpu,
 };
 
-use crate::PtxArg;
+use super::PtxArg;
 
 #[derive(Args)]
 pub struct ApspPeakArgs {

@@ -27,7 +27,7 @@ use rgk_core::{
     matmul::reference,
 };
 
-use crate::PtxArg;
+use super::PtxArg;
 
 #[derive(Args)]
 pub struct BenchArgs {

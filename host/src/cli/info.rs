@@ -1,7 +1,7 @@
 use anyhow::Result;
 use host::gpu::{DeviceInfo, Gpu, init_driver};
 
-use crate::PtxArg;
+use super::PtxArg;
 
 pub fn run(args: &PtxArg) -> Result<()> {
     init_driver()?;

@@ -7,6 +7,17 @@ pub mod matmul;
 pub mod occupancy;
 pub mod report;
 
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Clone)]
+pub struct PtxArg {
+    /// PTX file to load instead of the PTX built into the binary (also: GPU_KERNELS_PTX).
+    #[arg(long, value_name = "FILE")]
+    pub ptx: Option<PathBuf>,
+}
+
 /// A spinner for CPU work that takes a while (references, verification).
 pub fn spinner(msg: &str) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new_spinner();

@@ -1,7 +1,16 @@
 use anyhow::{Result, bail};
+use clap::Args;
 use host::{gpu::Gpu, kernels::occupancy_rows};
 
-use crate::OccupancyArgs;
+use super::PtxArg;
+
+#[derive(Args)]
+pub struct OccupancyArgs {
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
 
 pub fn run(args: &OccupancyArgs) -> Result<()> {
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
