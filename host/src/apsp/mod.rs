@@ -2,6 +2,7 @@
 //! file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
 pub mod gpu;
 pub mod pipeline;
+pub mod rows;
 
 use rgk_core::apsp::{Distances, format::Graph};
 
