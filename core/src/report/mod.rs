@@ -72,6 +72,7 @@ pub(crate) mod tests {
             updates_per_s: None,
             occupancy: Some(0.5),
             split: None,
+            seed: None,
             device: "NVIDIA H100 80GB HBM3".into(),
             date: "2026-04-01T12:00:00Z".into(),
             commit: "abc1234".into(),
