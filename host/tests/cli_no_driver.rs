@@ -47,26 +47,41 @@ fn binary_has_no_libcuda_dependency() {
     );
 }
 
-#[test]
-fn gpu_subcommand_without_driver_says_so_with_exit_3() {
+/// `host ARGS` where no driver is installed: exit 3, one sentence on stderr, nothing on stdout
+/// (also with `--json`: no half-made envelope).
+fn no_driver_case(test: &str, args: &[&str]) {
     if driver_installed() {
-        return skip(
-            "gpu_subcommand_without_driver_says_so_with_exit_3",
-            "an NVIDIA driver is installed here",
-        );
+        return skip(test, "an NVIDIA driver is installed here");
     }
-    let (dir, exe) = copied_binary("nodriver");
+    let (dir, exe) = copied_binary(test);
     let out = Command::new(&exe)
-        .args(["matmul", "64"])
+        .args(args)
         .current_dir(&dir)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
+    assert_eq!(out.status.code(), Some(3), "{args:?} stderr: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
     assert!(stderr.contains("no NVIDIA driver"), "{stderr}");
     assert!(out.stdout.is_empty(), "no partial output expected");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+macro_rules! no_driver_cases {
+    ($($name:ident: [$($arg:literal),*];)*) => {
+        $(#[test] fn $name() { no_driver_case(stringify!($name), &[$($arg),*]); })*
+    };
+}
+
+// Every subcommand that needs a GPU.
+no_driver_cases! {
+    gpu_subcommand_without_driver_says_so_with_exit_3: ["matmul", "64"];
+    no_driver_matmul_json: ["matmul", "64", "--json"];
+    no_driver_info: ["info"];
+    no_driver_apsp: ["apsp", "g.in", "--json"];
+    no_driver_apsp_peak: ["apsp-peak", "--json"];
+    no_driver_occupancy: ["occupancy", "--json"];
+    no_driver_bench: ["bench", "threads"];
 }
 
 #[test]

@@ -192,7 +192,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 }
 
 fn run_suite(args: &BenchArgs, gpu: &Gpu, sink: &mut Sink) -> Result<()> {
-    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(&gpu)?
+    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(gpu)?
         .into_iter()
         .map(|r| (r.kernel, r))
         .collect();
