@@ -7,7 +7,8 @@
 //!
 //! - this module: reading records;
 //! - `select`: which records a chart or table shows and what their names and numbers mean;
-//! - `charts`: the PNG charts; `markdown`: the tables; `format`: numbers.
+//! - `charts`: the PNG charts; `markdown`: the tables; `format`: numbers; `links`: included
+//!   Markdown's links, rebased to the report's directory.
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -16,10 +17,12 @@ use crate::bench::BenchRecord;
 
 mod charts;
 mod format;
+mod links;
 mod markdown;
 mod select;
 
 pub use charts::render_charts;
+pub use links::{rebase_links, relative_to};
 pub use markdown::markdown;
 
 /// Reads records from JSON files: each file holds either one JSON array of records or JSON Lines

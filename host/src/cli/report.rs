@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use rgk_core::{
     apsp::format::write_atomically,
-    report::{load_records, markdown, render_charts},
+    report::{load_records, markdown, rebase_links, relative_to, render_charts},
 };
 use serde::Serialize;
 
@@ -68,7 +68,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let links: Vec<(String, String)> = charts
         .iter()
         .map(|p| {
-            let rel = pathdiff(p, &base);
+            let rel = relative_to(p, &base).display().to_string();
             (
                 p.file_stem()
                     .unwrap_or_default()
@@ -83,7 +83,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         md.push('\n');
-        md.push_str(&text);
+        let from = path.parent().unwrap_or(Path::new(""));
+        md.push_str(&rebase_links(&text, from, &base));
     }
     if let Some(out) = &out {
         write_atomically(out.path(), |w| Ok(w.write_all(md.as_bytes())?))
@@ -108,12 +109,4 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         print!("{md}");
     }
     Ok(())
-}
-
-/// `path` relative to `base` when it lies below it, else as given.
-fn pathdiff(path: &std::path::Path, base: &std::path::Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
