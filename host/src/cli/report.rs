@@ -107,6 +107,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     }
     if out.is_none() {
         print!("{md}");
+        super::progress::note(&format!(
+            "wrote {} chart(s) in {}",
+            charts.len(),
+            args.charts.display()
+        ));
     }
     Ok(())
 }
