@@ -172,6 +172,22 @@ fn check_envelope(v: &serde_json::Value, command: &str, kind: &str) {
         "{commit}"
     );
     assert!(!commit.is_empty());
+    // Built from a git checkout (as in CI): the revision of the checkout, captured at build time
+    // (cargo rebuilds the binary when HEAD moves).
+    let described = std::process::Command::new("git")
+        .args(["describe", "--always"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let (Some(described), None) = (described, std::env::var_os("GPU_KERNELS_COMMIT")) {
+        assert_eq!(
+            commit.trim_end_matches("-dirty"),
+            described,
+            "build-time commit"
+        );
+    }
     let date = v["date"].as_str().expect("date is a string");
     let b = date.as_bytes();
     assert!(
