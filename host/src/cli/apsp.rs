@@ -8,11 +8,7 @@ use host::{
 };
 use rgk_core::apsp::{format::write_graph, random};
 
-use super::{
-    PtxArg, json,
-    output::{OutputArg, OutputFile},
-    progress,
-};
+use super::{PtxArg, json, output::OutputFile, progress};
 
 #[derive(Args)]
 pub struct ApspArgs {
@@ -21,8 +17,10 @@ pub struct ApspArgs {
     /// Output distance matrix, the same as -o/--output (kept for older scripts).
     #[arg(value_name = "OUTPUT", conflicts_with = "output")]
     pub output_positional: Option<PathBuf>,
-    #[command(flatten)]
-    pub output: OutputArg,
+    /// Distance matrix to write (default: INPUT with extension .out); replaced atomically if it
+    /// exists, never the input.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
     #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
     pub block: u32,
@@ -58,10 +56,7 @@ pub struct ApspGenArgs {
 
 pub fn run(args: &ApspArgs) -> Result<()> {
     // Checked before any work: an output that is the input is refused at once.
-    let given = args
-        .output_positional
-        .as_ref()
-        .or(args.output.output.as_ref());
+    let given = args.output_positional.as_ref().or(args.output.as_ref());
     let out = OutputFile::or_default(
         given.map(PathBuf::as_path),
         args.input.with_extension("out"),

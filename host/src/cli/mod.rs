@@ -10,7 +10,8 @@
 //!    test `every_argument_has_help` fails otherwise); counts take
 //!    `value_parser = super::at_least_one::<usize>`; `--json` says "Print one JSON object
 //!    (docs/json.md) instead of …"; `#[command(flatten)] ptx: PtxArg` if it loads kernels;
-//!    `#[command(flatten)] output: output::OutputArg` (or its own `-o/--output`) if it writes a file.
+//!    `#[arg(short, long, value_name = "FILE")] output` (a `///` line saying what is written) if it
+//!    writes a file.
 //! 2. `pub fn run(args: &NameArgs) -> anyhow::Result<()>`. Before any work,
 //!    `let out = OutputFile::new(path, &[inputs])?` (refuses an input); write the file whole with
 //!    `rgk_core::apsp::format::write_atomically`; then `out.wrote("what")` (stderr).

@@ -7,17 +7,8 @@ use std::{
 };
 
 use anyhow::Result;
-use clap::Args;
 
 use super::progress::note;
-
-/// `-o/--output FILE` for commands whose output has a default (see [`OutputFile::or_default`]).
-#[derive(Args, Clone, Debug)]
-pub struct OutputArg {
-    /// File to write (replaced atomically if it exists; never one of the inputs).
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-}
 
 /// A file a command is about to write, checked before any work starts.
 #[derive(Debug)]
@@ -51,7 +42,7 @@ impl OutputFile {
         })
     }
 
-    /// `given`, else `default` (checked the same way).
+    /// `given` (`-o/--output`), else `default` (checked the same way).
     pub fn or_default(given: Option<&Path>, default: PathBuf, inputs: &[&Path]) -> Result<Self> {
         OutputFile::new(given.unwrap_or(&default), inputs)
     }
