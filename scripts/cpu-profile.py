@@ -316,7 +316,7 @@ def sched(opts):
         out = sh(cmd)
         shown = " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd)
         raw.append(f"\n### run {run + 1}/{opts.runs}, load {load}: {shown}\n{out}")
-        for row in json.loads(out):
+        for row in json.loads(out)["results"]:
             per.setdefault((row["variant"], row["size"]), []).append(row["median_s"])
         log(f"  run {run + 1}/{opts.runs} done (load {load[0]:.2f})")
     prov["load_after"] = loadavg()

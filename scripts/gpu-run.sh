@@ -106,7 +106,7 @@ apsp)
     for v in "$@"; do
         "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/g$v.in"
         for b in ${BLOCKS:-64 32 16}; do
-            run "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b" --json > "$OUT_DIR/apsp_${v}_b$b.json"
+            run "$HOST" apsp "$tmp/g$v.in" -o "$tmp/g$v.out" --block "$b" --json > "$OUT_DIR/apsp_${v}_b$b.json"
             cat "$OUT_DIR/apsp_${v}_b$b.json"
         done
         rm -f "$tmp/g$v.out"
@@ -121,7 +121,7 @@ archcmp)
     for variant in embedded compute_90; do
         ptx=(); [ $variant = compute_90 ] && ptx=(--ptx "$alt")
         run "$HOST" matmul 4096 --reps 20 --no-cublas --verify none --json "${ptx[@]}" > "$OUT_DIR/archcmp_matmul_$variant.json"
-        run "$HOST" apsp "$tmp/g.in" "$tmp/g_$variant.out" --json "${ptx[@]}" > "$OUT_DIR/archcmp_apsp_$variant.json"
+        run "$HOST" apsp "$tmp/g.in" -o "$tmp/g_$variant.out" --json "${ptx[@]}" > "$OUT_DIR/archcmp_apsp_$variant.json"
     done
     run cmp "$tmp/g_embedded.out" "$tmp/g_compute_90.out"
     python3 - "$OUT_DIR" <<'PY'
@@ -133,7 +133,7 @@ for k in m["embedded"]:
     a, b = m["embedded"][k], m["compute_90"].get(k)
     print(f'{k:<32} {a:>19.1f} {b:>19.1f} {a / b:>6.3f}')
 for v in ("embedded", "compute_90"):
-    r = json.load(open(f"{d}/archcmp_apsp_{v}.json"))
+    r = json.load(open(f"{d}/archcmp_apsp_{v}.json"))["results"]
     print(f'apsp V=10000 {v:<11} compute {r["split"]["compute_s"]:.3f} s')
 PY
     for c in "$B"/gpu_kernels.sm_90.cubin "$B"/gpu_kernels.compute_90.sm_90.cubin; do
@@ -142,7 +142,7 @@ PY
     ;;
 bench)
     for suite in matmul apsp threads; do
-        run "$HOST" bench --out "$OUT_DIR/bench_$suite.jsonl" "$suite" >/dev/null
+        run "$HOST" bench -o "$OUT_DIR/bench_$suite.jsonl" "$suite" >/dev/null
     done
     run scripts/gpu-profile.sh
     ;;

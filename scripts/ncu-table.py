@@ -24,7 +24,9 @@ def main(d):
     occ = {}
     path = os.path.join(d, "occupancy.json")
     if os.path.exists(path):
-        occ = {r["kernel"]: r for r in json.load(open(path))["kernels"]}
+        d = json.load(open(path))
+        d = d.get("results", d)  # the envelope of docs/json.md, or an older bare object
+        occ = {r["kernel"]: r for r in d["kernels"]}
     head = ["kernel", "threads", "regs", "smem B", "theor. occ. % (project)", "limited by"] + [h for _, h in NCU]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))

@@ -35,6 +35,9 @@ pub struct BenchRecord {
     /// Theoretical occupancy (0..1) from the project's calculator.
     pub occupancy: Option<f64>,
     pub split: Option<ApspSplit>,
+    /// `host bench --seed`: the inputs are a function of it (absent in records from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     pub device: String,
     /// UTC, ISO 8601.
     pub date: String,
@@ -63,28 +66,6 @@ pub fn now_utc() -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// The source revision measured: `GPU_KERNELS_COMMIT`, else a `COMMIT` file beside the
-/// executable (written by `cargo xtask gpu-bundle`), else `git`, else "unknown".
-pub fn commit() -> String {
-    if let Ok(c) = std::env::var("GPU_KERNELS_COMMIT") {
-        return c;
-    }
-    if let Some(c) = std::env::current_exe()
-        .ok()
-        .and_then(|e| std::fs::read_to_string(e.with_file_name("COMMIT")).ok())
-    {
-        return c.trim().to_string();
-    }
-    std::process::Command::new("git")
-        .args(["describe", "--always", "--dirty"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map_or("unknown".into(), |o| {
-            String::from_utf8_lossy(&o.stdout).trim().to_string()
-        })
 }
 
 #[cfg(test)]
@@ -123,6 +104,7 @@ mod tests {
                 compute_s: 0.0015,
                 ..Default::default()
             }),
+            seed: Some(1),
             device: "GPU".into(),
             date: now_utc(),
             commit: "abc".into(),

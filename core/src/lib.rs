@@ -7,8 +7,10 @@
 //!   SGEMM result is checked against.
 //! - [`occupancy`]: the theoretical-occupancy calculator.
 //! - [`bench`](mod@bench) and [`report`]: benchmark records and the tables and charts made from them.
+//! - [`envelope`]: the one shape of every `--json` output (schema, device, commit, date, results).
 pub mod apsp;
 pub mod bench;
+pub mod envelope;
 pub mod matmul;
 pub mod occupancy;
 pub mod report;

@@ -361,7 +361,7 @@ fn unknown_variant_name_is_rejected() {
 
 #[test]
 fn run_ladder_small() {
-    let rows = cpu::run_ladder(None, &[24, 37], 2, 5, false);
+    let rows = cpu::run_ladder(None, &[24, 37], 2, 5, &indicatif::ProgressBar::hidden()).unwrap();
     assert_eq!(rows.len(), 2 * Variant::ALL.len());
     for r in &rows {
         assert!(r.median_s > 0.0 && r.gflops > 0.0, "{r:?}");
@@ -377,7 +377,14 @@ fn run_ladder_small() {
 #[test]
 fn run_ladder_and_run_once_take_only_the_selected_variants() {
     let only = [Variant::ThreadedRayon, Variant::Blocked32];
-    let rows = cpu::run_ladder(Some(&only), &[20, 9], 1, 3, false);
+    let rows = cpu::run_ladder(
+        Some(&only),
+        &[20, 9],
+        1,
+        3,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .unwrap();
     let got: Vec<(Variant, usize)> = rows.iter().map(|r| (r.variant, r.size)).collect();
     assert_eq!(
         got,

@@ -280,6 +280,23 @@ impl DeviceInfo {
             driver_version: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
         })
     }
+
+    /// The GPU as the `device` of a JSON envelope (rgk_core::envelope), `count` of them.
+    pub fn device(&self, count: u32) -> rgk_core::envelope::Device {
+        rgk_core::envelope::Device {
+            kind: rgk_core::envelope::DeviceKind::Gpu,
+            name: self.name.clone(),
+            count,
+            processors: self.multiprocessors,
+            memory_bytes: Some(self.total_memory_bytes as u64),
+            compute_capability: Some(format!(
+                "{}.{}",
+                self.compute_capability.0, self.compute_capability.1
+            )),
+            clock_mhz: Some(self.clock_mhz),
+            driver: Some(self.driver_version.clone()),
+        }
+    }
 }
 
 /// Median, min and max of per-launch event timings, in milliseconds.

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use cli::{
-    PtxArg,
     apsp::{ApspArgs, ApspGenArgs},
+    info::InfoArgs,
     matmul::{MatmulArgs, MatmulCpuArgs},
     occupancy::OccupancyArgs,
 };
@@ -18,6 +18,9 @@ use host::gpu::NoGpu;
     about = "Rust GPU kernels (SGEMM, all-pairs shortest paths): run, time and check them"
 )]
 struct Cli {
+    /// No progress bars and no notes ("wrote …") on stderr; errors are still printed.
+    #[arg(short, long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -25,7 +28,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print each GPU's properties and the kernels found in the PTX.
-    Info(PtxArg),
+    Info(InfoArgs),
     /// Multiply random matrices on the GPU with the Rust kernels (and cuBLAS), check against an f64 reference.
     Matmul(MatmulArgs),
     /// The CPU matmul optimisation ladder (naive → loop order → blocking → SIMD → threads).
@@ -46,6 +49,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli::progress::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Info(a) => cli::info::run(&a),
         Command::Matmul(a) => cli::matmul::run(&a),
@@ -96,6 +100,56 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// Every argument of every subcommand (at any depth) says what it is for in `--help`.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() && sub.get_name() != "help" {
+                    missing.push(format!("{path} {} (the subcommand)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut missing = Vec::new();
+        walk(&cmd, "host", &mut missing);
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    }
+
+    /// `--reps 0` is refused by clap (exit status 2) wherever `--reps` exists.
+    #[test]
+    fn reps_zero_is_a_usage_error_everywhere() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut checked = 0;
+        let mut stack: Vec<(Vec<String>, &clap::Command)> = vec![(vec![], &cmd)];
+        while let Some((path, c)) = stack.pop() {
+            if c.get_arguments().any(|a| a.get_long() == Some("reps")) {
+                let mut argv = vec!["host".to_string()];
+                argv.extend(path.iter().cloned());
+                argv.extend(["--reps".into(), "0".into()]);
+                let err = Cli::try_parse_from(&argv).err().expect("--reps 0 accepted");
+                assert_eq!(err.kind(), ErrorKind::ValueValidation, "{argv:?}: {err}");
+                assert_eq!(err.exit_code(), 2);
+                checked += 1;
+            }
+            for sub in c.get_subcommands() {
+                let mut p = path.clone();
+                p.push(sub.get_name().to_string());
+                stack.push((p, sub));
+            }
+        }
+        assert!(checked >= 5, "only {checked} commands take --reps");
     }
 
     #[test]

@@ -1,21 +1,54 @@
 //! The `host` binary needs no NVIDIA driver to start: it does not link libcuda (the lazy loader
 //! of host/build/lazy_cuda.rs resolves the driver at first use), CPU subcommands work without
 //! one, and GPU subcommands say in one sentence that there is no driver, with exit code 3.
-use std::{path::PathBuf, process::Command};
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    sync::OnceLock,
+};
 
 use rgk_core::{
     apsp::{format::read_graph, solve_cpu},
     testdata::skip,
 };
 
-/// The binary copied into a fresh directory, as a user would run it: no cargo, no runner.
-fn copied_binary(tag: &str) -> (PathBuf, PathBuf) {
+/// The binary copied once into a fresh directory, as a user would run it: no cargo, no runner.
+/// Once, and before any test spawns a process: a child forked while another thread still holds
+/// the copy open for writing keeps that descriptor until it execs, and exec of the copy then
+/// fails with "Text file busy". Every test calls this first.
+fn copied_exe() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("host_cli_bin_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("host");
+        std::fs::copy(env!("CARGO_BIN_EXE_host"), &exe).unwrap();
+        exe
+    })
+}
+
+/// A fresh working directory for one test, and the copied binary.
+fn copied_binary(tag: &str) -> (PathBuf, &'static Path) {
+    let exe = copied_exe();
     let dir = std::env::temp_dir().join(format!("host_cli_{tag}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("host");
-    std::fs::copy(env!("CARGO_BIN_EXE_host"), &exe).unwrap();
     (dir, exe)
+}
+
+/// Runs the copied binary; retries a few times on "Text file busy" in case a process forked
+/// by another test harness thread still holds a descriptor of it.
+fn run_in(dir: &Path, exe: &Path, args: &[&str]) -> Output {
+    for _ in 0..20 {
+        match Command::new(exe).args(args).current_dir(dir).output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other.unwrap(),
+        }
+    }
+    panic!("{} stayed busy", exe.display());
 }
 
 fn driver_installed() -> bool {
@@ -25,6 +58,7 @@ fn driver_installed() -> bool {
 
 #[test]
 fn binary_has_no_libcuda_dependency() {
+    copied_exe();
     let Ok(out) = Command::new("readelf")
         .args(["-d", env!("CARGO_BIN_EXE_host")])
         .output()
@@ -47,37 +81,44 @@ fn binary_has_no_libcuda_dependency() {
     );
 }
 
-#[test]
-fn gpu_subcommand_without_driver_says_so_with_exit_3() {
+/// `host ARGS` where no driver is installed: exit 3, one sentence on stderr, nothing on stdout
+/// (also with `--json`: no half-made envelope).
+fn no_driver_case(test: &str, args: &[&str]) {
+    let (dir, exe) = copied_binary(test);
     if driver_installed() {
-        return skip(
-            "gpu_subcommand_without_driver_says_so_with_exit_3",
-            "an NVIDIA driver is installed here",
-        );
+        return skip(test, "an NVIDIA driver is installed here");
     }
-    let (dir, exe) = copied_binary("nodriver");
-    let out = Command::new(&exe)
-        .args(["matmul", "64"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = run_in(&dir, exe, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
+    assert_eq!(out.status.code(), Some(3), "{args:?} stderr: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
     assert!(stderr.contains("no NVIDIA driver"), "{stderr}");
     assert!(out.stdout.is_empty(), "no partial output expected");
     let _ = std::fs::remove_dir_all(dir);
 }
 
+macro_rules! no_driver_cases {
+    ($($name:ident: [$($arg:literal),*];)*) => {
+        $(#[test] fn $name() { no_driver_case(stringify!($name), &[$($arg),*]); })*
+    };
+}
+
+// Every subcommand that needs a GPU.
+no_driver_cases! {
+    gpu_subcommand_without_driver_says_so_with_exit_3: ["matmul", "64"];
+    no_driver_matmul_json: ["matmul", "64", "--json"];
+    no_driver_info: ["info"];
+    no_driver_apsp: ["apsp", "g.in", "--json"];
+    no_driver_apsp_peak: ["apsp-peak", "--json"];
+    no_driver_occupancy: ["occupancy", "--json"];
+    no_driver_bench: ["bench", "threads"];
+}
+
 #[test]
 fn cpu_apsp_runs_from_a_copied_binary() {
     let (dir, exe) = copied_binary("cpu");
     let run = |args: &[&str]| {
-        let out = Command::new(&exe)
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap();
+        let out = run_in(&dir, exe, args);
         assert!(
             out.status.success(),
             "{args:?}: {}",

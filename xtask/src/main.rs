@@ -1,5 +1,6 @@
-//! Project tasks: `cargo xtask setup | build-ptx | ci | gpu-bundle`.
+//! Project tasks: `cargo xtask setup | build-ptx | ci | gpu-bundle | check-links`.
 mod env;
+mod links;
 mod ptxas;
 mod setup;
 mod tasks;
@@ -13,8 +14,10 @@ commands:
   build-ptx [--arch A]   build gpu-kernels to the committed gpu-kernels/ptx/gpu_kernels.ptx
                          (compute_80; another A writes target/ptx/gpu_kernels.A.ptx instead) and
                          print the ptxas report; fails on spills, stack use or generic ld/st
-  ci                     fmt, clippy -D warnings, doc, build-ptx compared with the committed PTX,
-                         all tests (the README test command; without LLVM 7 it skips the PTX rebuild)
+  ci                     fmt, clippy -D warnings, doc, Markdown links, build-ptx compared with the
+                         committed PTX, all tests (the README test command; without LLVM 7 it
+                         skips the PTX rebuild)
+  check-links            every Markdown link to a local file (README.md, docs/, ...) resolves
   gpu-bundle             build the host, GPU test binaries and cubin into .device/bundle for the GPU machine";
 
 fn main() -> ExitCode {
@@ -24,6 +27,7 @@ fn main() -> ExitCode {
         Some("build-ptx") => tasks::build_ptx_cmd(&args[1..]),
         Some("ci") => tasks::ci(),
         Some("gpu-bundle") => tasks::gpu_bundle(),
+        Some("check-links") => links::check_links(&env::repo_root()),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

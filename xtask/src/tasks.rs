@@ -272,6 +272,10 @@ pub fn ci() -> Result<()> {
         )?;
     }
 
+    // Cheap and independent of the build: docs that point at files which are not there.
+    banner("Markdown links to local files");
+    crate::links::check_links(&root)?;
+
     banner("cargo clippy -D warnings");
     xenv::run(xenv::cargo(&state)?.arg("clippy").args(workspace).args([
         "--all-targets",

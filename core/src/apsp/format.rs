@@ -270,8 +270,12 @@ fn persist(temp: NamedTempFile, path: &Path) -> Result<()> {
 }
 
 /// Writes `path` through a temporary file in the same directory and a rename, so a failed
-/// write leaves no partial output. `fill` gets a large buffered writer.
-fn write_atomically(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+/// write leaves no partial output. `fill` gets a large buffered writer. (Used for every file
+/// the CLI writes whole, not only graphs.)
+pub fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
     let temp = temp_beside(path)?;
     let mut writer = BufWriter::with_capacity(WRITE_BUFFER, temp.as_file());
     fill(&mut writer)

@@ -7,7 +7,8 @@
 //!
 //! - this module: reading records;
 //! - `select`: which records a chart or table shows and what their names and numbers mean;
-//! - `charts`: the PNG charts; `markdown`: the tables; `format`: numbers.
+//! - `charts`: the PNG charts; `markdown`: the tables; `format`: numbers; `links`: included
+//!   Markdown's links, rebased to the report's directory.
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -16,10 +17,12 @@ use crate::bench::BenchRecord;
 
 mod charts;
 mod format;
+mod links;
 mod markdown;
 mod select;
 
 pub use charts::render_charts;
+pub use links::{rebase_links, relative_to};
 pub use markdown::markdown;
 
 /// Reads records from JSON files: each file holds either one JSON array of records or JSON Lines
@@ -72,6 +75,7 @@ pub(crate) mod tests {
             updates_per_s: None,
             occupancy: Some(0.5),
             split: None,
+            seed: None,
             device: "NVIDIA H100 80GB HBM3".into(),
             date: "2026-04-01T12:00:00Z".into(),
             commit: "abc1234".into(),

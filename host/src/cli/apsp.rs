@@ -8,13 +8,18 @@ use host::{
 };
 use rgk_core::apsp::{format::write_graph, random};
 
-use super::PtxArg;
+use super::{PtxArg, json, output::OutputFile, progress};
 
 #[derive(Args)]
 pub struct ApspArgs {
     /// Input graph: int32 LE `V E`, then E triples `src dst w`.
     pub input: PathBuf,
-    /// Output distance matrix (default: INPUT with extension .out).
+    /// Output distance matrix, the same as -o/--output (kept for older scripts).
+    #[arg(value_name = "OUTPUT", conflicts_with = "output")]
+    pub output_positional: Option<PathBuf>,
+    /// Distance matrix to write (default: INPUT with extension .out); replaced atomically if it
+    /// exists, never the input.
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
     #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
@@ -28,6 +33,7 @@ pub struct ApspArgs {
     /// Skip the add-min peak measurement (about 60 ms) that the compute rate is compared with.
     #[arg(long)]
     pub no_peak: bool,
+    /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -36,42 +42,58 @@ pub struct ApspArgs {
 
 #[derive(Args)]
 pub struct ApspGenArgs {
+    /// Number of vertices V (at least 1).
     pub vertices: usize,
+    /// Number of distinct directed edges E (at most V(V-1)), weights uniform in 0..=1000.
     pub edges: usize,
+    /// Seed of the generator: the same V, E and seed give the same file.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Graph file to write (replaced atomically if it exists).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 }
 
 pub fn run(args: &ApspArgs) -> Result<()> {
+    // Checked before any work: an output that is the input is refused at once.
+    let given = args.output_positional.as_ref().or(args.output.as_ref());
+    let out = OutputFile::or_default(
+        given.map(PathBuf::as_path),
+        args.input.with_extension("out"),
+        &[&args.input],
+    )?;
+    let output = out.path();
     let gpu = if args.cpu {
         None
     } else {
         agpu::config(args.block)?;
         Some(Gpu::new(args.ptx.ptx.as_deref())?)
     };
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.input.with_extension("out"));
+    let device = match &gpu {
+        Some(g) => g.info()?.device(1),
+        None => json::cpu_device(),
+    };
     // The add-min ceiling, measured briefly in this process so that the compute rate is
     // compared with the same GPU at the same moment (about 60 ms).
     let peak = match &gpu {
         Some(g) if !args.no_peak => Some(agpu::addmin_peak(g, agpu::PEAK_ITERATIONS, 5)?),
         _ => None,
     };
-    let pb = args.verify.then(|| super::spinner("solving and verifying"));
-    let rep = solve_file(gpu.as_ref(), &args.input, &output, args.block, args.verify)?;
-    if let Some(pb) = pb {
-        pb.finish_and_clear();
-    }
+    let pb = progress::spinner(if args.verify {
+        "solving and verifying"
+    } else {
+        "solving"
+    });
+    let rep = solve_file(gpu.as_ref(), &args.input, output, args.block, args.verify);
+    pb.finish_and_clear();
+    let rep = rep?;
     if rep.repeated_edges > 0 {
-        eprintln!(
+        progress::note(&format!(
             "note: {} repeated edge(s); each vertex pair keeps its smallest weight",
             rep.repeated_edges
-        );
+        ));
     }
+    out.wrote(&format!("{0} x {0} distances", rep.vertices));
     if args.json {
         let mut value = serde_json::to_value(&rep)?;
         value["input"] = args.input.display().to_string().into();
@@ -80,8 +102,7 @@ pub fn run(args: &ApspArgs) -> Result<()> {
             value["addmin_peak"] = serde_json::to_value(p)?;
             value["percent_of_peak"] = (100.0 * rep.updates_per_s / p.updates_per_s).into();
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(());
+        return json::print("apsp", device, value);
     }
     let block = rep.block.map_or(String::new(), |b| format!(", block {b}"));
     println!(
@@ -115,19 +136,18 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     if let Some(v) = &rep.verified {
         println!("  verified: {v}");
     }
-    println!("wrote {}", output.display());
     Ok(())
 }
 
 pub fn run_gen(args: &ApspGenArgs) -> Result<()> {
+    let out = OutputFile::new(&args.output, &[])?;
     let graph = random::generate(args.vertices, args.edges, args.seed)?;
-    write_graph(&args.output, &graph)?;
-    println!(
-        "wrote {} (V={}, E={}, seed {})",
-        args.output.display(),
+    write_graph(out.path(), &graph)?;
+    out.wrote(&format!(
+        "V={}, E={}, seed {}",
         graph.vertices,
         graph.edges.len(),
         args.seed
-    );
+    ));
     Ok(())
 }

@@ -11,11 +11,12 @@ use super::PtxArg;
 #[derive(Args)]
 pub struct ApspPeakArgs {
     /// Timed launches (after one warm-up); the median is reported.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = super::at_least_one::<usize>)]
     pub reps: usize,
     /// Loop iterations per launch (32 add-mins per thread each).
-    #[arg(long, default_value_t = agpu::PEAK_ITERATIONS)]
+    #[arg(long, default_value_t = agpu::PEAK_ITERATIONS, value_parser = super::at_least_one::<u32>)]
     pub iterations: u32,
+    /// Print one JSON object (docs/json.md) instead of the text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -24,15 +25,12 @@ pub struct ApspPeakArgs {
 
 pub fn run(args: &ApspPeakArgs) -> Result<()> {
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
-    let name = gpu.info()?.name;
+    let info = gpu.info()?;
     let peak = agpu::addmin_peak(&gpu, args.iterations, args.reps)?;
     if args.json {
-        let mut value = serde_json::to_value(peak)?;
-        value["device"] = name.into();
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(());
+        return super::json::print("apsp-peak", info.device(1), peak);
     }
-    print_peak(&name, &peak);
+    print_peak(&info.name, &peak);
     Ok(())
 }
 

@@ -18,24 +18,26 @@ use host::{
         gpu::{self as mgpu, Problem},
     },
 };
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rgk_core::{
     apsp::{format::write_graph, random},
-    bench::{BenchRecord, commit, now_utc},
+    bench::{BenchRecord, now_utc},
     matmul::reference,
 };
 
-use super::PtxArg;
+use super::{PtxArg, output::OutputFile, progress};
 
 #[derive(Args)]
 pub struct BenchArgs {
     #[command(subcommand)]
     pub suite: Suite,
-    /// Append records (JSON Lines) to this file; they are also printed to stdout.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    /// Append the records (JSON Lines) to this file; they are also printed to stdout.
+    #[arg(short, long, global = true, value_name = "FILE", alias = "out")]
+    pub output: Option<PathBuf>,
+    /// Seed of the random inputs (matrices, graphs); recorded in every record.
+    #[arg(long, global = true, default_value_t = 1)]
+    pub seed: u64,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -44,13 +46,15 @@ pub struct BenchArgs {
 pub enum Suite {
     /// Every SGEMM kernel and cuBLAS over square sizes (GFLOP/s vs N).
     Matmul {
+        /// Square sizes N, comma-separated.
         #[arg(
             long,
             value_delimiter = ',',
             default_value = "256,512,1000,1024,2048,3000,4096,5000,8192"
         )]
         sizes: Vec<usize>,
-        #[arg(long, default_value_t = 10)]
+        /// Timed launches per kernel and size (after one warm-up); the median is recorded.
+        #[arg(long, default_value_t = 10, value_parser = super::at_least_one::<usize>)]
         reps: usize,
         /// Kernel name, `tiled`, `vectorized` or `all`.
         #[arg(long, default_value = "all")]
@@ -58,12 +62,14 @@ pub enum Suite {
     },
     /// Whole APSP solves, file to file, per block factor (time split vs V).
     Apsp {
+        /// Vertex counts V of the generated graphs, comma-separated.
         #[arg(
             long,
             value_delimiter = ',',
             default_value = "2000,5000,10000,20000,30000"
         )]
         sizes: Vec<usize>,
+        /// Block factors of the Floyd–Warshall kernels, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "16,32,64")]
         blocks: Vec<u32>,
         /// Edges per vertex of the generated graphs.
@@ -76,11 +82,14 @@ pub enum Suite {
     /// Performance against threads per block and theoretical occupancy: the tiled SGEMM
     /// (TILE 8/16/32) and Floyd–Warshall phase 3 (B = 16/32/64).
     Threads {
+        /// Square size N of the SGEMM runs.
         #[arg(long, default_value_t = 4096)]
         matmul_size: usize,
+        /// Vertex count V of the graph for phase 3 (40 edges per vertex).
         #[arg(long, default_value_t = 8192)]
         apsp_size: usize,
-        #[arg(long, default_value_t = 10)]
+        /// Timed launches per configuration (after one warm-up); the median is recorded.
+        #[arg(long, default_value_t = 10, value_parser = super::at_least_one::<usize>)]
         reps: usize,
     },
 }
@@ -90,6 +99,8 @@ struct Sink {
     device: String,
     date: String,
     commit: String,
+    seed: u64,
+    records: usize,
 }
 
 impl Sink {
@@ -97,11 +108,13 @@ impl Sink {
         r.device.clone_from(&self.device);
         r.date.clone_from(&self.date);
         r.commit.clone_from(&self.commit);
+        r.seed = Some(self.seed);
         let line = serde_json::to_string(&r)?;
         println!("{line}");
         if let Some(f) = &mut self.file {
             writeln!(f, "{line}")?;
         }
+        self.records += 1;
         Ok(())
     }
 }
@@ -129,6 +142,7 @@ fn blank(
         updates_per_s: None,
         occupancy: None,
         split: None,
+        seed: None,
         device: String::new(),
         date: String::new(),
         commit: String::new(),
@@ -145,23 +159,20 @@ fn square_inputs(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>, reference::Referen
     (a, b, re)
 }
 
-fn progress(len: u64) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("valid template"),
-    );
-    pb
-}
-
 pub fn run(args: &BenchArgs) -> Result<()> {
+    let out = args
+        .output
+        .as_deref()
+        .map(|p| OutputFile::new(p, &[]))
+        .transpose()?;
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
-    let file = match &args.out {
-        Some(p) => Some(
+    let file = match &out {
+        Some(o) => Some(
             OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(p)
-                .with_context(|| format!("opening {}", p.display()))?,
+                .open(o.path())
+                .with_context(|| format!("cannot open {}", o.path().display()))?,
         ),
         None => None,
     };
@@ -169,9 +180,19 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         file,
         device: gpu.info()?.name,
         date: now_utc(),
-        commit: commit(),
+        commit: super::json::commit(),
+        seed: args.seed,
+        records: 0,
     };
-    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(&gpu)?
+    let result = run_suite(args, &gpu, &mut sink);
+    if let Some(o) = &out {
+        o.appended(&format!("{} record(s)", sink.records));
+    }
+    result
+}
+
+fn run_suite(args: &BenchArgs, gpu: &Gpu, sink: &mut Sink) -> Result<()> {
+    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(gpu)?
         .into_iter()
         .map(|r| (r.kernel, r))
         .collect();
@@ -180,18 +201,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             sizes,
             reps,
             kernel,
-        } => bench_matmul(&gpu, &mut sink, &occ, sizes, *reps, kernel),
+        } => bench_matmul(gpu, sink, &occ, sizes, *reps, kernel),
         Suite::Apsp {
             sizes,
             blocks,
             edges_per_vertex,
             dir,
-        } => bench_apsp(&gpu, &mut sink, &occ, sizes, blocks, *edges_per_vertex, dir),
+        } => bench_apsp(gpu, sink, &occ, sizes, blocks, *edges_per_vertex, dir),
         Suite::Threads {
             matmul_size,
             apsp_size,
             reps,
-        } => bench_threads(&gpu, &mut sink, &occ, *matmul_size, *apsp_size, *reps),
+        } => bench_threads(gpu, sink, &occ, *matmul_size, *apsp_size, *reps),
     }
 }
 
@@ -203,6 +224,7 @@ fn bench_matmul(
     reps: usize,
     which: &str,
 ) -> Result<()> {
+    let seed = sink.seed;
     let kernels: Vec<_> = mgpu::kernels()
         .into_iter()
         .filter(|k| which == "all" || k.family == which || k.name == which)
@@ -213,10 +235,10 @@ fn bench_matmul(
     let cublas = Cublas::load(gpu)
         .map_err(|e| eprintln!("note: no cuBLAS: {e:#}"))
         .ok();
-    let pb = progress((sizes.len() * (kernels.len() + 1)) as u64);
+    let pb = progress::bar((sizes.len() * (kernels.len() + 1)) as u64);
     for &n in sizes {
         mgpu::check_shape(n, n, n)?;
-        let (a, b, re) = square_inputs(n, n as u64);
+        let (a, b, re) = square_inputs(n, seed ^ n as u64);
         let p = Problem {
             a: &a,
             b: &b,
@@ -283,15 +305,16 @@ fn bench_apsp(
     epv: usize,
     dir: &Path,
 ) -> Result<()> {
+    let seed = sink.seed;
     for &b in blocks {
         agpu::config(b)?;
     }
-    let pb = progress((sizes.len() * blocks.len()) as u64);
+    let pb = progress::bar((sizes.len() * blocks.len()) as u64);
     for &v in sizes {
         let input = dir.join(format!("bench_apsp_{v}.in"));
         let output = dir.join(format!("bench_apsp_{v}.out"));
         pb.set_message(format!("V={v}: generating"));
-        write_graph(&input, &random::generate(v, epv * v, 1)?)?;
+        write_graph(&input, &random::generate(v, epv * v, seed)?)?;
         for &b in blocks {
             pb.set_message(format!("V={v} block {b}"));
             let rep = solve_file(Some(gpu), &input, &output, b, true)?;
@@ -332,7 +355,14 @@ fn bench_threads(
     v: usize,
     reps: usize,
 ) -> Result<()> {
-    let (a, b, re) = square_inputs(n, 7);
+    let seed = sink.seed;
+    let tiled: Vec<_> = mgpu::kernels()
+        .into_iter()
+        .filter(|k| k.family == "tiled")
+        .collect();
+    let pb = progress::bar((tiled.len() + gpu_kernels::apsp::FW_CONFIGS.len()) as u64);
+    pb.set_message(format!("N={n}: inputs and f64 reference"));
+    let (a, b, re) = square_inputs(n, seed);
     let p = Problem {
         a: &a,
         b: &b,
@@ -340,7 +370,8 @@ fn bench_threads(
         n,
         k: n,
     };
-    for k in mgpu::kernels().iter().filter(|k| k.family == "tiled") {
+    for k in &tiled {
+        pb.set_message(format!("N={n} {}", k.name));
         let r = mgpu::run(gpu, k, &p, reps)?;
         if !reference::check(&r.c, &re).passed() {
             bail!("{} failed the check", k.name);
@@ -358,9 +389,11 @@ fn bench_threads(
         rec.occupancy = occ.get(k.name).map(|o| o.occupancy);
         rec.registers = occ.get(k.name).map(|o| o.registers);
         sink.emit(rec)?;
+        pb.inc(1);
     }
-    let graph = random::generate(v, 40 * v, 1)?;
+    let graph = random::generate(v, 40 * v, seed)?;
     for cfg in gpu_kernels::apsp::FW_CONFIGS {
+        pb.set_message(format!("V={v} {}", cfg.phase3));
         let (t, updates) = agpu::time_phase3(gpu, &graph, cfg.block, reps)?;
         let threads = cfg.phase3_block_threads();
         let mut rec = blank(
@@ -375,6 +408,8 @@ fn bench_threads(
         rec.occupancy = occ.get(cfg.phase3).map(|o| o.occupancy);
         rec.registers = occ.get(cfg.phase3).map(|o| o.registers);
         sink.emit(rec)?;
+        pb.inc(1);
     }
+    pb.finish_and_clear();
     Ok(())
 }

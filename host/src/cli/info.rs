@@ -1,27 +1,68 @@
+//! `host info`: each GPU's properties and the kernels of the PTX with their resources.
 use anyhow::Result;
+use clap::Args;
 use host::gpu::{DeviceInfo, Gpu, init_driver};
+use serde::Serialize;
 
-use super::PtxArg;
+use super::{PtxArg, json};
 
-pub fn run(args: &PtxArg) -> Result<()> {
+#[derive(Args)]
+pub struct InfoArgs {
+    /// Print one JSON object (docs/json.md) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
+
+/// One kernel of the PTX as the driver loaded it.
+#[derive(Serialize)]
+struct KernelResources {
+    name: String,
+    registers: i32,
+    static_shared_bytes: i32,
+}
+
+pub fn run(args: &InfoArgs) -> Result<()> {
     init_driver()?;
     let count = cust::device::Device::num_devices()?;
+    let mut devices = Vec::new();
     for ordinal in 0..count {
-        let info = DeviceInfo::of(cust::device::Device::get_device(ordinal)?)?;
-        print_device(ordinal, &info);
+        devices.push(DeviceInfo::of(cust::device::Device::get_device(ordinal)?)?);
     }
-    let gpu = Gpu::new(args.ptx.as_deref())?;
-    println!("\nPTX {} ({} kernels):", gpu.ptx_source, gpu.kernels.len());
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let mut kernels = Vec::new();
     for name in &gpu.kernels {
         let f = gpu.module.get_function(name)?;
-        let regs = f.get_attribute(cust::function::FunctionAttribute::NumRegisters)?;
-        let smem = f.get_attribute(cust::function::FunctionAttribute::SharedMemorySizeBytes)?;
-        println!("  {name:<32} {regs:>3} registers  {smem:>6} B static shared");
+        kernels.push(KernelResources {
+            name: name.clone(),
+            registers: f.get_attribute(cust::function::FunctionAttribute::NumRegisters)?,
+            static_shared_bytes: f
+                .get_attribute(cust::function::FunctionAttribute::SharedMemorySizeBytes)?,
+        });
+    }
+    if args.json {
+        let results = serde_json::json!({
+            "gpus": devices,
+            "ptx": gpu.ptx_source.to_string(),
+            "kernels": kernels,
+        });
+        return json::print("info", gpu.info()?.device(count), results);
+    }
+    for (ordinal, info) in devices.iter().enumerate() {
+        print_device(ordinal, info);
+    }
+    println!("\nPTX {} ({} kernels):", gpu.ptx_source, kernels.len());
+    for k in &kernels {
+        println!(
+            "  {:<32} {:>3} registers  {:>6} B static shared",
+            k.name, k.registers, k.static_shared_bytes
+        );
     }
     Ok(())
 }
 
-fn print_device(ordinal: u32, d: &DeviceInfo) {
+fn print_device(ordinal: usize, d: &DeviceInfo) {
     let kib = |b: u32| format!("{} KiB", b / 1024);
     println!("GPU {ordinal}: {}", d.name);
     println!(

@@ -20,14 +20,17 @@ use rgk_core::matmul::{
 };
 use serde::Serialize;
 
-use super::{PtxArg, spinner};
+use super::{PtxArg, json, progress};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Verify {
     /// Full check up to 4096 in every dimension, a sample of rows above.
     Auto,
+    /// Every element of C against the f64 reference.
     Full,
+    /// 64 random rows of C against the f64 reference.
     Sample,
+    /// No check (timings only).
     None,
 }
 
@@ -35,10 +38,13 @@ pub enum Verify {
 pub struct MatmulArgs {
     /// Square size: M = N = K (overridden per dimension by --m/--n/--k).
     pub size: Option<usize>,
+    /// Rows of A and C.
     #[arg(long)]
     pub m: Option<usize>,
+    /// Columns of B and C.
     #[arg(long)]
     pub n: Option<usize>,
+    /// Columns of A, rows of B.
     #[arg(long)]
     pub k: Option<usize>,
     /// `sgemm` (the flagship kernel the library picks for the shape), kernel names separated by
@@ -48,16 +54,18 @@ pub struct MatmulArgs {
     #[arg(long, default_value = "sgemm")]
     pub kernel: String,
     /// Timed launches per kernel (after one warm-up); the median is reported.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::at_least_one::<usize>)]
     pub reps: usize,
+    /// Seed of the random inputs A and B.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// How much of C to check against the f64 reference.
     #[arg(long, value_enum, default_value_t = Verify::Auto)]
     pub verify: Verify,
     /// Skip cuBLAS.
     #[arg(long)]
     pub no_cublas: bool,
-    /// Print JSON instead of a table.
+    /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -75,8 +83,10 @@ pub struct MatmulCpuArgs {
     /// Run only these variants, comma-separated, in this order (default: the whole ladder).
     #[arg(long, value_delimiter = ',', value_name = "NAME", value_parser = cpu_variant_parser())]
     pub variant: Option<Vec<cpu::Variant>>,
-    #[arg(long, default_value_t = 3)]
+    /// Timed runs per variant and size (after one warm-up); the median is reported.
+    #[arg(long, default_value_t = 3, value_parser = super::at_least_one::<usize>)]
     pub reps: usize,
+    /// Seed of the random inputs (mixed with the size).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Run each variant exactly once: no warm-up, repeats or f64 check, so that a profiler
@@ -86,6 +96,7 @@ pub struct MatmulCpuArgs {
     /// With --once: make the inputs and run no variant, the baseline a profile subtracts.
     #[arg(long, requires = "once", conflicts_with = "variant")]
     pub inputs_only: bool,
+    /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
 }
@@ -236,12 +247,10 @@ fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> R
 
 pub fn run(args: &MatmulArgs) -> Result<()> {
     let (m, n, k) = resolve_shape(args)?;
-    if args.reps == 0 {
-        bail!("--reps must be at least 1");
-    }
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let kernels = select_kernels(&args.kernel, &gpu, (m, n, k))?;
-    let device = gpu.info()?.name;
+    let info = gpu.info()?;
+    let device = &info.name;
 
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let a = reference::random_matrix(m, k, &mut rng);
@@ -254,14 +263,14 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
     let reference = match verify {
         Verify::None => None,
         Verify::Full => {
-            let pb = spinner(&format!("f64 reference for {m}x{n}x{k} (all rows)"));
+            let pb = progress::spinner(&format!("f64 reference for {m}x{n}x{k} (all rows)"));
             let r = reference::reference(&a, &b, m, n, k, None);
             pb.finish_and_clear();
             Some(r)
         }
         _ => {
             let rows = reference::sample_rows(m, SAMPLE_ROWS, args.seed);
-            let pb = spinner(&format!(
+            let pb = progress::spinner(&format!(
                 "f64 reference for {m}x{n}x{k} ({} sampled rows)",
                 rows.len()
             ));
@@ -337,12 +346,7 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
     }
 
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "device": device, "results": records })
-            )?
-        );
+        json::print("matmul", info.device(1), &records)?;
     } else if args.kernel == LADDER {
         println!(
             "{device}: the SGEMM study's ladder, C = A·B with M={m} N={n} K={k}, median of {} \
@@ -443,15 +447,14 @@ pub fn run_cpu(args: &MatmulCpuArgs) -> Result<()> {
     if args.once {
         let rows = cpu::run_once(only, &sizes, args.seed);
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&rows)?);
-        } else {
-            cpu::print_once(&rows);
+            return json::print("matmul-cpu", json::cpu_device(), &rows);
         }
+        cpu::print_once(&rows);
         return Ok(());
     }
-    let rows = cpu::run_ladder(only, &sizes, args.reps.max(1), args.seed, !args.json);
+    let rows = cpu::run_ladder(only, &sizes, args.reps, args.seed, &progress::bar(0))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        json::print("matmul-cpu", json::cpu_device(), &rows)?;
     } else {
         cpu::print_ladder(&rows);
     }

@@ -6,6 +6,7 @@ use super::PtxArg;
 
 #[derive(Args)]
 pub struct OccupancyArgs {
+    /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -17,10 +18,12 @@ pub fn run(args: &OccupancyArgs) -> Result<()> {
     let info = gpu.info()?;
     let rows = occupancy_rows(&gpu)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "device": info, "kernels": rows }))?
-        );
+        // The full device properties the calculator used travel with the rows.
+        super::json::print(
+            "occupancy",
+            info.device(1),
+            serde_json::json!({ "device_properties": info, "kernels": rows }),
+        )?;
     } else {
         println!(
             "{} (CC {}.{}), theoretical occupancy per kernel; `driver` is cuOccupancyMaxActiveBlocksPerMultiprocessor",

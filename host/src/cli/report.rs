@@ -1,10 +1,16 @@
 //! `host report`: benchmark records (from `host bench` on the GPU machine) into charts and
 //! markdown tables, here.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
-use rgk_core::report::{load_records, markdown, render_charts};
+use rgk_core::{
+    apsp::format::write_atomically,
+    report::{load_records, markdown, rebase_links, relative_to, render_charts},
+};
+use serde::Serialize;
+
+use super::{json, output::OutputFile};
 
 #[derive(Args)]
 pub struct ReportArgs {
@@ -14,15 +20,40 @@ pub struct ReportArgs {
     /// Directory for the PNG charts.
     #[arg(long, default_value = "docs/img")]
     pub charts: PathBuf,
-    /// Markdown file to write (stdout if absent).
-    #[arg(long)]
-    pub markdown: Option<PathBuf>,
+    /// Markdown file to write (stdout if absent; never one of the inputs).
+    #[arg(short, long, value_name = "FILE", alias = "markdown")]
+    pub output: Option<PathBuf>,
     /// Markdown files appended verbatim (e.g. the ncu table from scripts/gpu-profile.sh).
     #[arg(long, value_name = "FILE")]
     pub include: Vec<PathBuf>,
+    /// Print one JSON object (docs/json.md) naming what was written (the markdown itself
+    /// when there is no -o/--output) instead of the markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `report --json` prints as its results.
+#[derive(Serialize)]
+struct Summary {
+    records: usize,
+    charts: Vec<PathBuf>,
+    output: Option<PathBuf>,
+    /// The markdown, when it was not written to a file.
+    markdown: Option<String>,
 }
 
 pub fn run(args: &ReportArgs) -> Result<()> {
+    let inputs: Vec<&Path> = args
+        .inputs
+        .iter()
+        .chain(&args.include)
+        .map(PathBuf::as_path)
+        .collect();
+    let out = args
+        .output
+        .as_deref()
+        .map(|p| OutputFile::new(p, &inputs))
+        .transpose()?;
     let records = load_records(&args.inputs)?;
     if records.is_empty() {
         bail!("no records in {:?}", args.inputs);
@@ -30,14 +61,14 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let charts = render_charts(&records, &args.charts)?;
     // Image links relative to the markdown file's directory.
     let base = args
-        .markdown
+        .output
         .as_ref()
         .and_then(|m| m.parent().map(PathBuf::from))
         .unwrap_or_default();
     let links: Vec<(String, String)> = charts
         .iter()
         .map(|p| {
-            let rel = pathdiff(p, &base);
+            let rel = relative_to(p, &base).display().to_string();
             (
                 p.file_stem()
                     .unwrap_or_default()
@@ -52,27 +83,35 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         md.push('\n');
-        md.push_str(&text);
+        let from = path.parent().unwrap_or(Path::new(""));
+        md.push_str(&rebase_links(&text, from, &base));
     }
-    match &args.markdown {
-        Some(path) => {
-            std::fs::write(path, md).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!(
-                "wrote {} and {} chart(s) in {}",
-                path.display(),
-                charts.len(),
-                args.charts.display()
-            );
-        }
-        None => print!("{md}"),
+    if let Some(out) = &out {
+        write_atomically(out.path(), |w| Ok(w.write_all(md.as_bytes())?))
+            .with_context(|| format!("cannot write {}", out.path().display()))?;
+        out.wrote(&format!(
+            "{} records, {} chart(s) in {}",
+            records.len(),
+            charts.len(),
+            args.charts.display()
+        ));
+    }
+    if args.json {
+        let summary = Summary {
+            records: records.len(),
+            charts,
+            output: args.output.clone(),
+            markdown: out.is_none().then_some(md),
+        };
+        return json::print("report", json::cpu_device(), summary);
+    }
+    if out.is_none() {
+        print!("{md}");
+        super::progress::note(&format!(
+            "wrote {} chart(s) in {}",
+            charts.len(),
+            args.charts.display()
+        ));
     }
     Ok(())
-}
-
-/// `path` relative to `base` when it lies below it, else as given.
-fn pathdiff(path: &std::path::Path, base: &std::path::Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }

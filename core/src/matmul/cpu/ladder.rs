@@ -3,7 +3,7 @@
 
 use std::{hint::black_box, time::Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -58,31 +58,64 @@ fn gflops(size: usize, seconds: f64) -> f64 {
     2.0 * (size as f64).powi(3) / seconds / 1e9
 }
 
+/// A variant whose result differs from the f64 reference: a bug in the variant, reported as
+/// an error (exit status 1 in the CLI), never a panic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WrongResult {
+    pub variant: Variant,
+    pub size: usize,
+    pub failures: usize,
+    pub checked: usize,
+    pub max_scaled_error: f64,
+    /// (row, column, value, reference) of the worst cell.
+    pub worst: Option<(usize, usize, f32, f64)>,
+}
+
+impl std::fmt::Display for WrongResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CPU variant {} is wrong at size {}: {} of {} cells differ from the f64 reference \
+             (max scaled error {:.3e}",
+            self.variant, self.size, self.failures, self.checked, self.max_scaled_error
+        )?;
+        if let Some((row, col, value, want)) = self.worst {
+            write!(f, ", worst c[{row}][{col}] = {value} instead of {want}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for WrongResult {}
+
 /// Times the variants of [`plan`]`(only, size)` on random square problems of each size: one
 /// warm-up, then `reps` timed runs (at least one); the median gives GFLOP/s = 2 size^3 / median.
-/// Every run's result is checked against the full f64 reference.
-///
-/// # Panics
-/// If any variant's result fails the check: that is a bug in the variant.
+/// Every run's result is checked against the full f64 reference; the first wrong one ends the
+/// ladder with [`WrongResult`]. `bar` (hidden or not, as the caller decides) gets the length
+/// and one tick per step.
 pub fn run_ladder(
     only: Option<&[Variant]>,
     sizes: &[usize],
     reps: usize,
     seed: u64,
-    progress: bool,
-) -> Vec<LadderRow> {
+    bar: &ProgressBar,
+) -> Result<Vec<LadderRow>, WrongResult> {
+    run_ladder_with(only, sizes, reps, seed, bar, |v| v.run())
+}
+
+/// [`run_ladder`] with the implementation of each variant given by `pick` (tests plug in a
+/// wrong one).
+fn run_ladder_with(
+    only: Option<&[Variant]>,
+    sizes: &[usize],
+    reps: usize,
+    seed: u64,
+    bar: &ProgressBar,
+    pick: impl Fn(Variant) -> super::MatmulFn,
+) -> Result<Vec<LadderRow>, WrongResult> {
     let reps = reps.max(1);
     let steps: usize = sizes.iter().map(|&s| plan(only, s).len()).sum();
-    let bar = if progress {
-        let bar = ProgressBar::new(steps as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} [{elapsed_precise}] {msg}")
-                .expect("static progress template"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    bar.set_length(steps as u64);
 
     let mut rows = Vec::new();
     for &size in sizes {
@@ -96,26 +129,28 @@ pub fn run_ladder(
             let mut max_err = 0.0f64;
             let mut verify = |c: &[f32]| {
                 let r = check(c, &want);
-                assert!(
-                    r.passed(),
-                    "CPU variant {variant} is wrong at size {size}: {} of {} cells fail, max \
-                     scaled error {:.3e}, worst (row, col, value, reference) = {:?}",
-                    r.failures,
-                    r.checked,
-                    r.max_scaled_error,
-                    r.worst
-                );
+                if !r.passed() {
+                    return Err(WrongResult {
+                        variant,
+                        size,
+                        failures: r.failures,
+                        checked: r.checked,
+                        max_scaled_error: r.max_scaled_error,
+                        worst: r.worst,
+                    });
+                }
                 max_err = max_err.max(r.max_scaled_error);
+                Ok(())
             };
-            let run = variant.run();
+            let run = pick(variant);
             run(&a, &b, &mut c, size, size, size);
-            verify(&c);
+            verify(&c)?;
             let mut times = Vec::with_capacity(reps);
             for _ in 0..reps {
                 let t = Instant::now();
                 run(&a, &b, &mut c, size, size, size);
                 times.push(t.elapsed().as_secs_f64());
-                verify(&c);
+                verify(&c)?;
             }
             let median_s = median(&mut times);
             rows.push(LadderRow {
@@ -129,7 +164,7 @@ pub fn run_ladder(
         }
     }
     bar.finish_and_clear();
-    rows
+    Ok(rows)
 }
 
 /// One unchecked run of one variant (see [`run_once`]).
@@ -245,5 +280,29 @@ mod tests {
         let only = [Variant::ThreadedRayon, Variant::NaiveIjk];
         assert_eq!(plan(Some(&only), 4 * NAIVE_MAX_SIZE), only.to_vec());
         assert!(plan(Some(&[]), 100).is_empty());
+    }
+
+    /// Adds one to every cell: the kind of bug the check exists for.
+    fn off_by_one(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {
+        crate::matmul::cpu::reorder_ikj(a, b, c, m, n, k);
+        c.iter_mut().for_each(|x| *x += 1.0);
+    }
+
+    #[test]
+    fn a_wrong_variant_is_an_error_not_a_panic() {
+        let bar = ProgressBar::hidden();
+        let only = [Variant::ReorderIkj];
+        let err = run_ladder_with(Some(&only), &[16], 1, 1, &bar, |_| off_by_one)
+            .expect_err("the wrong variant must fail");
+        assert_eq!((err.variant, err.size), (Variant::ReorderIkj, 16));
+        assert_eq!(err.failures, 16 * 16);
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("CPU variant reorder_ikj is wrong at size 16"),
+            "{msg}"
+        );
+        assert!(!msg.contains('\n'), "one line: {msg}");
+        let rows = run_ladder(Some(&only), &[16], 1, 1, &bar).expect("the real variant passes");
+        assert_eq!(rows.len(), 1);
     }
 }
