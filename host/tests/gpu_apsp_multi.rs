@@ -50,6 +50,7 @@ fn one_gpu_through_the_split_path_equals_the_one_gpu_path() {
         return;
     };
     let graph = generate(1000, 40_000, 31).unwrap();
+    gpus.gpus[0].make_current().unwrap();
     let one = agpu::solve(&gpus.gpus[0], &graph, 64).unwrap();
     let split = multi::solve(&gpus, &graph, 64).unwrap();
     let v = graph.vertices;
@@ -111,6 +112,8 @@ fn several_gpus_course_cases_byte_identical() {
             let (multi_out, one_out) =
                 (tmp.join(format!("{name}.n")), tmp.join(format!("{name}.1")));
             solve_file_multi(&gpus, &path, &multi_out, 64, false).unwrap();
+            // The one-GPU path works in the current context: GPU 0's.
+            gpus.gpus[0].make_current().unwrap();
             solve_file(Some(&gpus.gpus[0]), &path, &one_out, 64, false).unwrap();
             let got = std::fs::read(&multi_out).unwrap();
             assert!(

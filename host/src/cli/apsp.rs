@@ -92,6 +92,7 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu) -> Result<()> {
         .clone()
         .unwrap_or_else(|| args.input.with_extension("out"));
     // The ceiling of one GPU (GPU 0); the rate of N GPUs is compared with N times it.
+    gpus.gpus[0].make_current()?;
     let peak = match args.no_peak {
         false => Some(agpu::addmin_peak(&gpus.gpus[0], agpu::PEAK_ITERATIONS, 5)?),
         true => None,
