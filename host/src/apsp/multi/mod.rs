@@ -13,6 +13,8 @@
 //! r + 1 waiting when they finish round r. Events order the streams: the broadcast of row r + 1
 //! waits for the owner's phase 2-row of r + 1 (on the owner) and for round r - 1 to stop
 //! reading the buffer it overwrites (elsewhere); round r + 1 waits for its broadcast.
+mod rows;
+
 use std::{ffi::c_int, ops::Range, path::Path, str::FromStr, time::Instant};
 
 use anyhow::{Context as _, Result, bail};
@@ -34,7 +36,6 @@ use serde::Serialize;
 use super::{
     gpu::{geometry, prefer_shared_memory},
     nccl::{BroadcastPart, Nccl},
-    rows::DeviceRows,
 };
 use crate::gpu::{Gpu, device_count, init_driver};
 
@@ -346,6 +347,8 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         lane.gpu.stream.synchronize()?;
     }
 
+    warm_up(multi, &lanes, b * pitch)?;
+
     let t = Instant::now();
     let run = Rounds {
         lanes: &mut lanes,
@@ -401,6 +404,35 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         repeated_edges,
         times,
     })
+}
+
+/// One broadcast of `count` i32 from every rank, into the pivot buffers, before the clock
+/// starts: NCCL sets up its connections at the first collective that needs them (about 30 ms
+/// here), which is set-up, not Floyd–Warshall.
+fn warm_up(multi: &MultiGpu, lanes: &[Lane], count: usize) -> Result<()> {
+    let Some(nccl) = multi.nccl.as_ref() else {
+        return Ok(());
+    };
+    for root in 0..lanes.len() {
+        let parts: Vec<_> = lanes
+            .iter()
+            .map(|l| {
+                let buf = l.pivots[0].as_device_ptr().as_raw();
+                BroadcastPart {
+                    send: buf,
+                    recv: buf,
+                    stream: l.comm.as_inner() as *mut std::ffi::c_void,
+                }
+            })
+            .collect();
+        nccl.broadcast_i32(&parts, count, root)
+            .context("warming up NCCL")?;
+    }
+    for lane in lanes {
+        lane.gpu.make_current()?;
+        lane.comm.synchronize().context("warming up NCCL")?;
+    }
+    Ok(())
 }
 
 /// The round loop over every GPU (see the module documentation).
@@ -565,58 +597,6 @@ impl Rounds<'_, '_> {
             let done = Event::new(EventFlags::DEFAULT)?;
             done.record(&lane.comm)?;
             lane.recv.push(done);
-        }
-        Ok(())
-    }
-}
-
-impl DeviceRows for MultiSolution<'_> {
-    fn vertices(&self) -> usize {
-        self.vertices
-    }
-
-    fn copy_rows(&self, first: usize, dst: &mut [i32]) -> Result<()> {
-        let v = self.vertices;
-        assert!(v > 0 && dst.len().is_multiple_of(v), "dst holds whole rows");
-        let want = first..first + dst.len() / v;
-        assert!(want.end <= v, "rows {want:?} outside 0..{v}");
-        for (g, gpu) in self.multi.gpus.iter().enumerate() {
-            let (Some(d), part) = (&self.rows[g], &self.parts[g]) else {
-                continue;
-            };
-            let have = part.start * self.block..part.end * self.block;
-            let (lo, hi) = (want.start.max(have.start), want.end.min(have.end));
-            if lo >= hi {
-                continue;
-            }
-            gpu.make_current()?;
-            let out = &mut dst[(lo - first) * v..(hi - first) * v];
-            // One 2D copy drops the padding columns on the way.
-            let copy = driver_sys::CUDA_MEMCPY2D {
-                srcXInBytes: 0,
-                srcY: lo - have.start,
-                srcMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-                srcHost: std::ptr::null(),
-                srcDevice: d.as_device_ptr().as_raw(),
-                srcArray: std::ptr::null_mut(),
-                srcPitch: self.pitch * 4,
-                dstXInBytes: 0,
-                dstY: 0,
-                dstMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-                dstHost: out.as_mut_ptr().cast(),
-                dstDevice: 0,
-                dstArray: std::ptr::null_mut(),
-                dstPitch: v * 4,
-                WidthInBytes: v * 4,
-                Height: hi - lo,
-            };
-            let code = unsafe { driver_sys::cuMemcpy2D(&copy) } as i32;
-            if code != 0 {
-                bail!(
-                    "copying rows {lo}..{hi} from GPU {} failed with error {code}",
-                    gpu.ordinal()
-                );
-            }
         }
         Ok(())
     }
