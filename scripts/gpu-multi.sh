@@ -2,7 +2,8 @@
 # `host apsp --gpus N` on a machine with several GPUs (docs/apsp-multigpu.md): the multi-GPU tests,
 # then compute and file-to-file times with 1 and N GPUs at V = 20000 and 40000 (E = 40V, 3 runs
 # each, interleaved), byte comparison of the outputs, and weak scaling (V1 = 22973 on 1 GPU,
-# V2 = 28979 on 2). Logs to $OUT (env.log, tests.log, runs.log, clock.csv).
+# V2 = 28979 on 2), then the text report once. Logs to $OUT (env.log, tests.log, runs.log,
+# text.log, clock.csv).
 #   BUNDLE=.device/bundle scripts/gpu-multi.sh [N]     (N: default 2)
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0): the project's GPU machines must not use it.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -61,3 +62,9 @@ fi
         rm -f "$D"/g*.out
     done
 } > "$O/runs.log" 2>&1
+# The human-readable report once (per-GPU memory and time split), with every visible GPU.
+{
+    "$H" apsp "$D/g20000.in" "$D/g20000.all.out" --gpus all
+    echo "rc=$?"
+    rm -f "$D"/g*.out
+} > "$O/text.log" 2>&1
