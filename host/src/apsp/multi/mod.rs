@@ -181,6 +181,9 @@ fn gib(bytes: usize) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
+/// All-pairs shortest paths of `graph` on the GPUs of `multi` (block factor `block`, 64 only):
+/// the result stays on the GPUs, read by rows through [`DeviceRows`](super::rows::DeviceRows).
+/// Fails with one sentence when V does not fit in some GPU's free memory.
 pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<MultiSolution<'a>> {
     let cfg = config(block)?;
     let b = block as usize;
