@@ -167,3 +167,21 @@ impl Drop for Nccl {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_library_is_one_sentence_naming_it() {
+        let test = "missing_library_is_one_sentence_naming_it";
+        if candidates()
+            .iter()
+            .any(|p| unsafe { Library::new(p) }.is_ok())
+        {
+            return rgk_core::testdata::skip(test, "NCCL is installed here");
+        }
+        let err = Nccl::init_all(&[0, 1]).err().expect("no NCCL").to_string();
+        assert!(err.contains("libnccl.so.2") && !err.contains('\n'), "{err}");
+    }
+}
