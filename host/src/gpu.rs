@@ -122,7 +122,12 @@ pub fn with_maxnreg(ptx: &str, prefix: &str, max_registers: u32) -> String {
     out
 }
 
-/// A context on device 0 with the project's PTX loaded.
+/// GPUs the driver sees (after [`init_driver`]).
+pub fn device_count() -> Result<u32> {
+    Device::num_devices().context("counting GPUs")
+}
+
+/// A context on one device (device 0 unless [`Gpu::on_device`]) with the project's PTX loaded.
 pub struct Gpu {
     pub module: Module,
     /// The same PTX JIT-compiled under the Floyd–Warshall register cap; loaded on first use.
@@ -130,6 +135,7 @@ pub struct Gpu {
     ptx_text: String,
     pub stream: Stream,
     pub device: Device,
+    ordinal: u32,
     /// Which PTX was loaded.
     pub ptx_source: PtxSource,
     pub kernels: Vec<String>,
@@ -142,12 +148,32 @@ impl Gpu {
     /// variable `GPU_KERNELS_PTX`) names a file. Fails with [`NoGpu`] where there is no driver,
     /// no GPU, or a GPU older than the PTX's target.
     pub fn new(ptx: Option<&Path>) -> crate::Result<Gpu> {
-        Self::open(ptx).map_err(crate::Error::from)
+        Self::open(0, ptx).map_err(crate::Error::from)
     }
 
-    fn open(ptx: Option<&Path>) -> Result<Gpu> {
+    /// As [`Gpu::new`] on device `ordinal` (as the driver numbers them; [`device_count`]).
+    /// Its context (the device's primary context) is made current on this thread; with several
+    /// `Gpu`s, call [`Gpu::make_current`] before working on one.
+    pub fn on_device(ordinal: u32, ptx: Option<&Path>) -> crate::Result<Gpu> {
+        Self::open(ordinal, ptx).map_err(crate::Error::from)
+    }
+
+    /// Makes this GPU's context current on the calling thread: launches, copies, streams and
+    /// events then go to this GPU.
+    pub fn make_current(&self) -> Result<()> {
+        cust::context::CurrentContext::set_current(&self._context)
+            .context("making a GPU's context current")
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
+    fn open(ordinal: u32, ptx: Option<&Path>) -> Result<Gpu> {
         init_driver()?;
-        let device = Device::get_device(0).context("opening GPU 0")?;
+        let device =
+            Device::get_device(ordinal).with_context(|| format!("opening GPU {ordinal}"))?;
         let (text, ptx_source) = ptx_text(ptx)?;
         let have = (
             device.get_attribute(DeviceAttribute::ComputeCapabilityMajor)? as u32,
@@ -157,7 +183,7 @@ impl Gpu {
             && have < need
         {
             return Err(NoGpu(format!(
-                "GPU 0 ({}) has compute capability {}.{}, but the kernels need {}.{} or newer \
+                "GPU {ordinal} ({}) has compute capability {}.{}, but the kernels need {}.{} or newer \
                  (asynchronous global-to-shared copies and the larger shared memory of Ampere)",
                 device.name()?,
                 have.0,
@@ -178,6 +204,7 @@ impl Gpu {
             ptx_text: text,
             stream,
             device,
+            ordinal,
             ptx_source,
             _context: context,
         })

@@ -9,6 +9,7 @@
 //!   [`gemm_device`]: `C = alpha·A·B + beta·C` with leading dimensions, as a [`Gemm`] describes;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
 //!   (on the CPU: [`rgk_core::apsp::solve_cpu`]; from a file: [`rgk_core::apsp::format::read_graph`]);
+//!   on several GPUs: [`apsp::multi::MultiGpu`] and [`apsp::multi::solve`];
 //! - the occupancy calculator: [`rgk_core::occupancy::occupancy`];
 //! - errors are [`Error`]: `NoGpu`, `BadInput` or `Gpu`.
 //!

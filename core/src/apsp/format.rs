@@ -215,23 +215,39 @@ pub fn fill_distances(graph: &Graph, padded: usize, pitch: usize, out: &mut [i32
         "padded {padded} < V {}",
         graph.vertices
     );
-    assert!(pitch >= padded, "pitch {pitch} < padded {padded}");
+    fill_distance_rows(graph, 0..padded, pitch, out)
+}
+
+/// [`fill_distances`] for the rows `rows` of a `padded x pitch` matrix only (`out` holds those
+/// rows, `rows.len() x pitch`): one GPU's share when the matrix is split between GPUs. Counts
+/// the repeated edges whose source row is in `rows`.
+pub fn fill_distance_rows(
+    graph: &Graph,
+    rows: std::ops::Range<usize>,
+    pitch: usize,
+    out: &mut [i32],
+) -> usize {
+    assert!(pitch >= rows.end, "pitch {pitch} < padded {}", rows.end);
     assert_eq!(
         out.len(),
-        padded * pitch,
-        "distance buffer must be padded * pitch"
+        rows.len() * pitch,
+        "distance buffer must be rows * pitch"
     );
-    if pitch == 0 {
+    if pitch == 0 || rows.is_empty() {
         return 0;
     }
     out.par_chunks_mut(pitch).enumerate().for_each(|(i, row)| {
         row.fill(INF);
-        row[i] = 0;
+        row[rows.start + i] = 0;
     });
     let mut repeated = 0;
     for edge in &graph.edges {
         debug_assert!((edge.src as usize) < graph.vertices && (edge.dst as usize) < graph.vertices);
-        let cell = &mut out[edge.src as usize * pitch + edge.dst as usize];
+        let src = edge.src as usize;
+        if !rows.contains(&src) {
+            continue;
+        }
+        let cell = &mut out[(src - rows.start) * pitch + edge.dst as usize];
         // Weights are <= MAX_WEIGHT < INF and there are no self-loops, so a cell that is not INF
         // was set by an earlier edge.
         if *cell != INF {
@@ -434,6 +450,25 @@ mod tests {
                 .mode();
             assert_eq!(mode, want, "{name}: {mode:o}, File::create gives {want:o}");
         }
+    }
+
+    #[test]
+    fn row_ranges_fill_as_the_whole_matrix() {
+        let g = crate::apsp::random::generate(150, 2000, 3).unwrap();
+        let (padded, pitch) = (192, distance_pitch(192));
+        let mut whole = vec![0; padded * pitch];
+        let repeated = fill_distances(&g, padded, pitch, &mut whole);
+        let mut sum = 0;
+        for rows in [0..64, 64..100, 100..100, 100..192] {
+            let mut part = vec![-1; rows.len() * pitch];
+            sum += fill_distance_rows(&g, rows.clone(), pitch, &mut part);
+            assert_eq!(
+                part,
+                whole[rows.start * pitch..rows.end * pitch],
+                "{rows:?}"
+            );
+        }
+        assert_eq!(sum, repeated);
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod cpu;
 mod distances;
 pub mod format;
 pub mod random;
+pub mod split;
 pub mod verify;
 
 pub use distances::{Distances, solve_cpu};

@@ -32,10 +32,24 @@ unsafe fn sts(addr: u32, v: i32) {
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 
+/// Top-left cell of block `(bi, bj)` of a matrix of fewer than 2^32 cells (32-bit offsets, as
+/// the one-GPU kernels have always computed them).
+#[inline(always)]
+pub(crate) fn block32<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
+    unsafe { (d as *mut u32).add((bi * B * pitch + bj * B) as usize) }
+}
+
+/// Top-left cell of block `(bi, bj)` of a slice of block rows of any size: the row offset in
+/// 64 bits (one GPU's rows of a matrix split over several may exceed 2^32 cells in total).
+#[inline(always)]
+pub(crate) fn block64<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
+    unsafe { (d as *mut u32).add(bi as usize * (B * pitch) as usize + (bj * B) as usize) }
+}
+
 /// The register-tiled block update shared by phases 2 and 3 (`tile` layout):
 /// `own = min(own, A ⊗ B)` in the (min, +) sense over the B values of k, for the blocks
-/// `own`, `a` and `b` given as `(block row, block column)` expressions (evaluated at the start;
-/// `own` once more for the stores).
+/// `own`, `a` and `b` given as pointers to their top-left cells (`block32` / `block64`;
+/// evaluated at the start, `own` once more for the stores), all with row pitch `pitch`.
 ///
 /// Register tile: thread `(tx, ty)` of a `T x T` block owns `C x C` cells (C = `$n`), in groups
 /// of 4 rows `g*GS + 4*ty + 0..4` and 4 columns `h*GS + 4*tx + 0..4` (GS = B / (C/4)), so that
@@ -50,7 +64,7 @@ unsafe fn sts(addr: u32, v: i32) {
 /// contiguous bytes of B; A's rows are padded to `SC` = B + 4 words so that the rows of the
 /// different `ty` of a warp fall in different banks as well.
 macro_rules! fw_tile_update {
-    ($b:tt, $t3:tt, $n:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+    ($b:tt, $t3:tt, $n:tt, $q:tt, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
         const B: u32 = $b;
         const T: u32 = $t3;
         const CELLS: u32 = $n;
@@ -78,28 +92,26 @@ macro_rules! fw_tile_update {
         let sb = shared_addr(addr_of!(B_TILE));
         let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
         let t = ty * T + tx;
-        let d = $d as *mut u32;
-        // Top-left cell of a block as an offset.
-        let corner = move |(bi, bj): (u32, u32)| (bi * B * pitch + bj * B) as usize;
 
         // Own cells first (DRAM, the longest latency), straight into registers.
         // (Indices are all literals after `seq!`: one 128-bit load per 4 cells, at Q % 4 == 0.)
         let mut cell = [[0i32; $n]; $n];
         let mut v = [0u32; 4];
-        let own = corner($own);
+        let own: *mut u32 = $own;
         seq!(R in 0..$n { seq!(Q in 0..$n {
             if Q % 4 == 0 {
                 let i = (R / 4) * GS + 4 * ty + R % 4;
                 let j = (Q / 4) * GS + 4 * tx;
-                v = unsafe { ld_global_v4(d.add(own + (i * pitch + j) as usize)) };
+                v = unsafe { ld_global_v4(own.add((i * pitch + j) as usize)) };
             }
             cell[R][Q] = v[Q % 4] as i32;
         }); });
 
         // A and B as they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
         let (r0, c4) = (t / KQ, 4 * (t % KQ));
-        let ga = unsafe { d.add(corner($a) + (r0 * pitch + c4) as usize) } as *const u32;
-        let gb = unsafe { d.add(corner($bb) + (r0 * pitch + c4) as usize) } as *const u32;
+        let (pa, pb): (*const u32, *const u32) = ($a, $bb);
+        let ga = unsafe { pa.add((r0 * pitch + c4) as usize) };
+        let gb = unsafe { pb.add((r0 * pitch + c4) as usize) };
         let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
         seq!(N in 0..$q {
             unsafe {
@@ -137,14 +149,57 @@ macro_rules! fw_tile_update {
         }
 
         // The own offset again rather than kept live across the k loop (registers).
-        let own = corner($own);
+        let own: *mut u32 = $own;
         seq!(R in 0..$n { seq!(Q in 0..$n {
             v[Q % 4] = cell[R][Q] as u32;
             if Q % 4 == 3 {
                 let i = (R / 4) * GS + 4 * ty + R % 4;
                 let j = (Q / 4) * GS + 4 * tx;
-                unsafe { st_global::<4>(d.add(own + (i * pitch + j) as usize), v) };
+                unsafe { st_global::<4>(own.add((i * pitch + j) as usize), v) };
             }
+        }); });
+    }};
+}
+
+/// Phase 1 on the `B x B` block at `$base` (row pitch `$pitch`): closes it in place, one block of
+/// `T x T` threads with `R x R` cells each.
+macro_rules! fw_pivot_block {
+    ($b:tt, $t:tt, $r:tt, $base:expr, $pitch:ident) => {{
+        const B: u32 = $b;
+        const T: u32 = $t;
+        #[address_space(shared)]
+        static mut PIVOT: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
+        let sp = shared_addr(addr_of!(PIVOT));
+        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+        let pitch: u32 = $pitch;
+        let base: *mut u32 = $base;
+        let mut cell = [[0i32; $r]; $r];
+        seq!(I in 0..$r { seq!(J in 0..$r {
+            let (i, j) = (ty + I * T, tx + J * T);
+            cell[I][J] = unsafe { ld_global(base.add((i * pitch + j) as usize)) } as i32;
+            unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
+        }); });
+        thread::sync_threads();
+        for kk in 0..B {
+            // d[i][k] and d[k][j] once per k: column k and row k do not change in step k.
+            let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+            seq!(I in 0..$r {
+                a[I] = unsafe { lds(sp + 4 * ((ty + I * T) * B + kk)) };
+                b[I] = unsafe { lds(sp + 4 * (kk * B + tx + I * T)) };
+            });
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                let via = a[I] + b[J];
+                if via < cell[I][J] {
+                    cell[I][J] = via;
+                    unsafe { sts(sp + 4 * (i * B + j), via) };
+                }
+            }); });
+            thread::sync_threads();
+        }
+        seq!(I in 0..$r { seq!(J in 0..$r {
+            let (i, j) = (ty + I * T, tx + J * T);
+            unsafe { st_global::<1>(base.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
         }); });
     }};
 }
@@ -300,12 +355,14 @@ macro_rules! fw_phase23 {
             // (block row, block column) of this block, of A and of B.
             let own = move || {
                 let x = thread::block_idx_x();
-                if thread::block_idx_y() == 0 { (round, x) } else { (x, round) }
+                let (bi, bj) = if thread::block_idx_y() == 0 { (round, x) } else { (x, round) };
+                block32::<$b>(d, pitch, bi, bj)
             };
+            let pivot = block32::<$b>(d, pitch, round, round);
             let in_row = thread::block_idx_y() == 0;
-            let a = if in_row { (round, round) } else { own() };
-            let b = if in_row { own() } else { (round, round) };
-            fw_tile_update!($b, $t3, $n, $q, d, pitch, own: own(), a: a, b: b);
+            let a = if in_row { pivot } else { own() };
+            let b = if in_row { own() } else { pivot };
+            fw_tile_update!($b, $t3, $n, $q, pitch, own: own(), a: a, b: b);
         }
 
         /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
@@ -317,8 +374,9 @@ macro_rules! fw_phase23 {
             if bi == round || bj == round {
                 return;
             }
-            let own = || (thread::block_idx_y(), thread::block_idx_x());
-            fw_tile_update!($b, $t3, $n, $q, d, pitch, own: own(), a: (bi, round), b: (round, bj));
+            let own = || block32::<$b>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
+            fw_tile_update!($b, $t3, $n, $q, pitch, own: own(),
+                a: block32::<$b>(d, pitch, bi, round), b: block32::<$b>(d, pitch, round, bj));
         }
     };
 }
@@ -329,41 +387,7 @@ macro_rules! fw_kernels {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase1(d: *mut i32, pitch: u32, round: u32) {
-            const B: u32 = $b;
-            const T: u32 = $t;
-            #[address_space(shared)]
-            static mut PIVOT: [MaybeUninit<i32>; (B * B) as usize] = [MaybeUninit::uninit(); (B * B) as usize];
-            let sp = shared_addr(addr_of!(PIVOT));
-            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-            let base = unsafe { (d as *mut u32).add((round * B * pitch + round * B) as usize) };
-            let mut cell = [[0i32; $r]; $r];
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                cell[I][J] = unsafe { ld_global(base.add((i * pitch + j) as usize)) } as i32;
-                unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
-            }); });
-            thread::sync_threads();
-            for kk in 0..B {
-                // d[i][k] and d[k][j] once per k: column k and row k do not change in step k.
-                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
-                seq!(I in 0..$r {
-                    a[I] = unsafe { lds(sp + 4 * ((ty + I * T) * B + kk)) };
-                    b[I] = unsafe { lds(sp + 4 * (kk * B + tx + I * T)) };
-                });
-                seq!(I in 0..$r { seq!(J in 0..$r {
-                    let (i, j) = (ty + I * T, tx + J * T);
-                    let via = a[I] + b[J];
-                    if via < cell[I][J] {
-                        cell[I][J] = via;
-                        unsafe { sts(sp + 4 * (i * B + j), via) };
-                    }
-                }); });
-                thread::sync_threads();
-            }
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                unsafe { st_global::<1>(base.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
-            }); });
+            fw_pivot_block!($b, $t, $r, block32::<$b>(d, pitch, round, round), pitch);
         }
 
         fw_phase23!($l, $phase2, $phase3, $b, $t, $r, $t3, $n $(, $q)?);

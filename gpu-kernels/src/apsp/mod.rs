@@ -147,6 +147,77 @@ pub fn fw_config(block: u32) -> Option<FwConfig> {
     FW_CONFIGS.iter().copied().find(|c| c.block == block)
 }
 
+/// The kernels of `host apsp --gpus N`: Floyd–Warshall on one GPU's contiguous block rows plus
+/// a separate buffer holding the round's pivot block row (`multi.rs`). Same updates and launch
+/// geometry as the `Tile` entry of `FW_CONFIGS` for `block` (asserted below): `pivot` runs
+/// `pivot_threads x pivot_threads` threads like phase 1, the others `tile_threads x
+/// tile_threads` like phases 2–3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FwMultiConfig {
+    pub block: u32,
+    pub pivot_threads: u32,
+    pub tile_threads: u32,
+    /// Phase 1 on the owner's copy of the pivot block row: `(row, pitch, round)`.
+    pub pivot: &'static str,
+    /// Phase 2 along the pivot block row: `(row, pitch, round)`, one block per block column.
+    pub row: &'static str,
+    /// Phase 2 down the pivot column of one GPU's rows: `(rows, pivot, pitch, round, skip)`.
+    pub col: &'static str,
+    /// Phase 3 on one GPU's rows: `(rows, pivot, pitch, round, first, skip)`.
+    pub rest: &'static str,
+}
+
+/// `(pivot, row, col, rest, block, threads, cells, tile_threads, tile_cells, quads)`, with the
+/// meanings of `for_each_fw!`; the single source of `FW_MULTI` and the kernels in `multi.rs`.
+macro_rules! for_each_fw_multi {
+    ($m:ident) => {
+        $m! {
+            (fwm_pivot_b64, fwm_row_b64, fwm_col_b64, fwm_rest_b64, 64, 16, 4, 8, 8, 16),
+        }
+    };
+}
+
+macro_rules! fw_multi_table {
+    ($(($p:ident, $row:ident, $col:ident, $rest:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {
+        /// Block factors with multi-GPU kernels (B = 64 only: the register-tiled layout).
+        pub const FW_MULTI: [FwMultiConfig; 1] = [$(FwMultiConfig {
+            block: $b,
+            pivot_threads: $t,
+            tile_threads: $t3,
+            pivot: stringify!($p),
+            row: stringify!($row),
+            col: stringify!($col),
+            rest: stringify!($rest),
+        }),*];
+    };
+}
+for_each_fw_multi!(fw_multi_table);
+
+// Each multi-GPU entry runs the tile kernels of its block factor: same geometry.
+const _: () = {
+    let mut i = 0;
+    while i < FW_MULTI.len() {
+        let m = FW_MULTI[i];
+        let mut j = 0;
+        let mut found = false;
+        while j < FW_CONFIGS.len() {
+            let c = FW_CONFIGS[j];
+            if c.block == m.block {
+                found = true;
+                assert!(c.threads == m.pivot_threads && c.phase3_threads == m.tile_threads);
+                assert!(matches!(c.phase3_layout, Phase3Layout::Tile { .. }));
+            }
+            j += 1;
+        }
+        assert!(found);
+        i += 1;
+    }
+};
+
+pub fn fw_multi_config(block: u32) -> Option<FwMultiConfig> {
+    FW_MULTI.iter().copied().find(|c| c.block == block)
+}
+
 /// The add-min throughput kernel (`host apsp-peak`): the ceiling phase 3 is measured against.
 pub const PEAK_KERNEL: &str = "apsp_addmin_peak";
 /// Independent add-min chains per thread in the peak kernel.
@@ -157,6 +228,9 @@ pub const PEAK_UPDATES_PER_ITERATION: u32 = 2 * PEAK_CHAINS;
 pub const PEAK_THREADS: u32 = 256;
 
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
 mod fw;
+#[cfg(target_arch = "nvptx64")]
+mod multi;
 #[cfg(target_arch = "nvptx64")]
 mod peak;

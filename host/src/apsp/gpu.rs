@@ -93,7 +93,7 @@ struct Phases<'a> {
 /// Asks the driver for the largest shared-memory carveout for `f`: the register-tiled phases
 /// 2–3 of B = 64 keep 6 blocks of 33 KB per SM only with most of the 256 KB of L1 as shared
 /// memory.
-fn prefer_shared_memory(f: &Function) -> Result<()> {
+pub(crate) fn prefer_shared_memory(f: &Function) -> Result<()> {
     let code = unsafe {
         driver_sys::cuFuncSetAttribute(
             f.to_raw(),

@@ -1,6 +1,9 @@
-//! All-pairs shortest paths on the GPU (`gpu`: the blocked Floyd–Warshall runner) and file to
-//! file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
+//! All-pairs shortest paths on the GPU (`gpu`: the blocked Floyd–Warshall runner; `multi`: the
+//! same split by block rows over several GPUs, with `nccl` broadcasting the pivot rows) and
+//! file to file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
 pub mod gpu;
+pub mod multi;
+pub mod nccl;
 pub mod pipeline;
 pub mod rows;
 

@@ -3,10 +3,16 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use host::{
-    apsp::{gpu as agpu, pipeline::solve_file},
+    apsp::{
+        gpu as agpu,
+        multi::{self, GpuCount, MultiGpu, MultiTimes},
+        pipeline::{FileReport, solve_file, solve_file_multi},
+    },
     gpu::Gpu,
 };
 use rgk_core::apsp::{format::write_graph, random};
+
+use rgk_core::envelope::Device;
 
 use super::{PtxArg, json, output::OutputFile, progress};
 
@@ -36,6 +42,10 @@ pub struct ApspArgs {
     /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// GPUs to split the matrix over (block rows per GPU, pivot rows broadcast with NCCL):
+    /// a number or `all`. More than one needs NCCL (libnccl.so.2) and block factor 64.
+    #[arg(long, default_value = "1", value_name = "N|all")]
+    pub gpus: GpuCount,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -62,7 +72,14 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         args.input.with_extension("out"),
         &[&args.input],
     )?;
-    let output = out.path();
+    if !args.cpu && args.gpus != GpuCount::Count(1) {
+        multi::config(args.block)?;
+        let gpus = MultiGpu::open(args.gpus, args.ptx.ptx.as_deref())?;
+        // `--gpus all` with one GPU is the one-GPU path.
+        if gpus.len() > 1 {
+            return run_multi(args, &gpus, &out);
+        }
+    }
     let gpu = if args.cpu {
         None
     } else {
@@ -79,14 +96,53 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         Some(g) if !args.no_peak => Some(agpu::addmin_peak(g, agpu::PEAK_ITERATIONS, 5)?),
         _ => None,
     };
-    let pb = progress::spinner(if args.verify {
+    let pb = solving_spinner(args.verify);
+    let rep = solve_file(
+        gpu.as_ref(),
+        &args.input,
+        out.path(),
+        args.block,
+        args.verify,
+    );
+    pb.finish_and_clear();
+    print_report(args, &rep?, &out, device, peak.as_ref(), None)
+}
+
+fn solving_spinner(verify: bool) -> indicatif::ProgressBar {
+    progress::spinner(if verify {
         "solving and verifying"
     } else {
         "solving"
-    });
-    let rep = solve_file(gpu.as_ref(), &args.input, output, args.block, args.verify);
+    })
+}
+
+/// `host apsp --gpus N` with N > 1.
+fn run_multi(args: &ApspArgs, gpus: &MultiGpu, out: &OutputFile) -> Result<()> {
+    // The ceiling of one GPU (GPU 0); the rate of N GPUs is compared with N times it.
+    gpus.gpus[0].make_current()?;
+    let device = gpus.gpus[0].info()?.device(gpus.len() as u32);
+    let peak = match args.no_peak {
+        false => Some(agpu::addmin_peak(&gpus.gpus[0], agpu::PEAK_ITERATIONS, 5)?),
+        true => None,
+    };
+    let pb = solving_spinner(args.verify);
+    let solved = solve_file_multi(gpus, &args.input, out.path(), args.block, args.verify);
     pb.finish_and_clear();
-    let rep = rep?;
+    let (rep, times) = solved?;
+    print_report(args, &rep, out, device, peak.as_ref(), Some((gpus, &times)))
+}
+
+fn print_report(
+    args: &ApspArgs,
+    rep: &FileReport,
+    out: &OutputFile,
+    device: Device,
+    peak: Option<&agpu::AddMinPeak>,
+    multi: Option<(&MultiGpu, &MultiTimes)>,
+) -> Result<()> {
+    let output = out.path();
+    // N GPUs are measured against N times one GPU's add-min ceiling.
+    let n = multi.map_or(1.0, |(g, _)| g.len() as f64);
     if rep.repeated_edges > 0 {
         progress::note(&format!(
             "note: {} repeated edge(s); each vertex pair keeps its smallest weight",
@@ -95,12 +151,17 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     }
     out.wrote(&format!("{0} x {0} distances", rep.vertices));
     if args.json {
-        let mut value = serde_json::to_value(&rep)?;
+        let mut value = serde_json::to_value(rep)?;
         value["input"] = args.input.display().to_string().into();
         value["output"] = output.display().to_string().into();
-        if let Some(p) = &peak {
+        if let Some(p) = peak {
             value["addmin_peak"] = serde_json::to_value(p)?;
-            value["percent_of_peak"] = (100.0 * rep.updates_per_s / p.updates_per_s).into();
+            value["percent_of_peak"] = (100.0 * rep.updates_per_s / (n * p.updates_per_s)).into();
+        }
+        if let Some((gpus, times)) = multi {
+            value["gpus"] = gpus.len().into();
+            value["nccl"] = gpus.nccl().map(|(v, _)| v.to_string()).into();
+            value["per_gpu"] = serde_json::to_value(&times.per_gpu)?;
         }
         return json::print("apsp", device, value);
     }
@@ -125,13 +186,39 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         "  {:<22} {:>10.3e} updates/s (V^3 / compute)",
         "rate", rep.updates_per_s
     );
-    if let Some(p) = &peak {
+    if let Some(p) = peak {
+        let of = if n > 1.0 {
+            format!("{n} x ")
+        } else {
+            String::new()
+        };
         println!(
-            "  {:<22} {:>10.1} % of the add-min peak ({:.3e} updates/s, measured just before)",
+            "  {:<22} {:>10.1} % of {of}the add-min peak ({:.3e} updates/s per GPU, measured just before)",
             "compute vs peak",
-            100.0 * rep.updates_per_s / p.updates_per_s,
+            100.0 * rep.updates_per_s / (n * p.updates_per_s),
             p.updates_per_s
         );
+    }
+    if let Some((gpus, times)) = multi {
+        if let Some((version, path)) = gpus.nccl() {
+            println!("  NCCL {version} ({path})");
+        }
+        println!(
+            "  {:<5} {:>12} {:>10} {:>12} {:>10} {:>10} {:>10}",
+            "GPU", "block rows", "GiB", "compute s", "wait s", "send s", "busy %"
+        );
+        for s in &times.per_gpu {
+            println!(
+                "  {:<5} {:>12} {:>10.2} {:>12.4} {:>10.4} {:>10.4} {:>10.1}",
+                s.ordinal,
+                format!("{}+{}", s.first_block_row, s.block_rows),
+                s.bytes as f64 / (1u64 << 30) as f64,
+                s.compute_s,
+                s.wait_s,
+                s.send_s,
+                100.0 * s.compute_s / times.compute_s.max(1e-12)
+            );
+        }
     }
     if let Some(v) = &rep.verified {
         println!("  verified: {v}");

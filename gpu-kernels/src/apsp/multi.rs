@@ -1,0 +1,98 @@
+//! Blocked Floyd–Warshall with the matrix split by block rows between GPUs (`host apsp --gpus
+//! N`): each GPU holds a contiguous slice of block rows (`rows`, row pitch `pitch`, block row 0
+//! = the slice's first) and receives the pivot block row of every round into a separate buffer
+//! (`pivot`, one block row with the same pitch). Offsets into `rows` are 64-bit (`block64`), so
+//! one GPU's slice may exceed 2^32 cells.
+//!
+//! Per round: the owner of the pivot block row closes the pivot block (`pivot` kernel) and
+//! updates the rest of that row (`row`), in its own slice; the row is broadcast; every GPU then
+//! updates its blocks of the pivot column (`col`) and the rest of its blocks (`rest`). The
+//! updates are those of `fw.rs` (`fw_pivot_block!`, `fw_tile_update!`) on other operands.
+use core::mem::MaybeUninit;
+use core::ptr::addr_of;
+
+use cuda_std::{address_space, kernel, thread};
+use seq_macro::seq;
+
+use super::fw::block64;
+use crate::ptx::{
+    add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
+    st_global, st_shared,
+};
+
+#[inline(always)]
+unsafe fn lds(addr: u32) -> i32 {
+    unsafe { ld_shared::<1>(addr)[0] as i32 }
+}
+
+#[inline(always)]
+unsafe fn sts(addr: u32, v: i32) {
+    unsafe { st_shared::<1>(addr, [v as u32]) }
+}
+
+macro_rules! fw_multi_kernels {
+    ($(($pivot:ident, $row:ident, $col:ident, $rest:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {$(
+        /// Phase 1: closes block `round` of the pivot block row `row` (the owner's slice,
+        /// pointed at that block row). One block of `T x T` threads.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $pivot(row: *mut i32, pitch: u32, round: u32) {
+            fw_pivot_block!($b, $t, $r, block64::<$b>(row, pitch, 0, round), pitch);
+        }
+
+        /// Phase 2, pivot row: block `block_idx.x` of the pivot block row `row` (skipping the
+        /// pivot block) as `own = min(own, P ⊗ own)`. Grid: one block per block column.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $row(row: *mut i32, pitch: u32, round: u32) {
+            if thread::block_idx_x() == round {
+                return;
+            }
+            let own = || block64::<$b>(row, pitch, 0, thread::block_idx_x());
+            fw_tile_update!($b, $t3, $n, $q, pitch, own: own(),
+                a: block64::<$b>(row, pitch, 0, round), b: own());
+        }
+
+        /// Phase 2, pivot column: block (`block_idx.x`, `round`) of this GPU's slice, skipping
+        /// local block row `skip` (the pivot row on its owner; `u32::MAX` elsewhere), as
+        /// `own = min(own, own ⊗ P)` with P from the broadcast pivot row. Grid: one block per
+        /// local block row.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $col(rows: *mut i32, pivot: *mut i32, pitch: u32, round: u32, skip: u32) {
+            if thread::block_idx_x() == skip {
+                return;
+            }
+            let own = || block64::<$b>(rows, pitch, thread::block_idx_x(), round);
+            fw_tile_update!($b, $t3, $n, $q, pitch, own: own(), a: own(),
+                b: block64::<$b>(pivot, pitch, 0, round));
+        }
+
+        /// Phase 3 on local block rows `first + block_idx.y` (skipping `skip`) and every block
+        /// column but `round`: `own = min(own, C ⊗ R)` with C this row's pivot-column block and
+        /// R the broadcast pivot row's block of this column.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $rest(
+            rows: *mut i32,
+            pivot: *mut i32,
+            pitch: u32,
+            round: u32,
+            first: u32,
+            skip: u32,
+        ) {
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y() + first);
+            if bi == skip || bj == round {
+                return;
+            }
+            let own = || {
+                let bi = thread::block_idx_y() + first;
+                block64::<$b>(rows, pitch, bi, thread::block_idx_x())
+            };
+            fw_tile_update!($b, $t3, $n, $q, pitch, own: own(),
+                a: block64::<$b>(rows, pitch, bi, round), b: block64::<$b>(pivot, pitch, 0, bj));
+        }
+    )*};
+}
+
+for_each_fw_multi!(fw_multi_kernels);

@@ -1,0 +1,290 @@
+//! The round loop of the multi-GPU Floyd–Warshall (see the parent module): per GPU its kernels,
+//! streams and events (`Lane`), and the order of launches, broadcasts and waits (`Rounds`).
+use std::ops::Range;
+
+use anyhow::{Context as _, Result, bail};
+use cust::{
+    event::{Event, EventFlags},
+    function::{BlockSize, Function, GridSize},
+    launch,
+    memory::{DeviceBuffer, DevicePointer},
+    stream::{Stream, StreamWaitEventFlags},
+};
+use cust_raw::driver_sys;
+use gpu_kernels::apsp::FwMultiConfig;
+use rgk_core::apsp::split::{PIVOT_BUFFERS, owner};
+
+use super::MultiGpu;
+use crate::{
+    apsp::{gpu::prefer_shared_memory, nccl::BroadcastPart},
+    gpu::Gpu,
+};
+
+/// One GPU's kernels and launch geometry.
+pub(super) struct Kernels<'a> {
+    pivot: Function<'a>,
+    row: Function<'a>,
+    col: Function<'a>,
+    rest: Function<'a>,
+    pivot_threads: BlockSize,
+    tile_threads: BlockSize,
+}
+
+impl<'a> Kernels<'a> {
+    pub(super) fn new(gpu: &'a Gpu, cfg: FwMultiConfig) -> Result<Kernels<'a>> {
+        let module = gpu.apsp_module()?;
+        let get = |name: &str| {
+            module.get_function(name).with_context(|| {
+                format!(
+                    "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                    gpu.ptx_source
+                )
+            })
+        };
+        let k = Kernels {
+            pivot: get(cfg.pivot)?,
+            row: get(cfg.row)?,
+            col: get(cfg.col)?,
+            rest: get(cfg.rest)?,
+            pivot_threads: BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
+            tile_threads: BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
+        };
+        for f in [&k.row, &k.col, &k.rest] {
+            prefer_shared_memory(f)?;
+        }
+        Ok(k)
+    }
+}
+
+/// The highest priority a stream can have in the current context (cuda.h: lower is higher).
+pub(super) fn greatest_priority() -> Result<i32> {
+    let (mut least, mut greatest) = (0, 0);
+    let code = unsafe { driver_sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
+    if code as i32 != 0 {
+        bail!(
+            "cuCtxGetStreamPriorityRange failed with error {}",
+            code as i32
+        );
+    }
+    Ok(greatest)
+}
+
+/// Device pointer `cells` i32 past `base`.
+fn offset(base: DevicePointer<i32>, cells: usize) -> DevicePointer<i32> {
+    DevicePointer::from_raw(base.as_raw() + 4 * cells as u64)
+}
+
+/// Per-GPU state during the solve.
+pub(super) struct Lane<'a> {
+    pub(super) gpu: &'a Gpu,
+    pub(super) kernels: Kernels<'a>,
+    pub(super) comm: Stream,
+    pub(super) rows: Option<DevicePointer<i32>>,
+    pub(super) blocks: Range<usize>,
+    pub(super) pivots: Vec<DeviceBuffer<i32>>,
+    /// Per round: compute start (after the wait for the pivot row) and end.
+    pub(super) start: Vec<Event>,
+    pub(super) end: Vec<Event>,
+    /// Per round: the broadcast of its pivot row done on this GPU (several GPUs only).
+    pub(super) recv: Vec<Event>,
+    /// Per round this GPU owns: (round, its pivot row ready to send).
+    pub(super) ready: Vec<(usize, Event)>,
+    /// Recorded before the first round.
+    pub(super) begin: Event,
+}
+
+/// One broadcast of `count` i32 from every rank, into the pivot buffers, before the clock
+/// starts: NCCL sets up its connections at the first collective that needs them (about 30 ms
+/// here), which is set-up, not Floyd–Warshall.
+pub(super) fn warm_up(multi: &MultiGpu, lanes: &[Lane], count: usize) -> Result<()> {
+    let Some(nccl) = multi.nccl.as_ref() else {
+        return Ok(());
+    };
+    for root in 0..lanes.len() {
+        let parts: Vec<_> = lanes
+            .iter()
+            .map(|l| {
+                let buf = l.pivots[0].as_device_ptr().as_raw();
+                BroadcastPart {
+                    send: buf,
+                    recv: buf,
+                    stream: l.comm.as_inner() as *mut std::ffi::c_void,
+                }
+            })
+            .collect();
+        nccl.broadcast_i32(&parts, count, root)
+            .context("warming up NCCL")?;
+    }
+    for lane in lanes {
+        lane.gpu.make_current()?;
+        lane.comm.synchronize().context("warming up NCCL")?;
+    }
+    Ok(())
+}
+
+/// The round loop over every GPU (see the module documentation).
+pub(super) struct Rounds<'l, 'a> {
+    pub(super) lanes: &'l mut [Lane<'a>],
+    pub(super) multi: &'a MultiGpu,
+    pub(super) parts: Vec<Range<usize>>,
+    pub(super) nb: usize,
+    pub(super) b: usize,
+    pub(super) pitch: usize,
+}
+
+impl Rounds<'_, '_> {
+    fn owner(&self, r: usize) -> usize {
+        owner(&self.parts, r)
+    }
+
+    /// The owner's copy of block row `r` in its rows.
+    fn row_ptr(&self, g: usize, r: usize) -> DevicePointer<i32> {
+        let lane = &self.lanes[g];
+        let rows = lane.rows.expect("the owner of a row has rows");
+        offset(rows, (r - lane.blocks.start) * self.b * self.pitch)
+    }
+
+    /// Where GPU `g` reads pivot row `r`: its own rows on the owner (broadcast in place), else
+    /// the buffer the broadcast fills.
+    fn pivot_ptr(&self, g: usize, r: usize) -> DevicePointer<i32> {
+        if self.owner(r) == g {
+            self.row_ptr(g, r)
+        } else {
+            self.lanes[g].pivots[r % PIVOT_BUFFERS].as_device_ptr()
+        }
+    }
+
+    pub(super) fn all(mut self) -> Result<()> {
+        let pitch = self.pitch as u32;
+        let nb = self.nb as u32;
+        for lane in self.lanes.iter() {
+            lane.gpu.make_current()?;
+            lane.begin.record(&lane.gpu.stream)?;
+        }
+        // Row 0: phases 1 and 2-row on its owner, then its broadcast.
+        let o = self.owner(0);
+        self.lanes[o].gpu.make_current()?;
+        let ready = self.pivot_row(o, 0)?;
+        self.lanes[o].ready.push((0, ready));
+        self.broadcast(0)?;
+        for r in 0..self.nb {
+            let own_r = self.owner(r);
+            let next_owner = (r + 1 < self.nb).then(|| self.owner(r + 1));
+            for g in 0..self.lanes.len() {
+                let lane = &self.lanes[g];
+                lane.gpu.make_current()?;
+                let stream = &lane.gpu.stream;
+                if let Some(received) = lane.recv.get(r) {
+                    stream.wait_event(received, StreamWaitEventFlags::DEFAULT)?;
+                }
+                let start = Event::new(EventFlags::DEFAULT)?;
+                start.record(stream)?;
+                let mut ready = None;
+                if let Some(rows) = lane.rows {
+                    let k = &lane.kernels;
+                    let local = lane.blocks.len() as u32;
+                    let skip = if own_r == g {
+                        (r - lane.blocks.start) as u32
+                    } else {
+                        u32::MAX
+                    };
+                    let piv = self.pivot_ptr(g, r);
+                    let (col, rest, tt) = (&k.col, &k.rest, k.tile_threads);
+                    let round = r as u32;
+                    unsafe {
+                        launch!(col<<<GridSize::x(local), tt, 0, stream>>>(
+                            rows, piv, pitch, round, skip
+                        ))?;
+                    }
+                    let launch_rest = |first: u32, count: u32| -> Result<()> {
+                        if count > 0 {
+                            unsafe {
+                                launch!(rest<<<GridSize::xy(nb, count), tt, 0, stream>>>(
+                                    rows, piv, pitch, round, first, skip
+                                ))?;
+                            }
+                        }
+                        Ok(())
+                    };
+                    if next_owner == Some(g) {
+                        // Look-ahead: row r + 1 first, its phases 1 and 2-row, then the rest.
+                        let l = (r + 1 - lane.blocks.start) as u32;
+                        launch_rest(l, 1)?;
+                        ready = Some(self.pivot_row(g, r + 1)?);
+                        launch_rest(0, l)?;
+                        launch_rest(l + 1, local - l - 1)?;
+                    } else {
+                        launch_rest(0, local)?;
+                    }
+                }
+                let end = Event::new(EventFlags::DEFAULT)?;
+                end.record(stream)?;
+                let lane = &mut self.lanes[g];
+                lane.start.push(start);
+                lane.end.push(end);
+                if let Some(ready) = ready {
+                    lane.ready.push((r + 1, ready));
+                }
+            }
+            if r + 1 < self.nb {
+                self.broadcast(r + 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Phases 1 and 2-row of round `r` on its owner `g`'s compute stream (its context
+    /// current); returns the event the broadcast of row `r` waits for.
+    fn pivot_row(&self, g: usize, r: usize) -> Result<Event> {
+        let row = self.row_ptr(g, r);
+        let lane = &self.lanes[g];
+        let (pitch, round, nb) = (self.pitch as u32, r as u32, self.nb as u32);
+        let stream = &lane.gpu.stream;
+        let k = &lane.kernels;
+        let (p, w, pt, tt) = (&k.pivot, &k.row, k.pivot_threads, k.tile_threads);
+        unsafe {
+            launch!(p<<<GridSize::x(1), pt, 0, stream>>>(row, pitch, round))?;
+            launch!(w<<<GridSize::x(nb), tt, 0, stream>>>(row, pitch, round))?;
+        }
+        let ready = Event::new(EventFlags::DEFAULT)?;
+        ready.record(stream)?;
+        Ok(ready)
+    }
+
+    /// Enqueues the broadcast of pivot row `r` from its owner on every GPU's comm stream, after
+    /// the row is ready (on the owner) and after round `r - 2`, the last reader of the buffer
+    /// it fills, is done (elsewhere). Nothing to do on one GPU.
+    fn broadcast(&mut self, r: usize) -> Result<()> {
+        let Some(nccl) = self.multi.nccl.as_ref() else {
+            return Ok(());
+        };
+        let root = self.owner(r);
+        let mut parts = Vec::with_capacity(self.lanes.len());
+        for (g, lane) in self.lanes.iter().enumerate() {
+            lane.gpu.make_current()?;
+            let after = if g == root {
+                lane.ready.iter().find(|(i, _)| *i == r).map(|(_, e)| e)
+            } else {
+                r.checked_sub(PIVOT_BUFFERS).map(|i| &lane.end[i])
+            };
+            if let Some(e) = after {
+                lane.comm.wait_event(e, StreamWaitEventFlags::DEFAULT)?;
+            }
+            let buf = self.pivot_ptr(g, r).as_raw();
+            parts.push(BroadcastPart {
+                send: buf,
+                recv: buf,
+                stream: lane.comm.as_inner() as *mut std::ffi::c_void,
+            });
+        }
+        nccl.broadcast_i32(&parts, self.b * self.pitch, root)
+            .with_context(|| format!("broadcasting pivot row {r}"))?;
+        for lane in self.lanes.iter_mut() {
+            lane.gpu.make_current()?;
+            let done = Event::new(EventFlags::DEFAULT)?;
+            done.record(&lane.comm)?;
+            lane.recv.push(done);
+        }
+        Ok(())
+    }
+}

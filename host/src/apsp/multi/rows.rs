@@ -1,0 +1,117 @@
+//! The split matrix read back by rows ([`DeviceRows`]): each GPU copies its own rows, all at
+//! once.
+use anyhow::{Result, bail};
+use cust_raw::driver_sys;
+
+use super::MultiSolution;
+use crate::apsp::rows::DeviceRows;
+
+impl DeviceRows for MultiSolution<'_> {
+    fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    fn copy_rows(&self, first: usize, dst: &mut [i32]) -> Result<()> {
+        let v = self.vertices;
+        assert!(v > 0 && dst.len().is_multiple_of(v), "dst holds whole rows");
+        let want = first..first + dst.len() / v;
+        assert!(want.end <= v, "rows {want:?} outside 0..{v}");
+        // The parts are contiguous and in order, so each GPU's rows are the next piece of dst;
+        // the GPUs copy at once, one thread each.
+        let mut jobs = Vec::new();
+        let mut rest = dst;
+        for (g, gpu) in self.multi.gpus.iter().enumerate() {
+            let (Some(d), part) = (&self.rows[g], &self.parts[g]) else {
+                continue;
+            };
+            let have = part.start * self.block..part.end * self.block;
+            let (lo, hi) = (want.start.max(have.start), want.end.min(have.end));
+            if lo >= hi {
+                continue;
+            }
+            gpu.make_current()?;
+            let mut ctx = std::ptr::null_mut();
+            let code = unsafe { driver_sys::cuCtxGetCurrent(&mut ctx) } as i32;
+            if code != 0 {
+                bail!("cuCtxGetCurrent failed with error {code}");
+            }
+            let (out, tail) = rest.split_at_mut((hi - lo) * v);
+            rest = tail;
+            jobs.push(CopyJob {
+                ctx: RawContext(ctx),
+                ordinal: gpu.ordinal(),
+                src: d.as_device_ptr().as_raw() + ((lo - have.start) * self.pitch * 4) as u64,
+                pitch: self.pitch,
+                v,
+                out,
+            });
+        }
+        if jobs.len() == 1 {
+            return jobs.pop().expect("one job").run();
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = jobs.into_iter().map(|j| s.spawn(move || j.run())).collect();
+            handles
+                .into_iter()
+                .try_for_each(|h| h.join().expect("copy thread panicked"))
+        })
+    }
+}
+
+/// A context handle to make current on another thread (the driver allows that).
+struct RawContext(driver_sys::CUcontext);
+unsafe impl Send for RawContext {}
+
+/// Rows of one GPU into host memory: `out.len() / v` rows of `v` cells from `src` (row pitch
+/// `pitch` cells).
+struct CopyJob<'a> {
+    ctx: RawContext,
+    ordinal: u32,
+    src: u64,
+    pitch: usize,
+    v: usize,
+    out: &'a mut [i32],
+}
+
+impl CopyJob<'_> {
+    fn run(self) -> Result<()> {
+        let check = |code: driver_sys::CUresult, what: &str| -> Result<()> {
+            let code = code as i32;
+            if code != 0 {
+                bail!("{what} on GPU {} failed with error {code}", self.ordinal);
+            }
+            Ok(())
+        };
+        check(
+            unsafe { driver_sys::cuCtxSetCurrent(self.ctx.0) },
+            "cuCtxSetCurrent",
+        )?;
+        let (v, pitch) = (self.v, self.pitch);
+        if pitch == v {
+            let bytes = self.out.len() * 4;
+            let dst = self.out.as_mut_ptr().cast();
+            return check(
+                unsafe { driver_sys::cuMemcpyDtoH(dst, self.src, bytes) },
+                "copying rows to the host",
+            );
+        }
+        // Whole padded rows through a staging buffer, then the first V cells of each: 1D copies
+        // from the device run at full speed into pageable memory, 2D ones do not.
+        let chunk_rows = ((8usize << 20) / pitch).max(1);
+        let mut stage = vec![0i32; chunk_rows * pitch];
+        for (c, out) in self.out.chunks_mut(chunk_rows * v).enumerate() {
+            let rows = out.len() / v;
+            let src = self.src + (c * chunk_rows * pitch * 4) as u64;
+            check(
+                unsafe {
+                    driver_sys::cuMemcpyDtoH(stage.as_mut_ptr().cast(), src, rows * pitch * 4)
+                },
+                "copying rows to the host",
+            )?;
+            for (o, s) in out.chunks_mut(v).zip(stage.chunks(pitch)) {
+                o.copy_from_slice(&s[..v]);
+            }
+        }
+        Ok(())
+    }
+}
