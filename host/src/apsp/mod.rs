@@ -3,6 +3,7 @@
 pub mod gpu;
 pub mod pipeline;
 pub mod rows;
+pub mod stream;
 
 use rgk_core::apsp::{Distances, format::Graph};
 

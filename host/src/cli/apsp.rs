@@ -3,7 +3,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use host::{
-    apsp::{gpu as agpu, pipeline::solve_file},
+    apsp::{
+        gpu as agpu,
+        pipeline::solve_file_with,
+        stream::{DEFAULT_WRITERS, IoMode, IoOptions, remove_partial_outputs_on_interrupt},
+    },
     gpu::Gpu,
 };
 use rgk_core::apsp::{format::write_graph, random};
@@ -30,6 +34,12 @@ pub struct ApspArgs {
     pub no_peak: bool,
     #[arg(long)]
     pub json: bool,
+    /// How the output is written: `auto` uses direct I/O (O_DIRECT) from 256 MiB on.
+    #[arg(long, value_enum, default_value_t = IoMode::Auto)]
+    pub io: IoMode,
+    /// Threads writing the output.
+    #[arg(long, default_value_t = DEFAULT_WRITERS)]
+    pub write_threads: usize,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -45,6 +55,7 @@ pub struct ApspGenArgs {
 }
 
 pub fn run(args: &ApspArgs) -> Result<()> {
+    remove_partial_outputs_on_interrupt()?;
     let gpu = if args.cpu {
         None
     } else {
@@ -62,7 +73,18 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         _ => None,
     };
     let pb = args.verify.then(|| super::spinner("solving and verifying"));
-    let rep = solve_file(gpu.as_ref(), &args.input, &output, args.block, args.verify)?;
+    let io = IoOptions {
+        mode: args.io,
+        writers: args.write_threads,
+    };
+    let rep = solve_file_with(
+        gpu.as_ref(),
+        &args.input,
+        &output,
+        args.block,
+        args.verify,
+        io,
+    )?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
@@ -89,16 +111,35 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         rep.vertices, rep.edges, rep.device
     );
     let s = &rep.split;
+    let st = &rep.stream;
     for (what, secs) in [
         ("read", s.read_s),
         ("fill matrix", s.fill_s),
         ("host→device", s.host_to_device_s),
         ("compute", s.compute_s),
+        ("prepare output", rep.prepare_s),
         ("device→host", s.device_to_host_s),
         ("write", s.write_s),
+        ("stream (copy + write)", st.wall_s),
         ("total (file to file)", rep.total_s),
+        ("overlapped", rep.overlapped_s),
     ] {
         println!("  {what:<22} {secs:>10.4} s");
+    }
+    println!(
+        "  {:<22} {} I/O, {} writer threads, {} staging buffers of {:.0} MiB",
+        "output",
+        st.mode,
+        st.writers,
+        st.buffers,
+        st.staging_bytes as f64 / st.buffers.max(1) as f64 / (1u64 << 20) as f64
+    );
+    if let Some(b) = rep.peak_rss_bytes {
+        println!(
+            "  {:<22} {:>10.1} MiB",
+            "peak memory (RSS)",
+            b as f64 / (1u64 << 20) as f64
+        );
     }
     println!(
         "  {:<22} {:>10.3e} updates/s (V^3 / compute)",
