@@ -26,6 +26,9 @@ use rgk_core::apsp::format::{Graph, count_repeated, distance_pitch, fill_distanc
 /// Seconds spent in each stage of one GPU solve.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct GpuTimes {
+    /// Loading the kernels (JIT-compiled on first use, then from the driver's cache) and
+    /// allocating the matrix on the GPU.
+    pub setup_s: f64,
     /// Building the padded matrix on the GPU (INF, zero diagonal, edges), CUDA events.
     pub fill_s: f64,
     /// Uploading the edge list.
@@ -235,11 +238,12 @@ pub fn solve_on_device<T>(
     check_fits(graph.vertices, padded, pitch)?;
     let mut times = GpuTimes::default();
     let stream = &gpu.stream;
+    let t = Instant::now();
     let phases = Phases::new(gpu, cfg, padded, pitch)?;
-
     // SAFETY: every cell is written by the init kernel before anything reads it.
     let d_dist = unsafe { DeviceBuffer::<i32>::uninitialized(padded * pitch) }
         .context("allocating the distance matrix on the GPU")?;
+    times.setup_s = t.elapsed().as_secs_f64();
     let ptr = d_dist.as_device_ptr();
     let events = [(); 3].map(|()| Event::new(EventFlags::DEFAULT));
     let [begin, start, stop] = events;

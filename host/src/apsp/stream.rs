@@ -32,9 +32,6 @@ pub const CHUNK_BYTES: usize = 16 << 20;
 /// Offset, length and memory alignment that O_DIRECT writes keep (the page size; every block
 /// size in use divides it).
 pub const DIRECT_ALIGN: usize = 4096;
-/// Below this size the output is always written through the page cache: direct I/O only pays
-/// off for large files.
-pub const DIRECT_MIN_BYTES: u64 = 256 << 20;
 /// Writer threads unless told otherwise.
 pub const DEFAULT_WRITERS: usize = 8;
 
@@ -44,13 +41,15 @@ const _: () = assert!(CHUNK_BYTES.is_multiple_of(DIRECT_ALIGN));
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum IoMode {
-    /// Direct I/O for outputs of at least 256 MiB, the page cache below.
+    /// Positioned writes through the page cache.
     #[default]
-    Auto,
-    /// Through the page cache.
     Buffered,
-    /// O_DIRECT (falls back to the page cache where the file system refuses it).
+    /// O_DIRECT positioned writes (the page cache where the file system refuses O_DIRECT).
     Direct,
+    /// Copies into a shared mapping of the reserved file: page faults run in parallel, where
+    /// ext4 serialises the buffered writes to one file on its inode lock (the page cache where
+    /// the file could not be reserved, since a mapping cannot report a full disk).
+    Mmap,
 }
 
 /// How to write the output.
@@ -63,7 +62,7 @@ pub struct IoOptions {
 impl Default for IoOptions {
     fn default() -> Self {
         IoOptions {
-            mode: IoMode::Auto,
+            mode: IoMode::default(),
             writers: DEFAULT_WRITERS,
         }
     }
@@ -119,24 +118,30 @@ pub struct OutputFile {
     temp: Option<NamedTempFile>,
     /// A second handle opened with O_DIRECT, when direct I/O is in use.
     direct: Option<File>,
+    /// The file mapped, when written through a mapping.
+    map: Option<memmap2::MmapMut>,
     target: PathBuf,
     len: u64,
 }
 
 /// Reserves `len` bytes for `file` so that a full disk fails now, and no write has to extend
-/// the file; falls back to `set_len` where the file system has no fallocate.
-fn preallocate(file: &File, len: u64) -> Result<()> {
+/// the file; falls back to `set_len` where the file system has no fallocate. Returns whether
+/// the blocks are reserved.
+fn preallocate(file: &File, len: u64) -> Result<bool> {
     if len == 0 {
-        return Ok(());
+        return Ok(true);
     }
     // SAFETY: plain syscall on an open descriptor.
     let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len as libc::off_t) };
     if rc == 0 {
-        return Ok(());
+        return Ok(true);
     }
     let err = std::io::Error::last_os_error();
     match err.raw_os_error() {
-        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => Ok(file.set_len(len)?),
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => {
+            file.set_len(len)?;
+            Ok(false)
+        }
         _ => Err(err.into()),
     }
 }
@@ -154,16 +159,12 @@ impl OutputFile {
         let mut out = OutputFile {
             temp: Some(temp),
             direct: None,
+            map: None,
             target: target.to_path_buf(),
             len,
         };
         let path = out.temp_path().to_path_buf();
-        let want_direct = match mode {
-            IoMode::Auto => len >= DIRECT_MIN_BYTES,
-            IoMode::Buffered => false,
-            IoMode::Direct => true,
-        };
-        if want_direct {
+        if mode == IoMode::Direct {
             // Refused by some file systems (tmpfs): the page cache is then the only way.
             out.direct = OpenOptions::new()
                 .write(true)
@@ -176,12 +177,20 @@ impl OutputFile {
         } else {
             len
         };
-        preallocate(out.file(), reserve).with_context(|| {
+        let reserved = preallocate(out.file(), reserve).with_context(|| {
             format!(
                 "cannot reserve {reserve} bytes for {} (is the disk full?)",
                 path.display()
             )
         })?;
+        if mode == IoMode::Mmap && reserved && len > 0 {
+            // SAFETY: the file is ours (a fresh temporary) and nothing else resizes it while
+            // mapped; its blocks are reserved, so stores cannot meet a full disk (SIGBUS).
+            out.map = Some(
+                unsafe { memmap2::MmapMut::map_mut(out.file()) }
+                    .with_context(|| format!("cannot map {}", path.display()))?,
+            );
+        }
         Ok(out)
     }
 
@@ -230,8 +239,15 @@ impl OutputFile {
             bail!("internal error: staging needs at least two buffers of {need} i32");
         }
         let direct = self.direct.is_some();
+        // Where the mapping is (an address, so that writer threads can share it).
+        let map = self.map.as_ref().map(|m| m.as_ptr() as usize);
         let mut rep = StreamReport {
-            mode: if direct { "direct" } else { "buffered" }.into(),
+            mode: match (direct, map) {
+                (true, _) => "direct",
+                (_, Some(_)) => "mmap",
+                _ => "buffered",
+            }
+            .into(),
             writers: writers.max(1),
             chunk_bytes: CHUNK_BYTES,
             buffers: staging.len(),
@@ -269,7 +285,25 @@ impl OutputFile {
                         } else {
                             job.len
                         };
-                        let r = file.write_all_at(&bytes[job.at..job.at + len], job.offset);
+                        let src = &bytes[job.at..job.at + len];
+                        let r = match map {
+                            // SAFETY: chunks are disjoint ranges inside the mapping's `len`
+                            // bytes, each written by one thread.
+                            Some(base) => unsafe {
+                                let dst = (base as *mut u8).add(job.offset as usize);
+                                // Fault the chunk's pages in with one call instead of one fault
+                                // per page (a hint: the copy faults them itself otherwise).
+                                let page = dst as usize % DIRECT_ALIGN;
+                                libc::madvise(
+                                    dst.sub(page).cast(),
+                                    len + page,
+                                    libc::MADV_POPULATE_WRITE,
+                                );
+                                std::ptr::copy_nonoverlapping(src.as_ptr(), dst, len);
+                                Ok(())
+                            },
+                            None => file.write_all_at(src, job.offset),
+                        };
                         let t1 = start.elapsed().as_secs_f64();
                         intervals
                             .lock()
@@ -344,6 +378,7 @@ impl OutputFile {
     pub fn persist(mut self) -> Result<()> {
         let temp = self.temp.take().expect("temp file until persisted");
         self.direct = None;
+        self.map = None;
         let mut reg = partial();
         let path = temp.path().to_path_buf();
         let r = persist(temp, &self.target);
@@ -444,7 +479,7 @@ mod tests {
                         .flat_map(|x| x.to_le_bytes())
                 })
                 .collect();
-            for mode in [IoMode::Buffered, IoMode::Direct] {
+            for mode in [IoMode::Buffered, IoMode::Direct, IoMode::Mmap] {
                 let path = dir.path().join(format!("d{v}_{mode:?}.out"));
                 let out = OutputFile::create(&path, (4 * v * v) as u64, mode).unwrap();
                 let staging = (0..3).map(|_| vec![0i32; staging_len(v)]).collect();
