@@ -3,7 +3,7 @@
 # right after two other outputs of the same size, in both output modes; the disk's own
 # bandwidth (dd) in the same run; the GPU tests. Run from the repository root with the bundle
 # (BUNDLE, default .device/bundle) carrying this script:
-#   BUNDLE=.device/e2e .device/e2e/e2e-run.sh [tests] [disk] [sanitize] [V...]
+#   BUNDLE=.device/e2e .device/e2e/e2e-run.sh [tests] [disk] [variants] [sanitize] [V...]
 # Everything goes to $OUT: env.log, tests.log, disk.log, run.log (one line per run),
 # runs.jsonl (each run's --json report plus label and the process's wall time), clock.csv,
 # sanitize.log.
@@ -19,7 +19,7 @@ smi=$!
 {
     echo "date $(date -u +%FT%TZ) commit $(cat "$B/COMMIT")"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
-    df -hT "$T"; findmnt -T "$T"; lsblk -o NAME,SIZE,ROTA,TYPE,MODEL 2>/dev/null | head -20; free -g; nproc
+    uname -r; df -hT "$T"; findmnt -T "$T"; lsblk -o NAME,SIZE,ROTA,TYPE,MODEL 2>/dev/null | head -20; free -g; nproc
     for k in dirty_ratio dirty_background_ratio dirty_bytes dirty_background_bytes dirty_expire_centisecs; do
         echo "vm.$k = $(cat /proc/sys/vm/$k)"
     done
@@ -70,6 +70,18 @@ for what in "$@"; do
             echo "then sync:"; t0=$(date +%s.%N); sync; t1=$(date +%s.%N); python3 -c "print(f'{$t1 - $t0:.2f} s')"
             rm -f "$T/dd.bin"; sync
         } >> "$O/disk.log" 2>&1
+        ;;
+    variants)
+        # V = 30000, quiet disk, page cache: writer threads and chunk sizes, and the default thrice
+        v=30000
+        "$H" apsp-gen $v $((v * 40)) --seed 1 -o "$T/g$v.in" > /dev/null
+        for opt in "" "--write-threads 1" "--write-threads 2" "--write-threads 4" "--write-threads 16" "--chunk-mib 4" "--chunk-mib 64" "" ""; do
+            sync; sleep 1
+            # shellcheck disable=SC2086
+            timed "V=$v quiet buffered ${opt:-default}" "$T/g$v.in" "$T/q.out" $opt
+            rm -f "$T/q.out"
+        done
+        rm -f "$T/g$v.in"; sync
         ;;
     sanitize)
         # compute-sanitizer on the whole GPU path (init and scatter kernels, phases, streaming)

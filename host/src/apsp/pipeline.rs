@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::{
     gpu as agpu,
     rows::DeviceRows,
-    stream::{HostRows, IoOptions, OutputFile, StreamReport, staging_count, staging_len},
+    stream::{HostRows, IoOptions, OutputFile, StreamReport},
 };
 use crate::gpu::Gpu;
 
@@ -94,7 +94,6 @@ pub fn solve_file_with(
     rep.split.read_s = start.elapsed().as_secs_f64();
     let v = graph.vertices;
     let len = 4 * (v as u64) * (v as u64);
-    let writers = io.writers.max(1);
     let mut verify_s = 0.0;
 
     let (out, streamed) = match gpu {
@@ -121,11 +120,11 @@ pub fn solve_file_with(
             }
             let t = Instant::now();
             let out = OutputFile::create(output, len, io.mode)?;
-            let staging = (0..staging_count(writers))
-                .map(|_| vec![0i32; staging_len(v)])
+            let staging = (0..io.staging_count())
+                .map(|_| vec![0i32; io.staging_len(v)])
                 .collect();
             rep.prepare_s = t.elapsed().as_secs_f64();
-            let streamed = out.write_rows(&rows, staging, writers)?;
+            let streamed = out.write_rows(&rows, staging, &io)?;
             (out, streamed)
         }
         Some(gpu) => {
@@ -137,8 +136,8 @@ pub fn solve_file_with(
                 agpu::solve_on_device(gpu, &graph, block, || {
                     let t = Instant::now();
                     let out = OutputFile::create(output, len, io.mode)?;
-                    let staging = (0..staging_count(writers))
-                        .map(|_| LockedBuffer::new(&0i32, staging_len(v)))
+                    let staging = (0..io.staging_count())
+                        .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
                         .collect::<Result<Vec<_>, _>>()?;
                     let repeated = count_repeated(&graph);
                     Ok((out, staging, repeated, t.elapsed().as_secs_f64()))
@@ -158,7 +157,7 @@ pub fn solve_file_with(
                 })?);
                 verify_s = t.elapsed().as_secs_f64();
             }
-            let streamed = out.write_rows(&sol, staging, writers)?;
+            let streamed = out.write_rows(&sol, staging, &io)?;
             (out, streamed)
         }
     };

@@ -26,16 +26,15 @@ use tempfile::NamedTempFile;
 
 use super::rows::DeviceRows;
 
-/// Bytes per chunk: one copy out of the solver and one positioned write. A multiple of
-/// [`DIRECT_ALIGN`].
-pub const CHUNK_BYTES: usize = 16 << 20;
+/// Bytes per chunk unless told otherwise: one copy out of the solver and one positioned write.
+pub const DEFAULT_CHUNK_MIB: usize = 16;
 /// Offset, length and memory alignment that O_DIRECT writes keep (the page size; every block
 /// size in use divides it).
 pub const DIRECT_ALIGN: usize = 4096;
 /// Writer threads unless told otherwise.
 pub const DEFAULT_WRITERS: usize = 8;
 
-const _: () = assert!(CHUNK_BYTES.is_multiple_of(DIRECT_ALIGN));
+const _: () = assert!((1usize << 20).is_multiple_of(DIRECT_ALIGN));
 
 /// How the output is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -46,10 +45,6 @@ pub enum IoMode {
     Buffered,
     /// O_DIRECT positioned writes (the page cache where the file system refuses O_DIRECT).
     Direct,
-    /// Copies into a shared mapping of the reserved file: page faults run in parallel, where
-    /// ext4 serialises the buffered writes to one file on its inode lock (the page cache where
-    /// the file could not be reserved, since a mapping cannot report a full disk).
-    Mmap,
 }
 
 /// How to write the output.
@@ -57,6 +52,26 @@ pub enum IoMode {
 pub struct IoOptions {
     pub mode: IoMode,
     pub writers: usize,
+    /// MiB per chunk (a multiple of [`DIRECT_ALIGN`] bytes, whatever the count).
+    pub chunk_mib: usize,
+}
+
+impl IoOptions {
+    fn chunk_bytes(&self) -> usize {
+        self.chunk_mib.max(1) << 20
+    }
+
+    /// i32 per staging buffer for V vertices: a chunk (or the whole file, if smaller), plus the
+    /// partial rows at both ends and the alignment padding at both ends.
+    pub fn staging_len(&self, vertices: usize) -> usize {
+        let file = (4 * vertices * vertices).next_multiple_of(DIRECT_ALIGN);
+        (self.chunk_bytes().min(file) + 2 * 4 * vertices + 2 * DIRECT_ALIGN) / 4
+    }
+
+    /// Staging buffers: enough that the copier stays ahead of the writers.
+    pub fn staging_count(&self) -> usize {
+        self.writers.max(1) + 2
+    }
 }
 
 impl Default for IoOptions {
@@ -64,6 +79,7 @@ impl Default for IoOptions {
         IoOptions {
             mode: IoMode::default(),
             writers: DEFAULT_WRITERS,
+            chunk_mib: DEFAULT_CHUNK_MIB,
         }
     }
 }
@@ -118,30 +134,24 @@ pub struct OutputFile {
     temp: Option<NamedTempFile>,
     /// A second handle opened with O_DIRECT, when direct I/O is in use.
     direct: Option<File>,
-    /// The file mapped, when written through a mapping.
-    map: Option<memmap2::MmapMut>,
     target: PathBuf,
     len: u64,
 }
 
 /// Reserves `len` bytes for `file` so that a full disk fails now, and no write has to extend
-/// the file; falls back to `set_len` where the file system has no fallocate. Returns whether
-/// the blocks are reserved.
-fn preallocate(file: &File, len: u64) -> Result<bool> {
+/// the file; falls back to `set_len` where the file system has no fallocate.
+fn preallocate(file: &File, len: u64) -> Result<()> {
     if len == 0 {
-        return Ok(true);
+        return Ok(());
     }
     // SAFETY: plain syscall on an open descriptor.
     let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len as libc::off_t) };
     if rc == 0 {
-        return Ok(true);
+        return Ok(());
     }
     let err = std::io::Error::last_os_error();
     match err.raw_os_error() {
-        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => {
-            file.set_len(len)?;
-            Ok(false)
-        }
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => Ok(file.set_len(len)?),
         _ => Err(err.into()),
     }
 }
@@ -159,7 +169,6 @@ impl OutputFile {
         let mut out = OutputFile {
             temp: Some(temp),
             direct: None,
-            map: None,
             target: target.to_path_buf(),
             len,
         };
@@ -177,20 +186,12 @@ impl OutputFile {
         } else {
             len
         };
-        let reserved = preallocate(out.file(), reserve).with_context(|| {
+        preallocate(out.file(), reserve).with_context(|| {
             format!(
                 "cannot reserve {reserve} bytes for {} (is the disk full?)",
                 path.display()
             )
         })?;
-        if mode == IoMode::Mmap && reserved && len > 0 {
-            // SAFETY: the file is ours (a fresh temporary) and nothing else resizes it while
-            // mapped; its blocks are reserved, so stores cannot meet a full disk (SIGBUS).
-            out.map = Some(
-                unsafe { memmap2::MmapMut::map_mut(out.file()) }
-                    .with_context(|| format!("cannot map {}", path.display()))?,
-            );
-        }
         Ok(out)
     }
 
@@ -214,14 +215,14 @@ impl OutputFile {
     }
 
     /// Streams all rows of `rows` into the file. `staging` holds the buffers the chunks pass
-    /// through (at least two; each at least [`staging_len`] i32), pinned host memory for a GPU.
-    /// Copies run on the calling thread (which owns the GPU context), writes on `writers`
-    /// threads.
+    /// through (at least two; each at least [`IoOptions::staging_len`] i32), pinned host memory
+    /// for a GPU. Copies run on the calling thread (which owns the GPU context), writes on
+    /// `io.writers` threads.
     pub fn write_rows<B>(
         &self,
         rows: &dyn DeviceRows,
         staging: Vec<B>,
-        writers: usize,
+        io: &IoOptions,
     ) -> Result<StreamReport>
     where
         B: DerefMut<Target = [i32]> + Send,
@@ -234,28 +235,22 @@ impl OutputFile {
                 self.len
             );
         }
-        let need = staging_len(v);
+        let need = io.staging_len(v);
+        let chunk = io.chunk_bytes() as u64;
         if staging.len() < 2 || staging.iter().any(|b| b.len() < need) {
             bail!("internal error: staging needs at least two buffers of {need} i32");
         }
         let direct = self.direct.is_some();
-        // Where the mapping is (an address, so that writer threads can share it).
-        let map = self.map.as_ref().map(|m| m.as_ptr() as usize);
         let mut rep = StreamReport {
-            mode: match (direct, map) {
-                (true, _) => "direct",
-                (_, Some(_)) => "mmap",
-                _ => "buffered",
-            }
-            .into(),
-            writers: writers.max(1),
-            chunk_bytes: CHUNK_BYTES,
+            mode: if direct { "direct" } else { "buffered" }.into(),
+            writers: io.writers.max(1),
+            chunk_bytes: chunk as usize,
             buffers: staging.len(),
             staging_bytes: staging.iter().map(|b| 4 * b.len()).sum(),
             ..Default::default()
         };
         let start = Instant::now();
-        let chunks = self.len.div_ceil(CHUNK_BYTES as u64);
+        let chunks = self.len.div_ceil(chunk);
         let (free_tx, free_rx) = mpsc::channel::<B>();
         let (full_tx, full_rx) = mpsc::sync_channel::<Job<B>>(staging.len());
         let full_rx = Mutex::new(full_rx);
@@ -285,25 +280,7 @@ impl OutputFile {
                         } else {
                             job.len
                         };
-                        let src = &bytes[job.at..job.at + len];
-                        let r = match map {
-                            // SAFETY: chunks are disjoint ranges inside the mapping's `len`
-                            // bytes, each written by one thread.
-                            Some(base) => unsafe {
-                                let dst = (base as *mut u8).add(job.offset as usize);
-                                // Fault the chunk's pages in with one call instead of one fault
-                                // per page (a hint: the copy faults them itself otherwise).
-                                let page = dst as usize % DIRECT_ALIGN;
-                                libc::madvise(
-                                    dst.sub(page).cast(),
-                                    len + page,
-                                    libc::MADV_POPULATE_WRITE,
-                                );
-                                std::ptr::copy_nonoverlapping(src.as_ptr(), dst, len);
-                                Ok(())
-                            },
-                            None => file.write_all_at(src, job.offset),
-                        };
+                        let r = file.write_all_at(&bytes[job.at..job.at + len], job.offset);
                         let t1 = start.elapsed().as_secs_f64();
                         intervals
                             .lock()
@@ -334,8 +311,8 @@ impl OutputFile {
                 }
                 // Err: every writer has stopped, each after recording an error.
                 let Ok(mut buf) = free_rx.recv() else { break };
-                let a = c * CHUNK_BYTES as u64;
-                let b = (a + CHUNK_BYTES as u64).min(self.len);
+                let a = c * chunk;
+                let b = (a + chunk).min(self.len);
                 let (r0, r1) = (a / row_bytes, b.div_ceil(row_bytes));
                 let lead = (a - r0 * row_bytes) as usize;
                 // Start the rows so that byte `a` of the file lands on an aligned address (what
@@ -378,7 +355,6 @@ impl OutputFile {
     pub fn persist(mut self) -> Result<()> {
         let temp = self.temp.take().expect("temp file until persisted");
         self.direct = None;
-        self.map = None;
         let mut reg = partial();
         let path = temp.path().to_path_buf();
         let r = persist(temp, &self.target);
@@ -404,18 +380,6 @@ struct Job<B> {
     at: usize,
     len: usize,
     offset: u64,
-}
-
-/// i32 per staging buffer for V vertices: a chunk (or the whole file, if smaller), plus the
-/// partial rows at both ends and the alignment padding at both ends.
-pub fn staging_len(vertices: usize) -> usize {
-    let file = (4 * vertices * vertices).next_multiple_of(DIRECT_ALIGN);
-    (CHUNK_BYTES.min(file) + 2 * 4 * vertices + 2 * DIRECT_ALIGN) / 4
-}
-
-/// Staging buffers for `writers` threads: enough that the copier stays ahead of them.
-pub fn staging_count(writers: usize) -> usize {
-    writers.max(1) + 2
 }
 
 /// Total length of a set of time intervals (overlaps counted once).
@@ -479,16 +443,21 @@ mod tests {
                         .flat_map(|x| x.to_le_bytes())
                 })
                 .collect();
-            for mode in [IoMode::Buffered, IoMode::Direct, IoMode::Mmap] {
+            for mode in [IoMode::Buffered, IoMode::Direct] {
                 let path = dir.path().join(format!("d{v}_{mode:?}.out"));
                 let out = OutputFile::create(&path, (4 * v * v) as u64, mode).unwrap();
-                let staging = (0..3).map(|_| vec![0i32; staging_len(v)]).collect();
+                let io = IoOptions {
+                    mode,
+                    writers: 2,
+                    chunk_mib: 1,
+                };
+                let staging = (0..3).map(|_| vec![0i32; io.staging_len(v)]).collect();
                 let rows = HostRows {
                     dist: &dist,
                     vertices: v,
                     pitch,
                 };
-                out.write_rows(&rows, staging, 2).unwrap();
+                out.write_rows(&rows, staging, &io).unwrap();
                 out.persist().unwrap();
                 assert!(std::fs::read(&path).unwrap() == want, "V={v} {mode:?}");
             }

@@ -6,7 +6,10 @@ use host::{
     apsp::{
         gpu as agpu,
         pipeline::solve_file_with,
-        stream::{DEFAULT_WRITERS, IoMode, IoOptions, remove_partial_outputs_on_interrupt},
+        stream::{
+            DEFAULT_CHUNK_MIB, DEFAULT_WRITERS, IoMode, IoOptions,
+            remove_partial_outputs_on_interrupt,
+        },
     },
     gpu::Gpu,
 };
@@ -40,6 +43,9 @@ pub struct ApspArgs {
     /// Threads writing the output.
     #[arg(long, default_value_t = DEFAULT_WRITERS)]
     pub write_threads: usize,
+    /// MiB per chunk of the output: one copy from the GPU and one write.
+    #[arg(long, default_value_t = DEFAULT_CHUNK_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub chunk_mib: u64,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -76,6 +82,7 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     let io = IoOptions {
         mode: args.io,
         writers: args.write_threads,
+        chunk_mib: args.chunk_mib as usize,
     };
     let rep = solve_file_with(
         gpu.as_ref(),

@@ -16,8 +16,10 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 /// The `host` binary: `HOST_BIN` where the tests run away from the build (the GPU machine's
 /// bundle), else the one cargo built.
 pub fn host_bin() -> PathBuf {
-    std::env::var_os("HOST_BIN")
-        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from)
+    let bin = std::env::var_os("HOST_BIN")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from);
+    // Absolute: the commands run in other directories.
+    std::fs::canonicalize(&bin).unwrap_or_else(|e| panic!("{}: {e}", bin.display()))
 }
 
 /// `host` with `args` in `dir`; with `fsize_limit`, under RLIMIT_FSIZE of that many bytes and
