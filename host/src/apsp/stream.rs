@@ -110,7 +110,7 @@ fn partial() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     PARTIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Installs a SIGINT/SIGTERM handler that removes every temporary output still being written
+/// Installs a SIGINT (Ctrl-C) handler that removes every temporary output still being written
 /// and exits with status 130. Without it, Ctrl-C would kill the process before the temporary
 /// file's destructor runs and leave the file behind.
 pub fn remove_partial_outputs_on_interrupt() -> Result<()> {
