@@ -148,3 +148,12 @@ pub fn cp_async_wait_all() {
     // SAFETY: waits only.
     unsafe { asm!("cp.async.wait_all;", options(nostack, preserves_flags)) };
 }
+
+/// `*p = min(*p, v)` on i32 in global memory, atomically, without returning the old value.
+#[inline(always)]
+pub unsafe fn red_min_global(p: *mut i32, v: i32) {
+    unsafe {
+        asm!("red.global.min.s32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
+             options(nostack, preserves_flags));
+    }
+}

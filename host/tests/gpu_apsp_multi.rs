@@ -6,6 +6,7 @@ use host::{
         multi::{self, GpuCount, gpus_for_test},
         pipeline::{solve_file, solve_file_multi},
         rows::DeviceRows,
+        stream::IoOptions,
     },
     gpu::device_count,
 };
@@ -111,7 +112,7 @@ fn several_gpus_course_cases_byte_identical() {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let (multi_out, one_out) =
                 (tmp.join(format!("{name}.n")), tmp.join(format!("{name}.1")));
-            solve_file_multi(&gpus, &path, &multi_out, 64, false).unwrap();
+            solve_file_multi(&gpus, &path, &multi_out, 64, false, IoOptions::default()).unwrap();
             // The one-GPU path works in the current context: GPU 0's.
             gpus.gpus[0].make_current().unwrap();
             solve_file(Some(&gpus.gpus[0]), &path, &one_out, 64, false).unwrap();

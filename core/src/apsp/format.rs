@@ -258,10 +258,23 @@ pub fn fill_distance_rows(
     repeated
 }
 
+/// How many edges repeat an earlier `(src, dst)` pair (what [`fill_distances`] returns), without
+/// a matrix: for solvers that build the matrix elsewhere (on the GPU).
+pub fn count_repeated(graph: &Graph) -> usize {
+    let v = graph.vertices as u64;
+    let mut keys: Vec<u64> = graph
+        .edges
+        .par_iter()
+        .map(|e| e.src as u64 * v + e.dst as u64)
+        .collect();
+    keys.par_sort_unstable();
+    keys.par_windows(2).filter(|w| w[0] == w[1]).count()
+}
+
 /// A temporary file beside `path` (so the final rename stays on one file system), removed on
 /// drop unless persisted. Created with mode 0666 minus the umask, like `File::create`, since the
 /// persisted file is the output (tempfile's default 0600 would hide it from other users).
-fn temp_beside(path: &Path) -> Result<NamedTempFile> {
+pub fn temp_beside(path: &Path) -> Result<NamedTempFile> {
     let name = path
         .file_name()
         .with_context(|| format!("{} has no file name", path.display()))?;
@@ -278,7 +291,7 @@ fn temp_beside(path: &Path) -> Result<NamedTempFile> {
 }
 
 /// Renames the finished temporary file onto `path`; on failure the temporary file is removed.
-fn persist(temp: NamedTempFile, path: &Path) -> Result<()> {
+pub fn persist(temp: NamedTempFile, path: &Path) -> Result<()> {
     temp.persist(path)
         .map(drop)
         .map_err(|e| anyhow::Error::from(e.error))
@@ -496,6 +509,7 @@ mod tests {
         let (padded, pitch) = (5, distance_pitch(5));
         let mut d = vec![-1; padded * pitch];
         assert_eq!(fill_distances(&g, padded, pitch, &mut d), 1);
+        assert_eq!(count_repeated(&g), 1);
         for i in 0..padded {
             for j in 0..pitch {
                 let want = match (i, j) {

@@ -18,14 +18,24 @@ pub const VERIFY_SOURCES: usize = 64;
 /// Floyd–Warshall for V ≤ FULL_VERIFY_MAX, else Dijkstra from VERIFY_SOURCES random sources.
 pub fn verify_against_cpu(graph: &Graph, dist: &[i32], pitch: usize) -> Result<String> {
     let v = graph.vertices;
-    let row = |i: usize| &dist[i * pitch..i * pitch + v];
+    verify_rows(graph, |i| Ok(dist[i * pitch..i * pitch + v].to_vec()))
+}
+
+/// [`verify_against_cpu`] for a result that is read a row at a time (`row(i)`: the V distances
+/// from `i`), such as one still on the GPU: it asks only for the rows it checks.
+pub fn verify_rows(
+    graph: &Graph,
+    mut row: impl FnMut(usize) -> Result<Vec<i32>>,
+) -> Result<String> {
+    let v = graph.vertices;
     if v <= FULL_VERIFY_MAX {
         let (expect, _) = cpu::solve(graph);
         for i in 0..v {
-            if let Some(j) = (0..v).find(|&j| row(i)[j] != expect[i * v + j]) {
+            let got = row(i)?;
+            if let Some(j) = (0..v).find(|&j| got[j] != expect[i * v + j]) {
                 bail!(
                     "verification failed: d[{i}][{j}] = {} but the CPU Floyd–Warshall says {}",
-                    row(i)[j],
+                    got[j],
                     expect[i * v + j]
                 );
             }
@@ -37,10 +47,11 @@ pub fn verify_against_cpu(graph: &Graph, dist: &[i32], pitch: usize) -> Result<S
     for _ in 0..VERIFY_SOURCES {
         let s = rng.gen_range(0..v);
         let expect = cpu::dijkstra(graph, &adjacency, s);
-        if let Some(j) = (0..v).find(|&j| row(s)[j] != expect[j]) {
+        let got = row(s)?;
+        if let Some(j) = (0..v).find(|&j| got[j] != expect[j]) {
             bail!(
                 "verification failed: d[{s}][{j}] = {} but Dijkstra says {}",
-                row(s)[j],
+                got[j],
                 expect[j]
             );
         }

@@ -227,9 +227,19 @@ pub const PEAK_UPDATES_PER_ITERATION: u32 = 2 * PEAK_CHAINS;
 /// Threads per block of the peak kernel.
 pub const PEAK_THREADS: u32 = 256;
 
+/// The kernels that build the initial matrix on the GPU (`init.rs`).
+pub const INIT_MATRIX_KERNEL: &str = "apsp_init_matrix";
+pub const SCATTER_EDGES_KERNEL: &str = "apsp_scatter_edges";
+/// Threads per block of both init kernels.
+pub const INIT_THREADS: u32 = 256;
+/// 16-byte quads each thread of `apsp_init_matrix` stores per row.
+pub const INIT_QUADS_PER_THREAD: u32 = 4;
+
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod fw;
+#[cfg(target_arch = "nvptx64")]
+mod init;
 #[cfg(target_arch = "nvptx64")]
 mod multi;
 #[cfg(target_arch = "nvptx64")]

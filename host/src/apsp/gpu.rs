@@ -1,5 +1,7 @@
-//! Blocked Floyd–Warshall on the GPU: pads V to the block factor (padding is INF with a zero
-//! diagonal, so it never shortens a path), runs phases 1–3 per round, times each stage.
+//! Blocked Floyd–Warshall on the GPU: builds the padded matrix on the GPU from the edge list
+//! (padding is INF with a zero diagonal, so it never shortens a path), runs phases 1–3 per
+//! round, times each stage. The result stays on the GPU ([`DeviceSolution`], read by rows) or
+//! comes back whole ([`solve`]).
 use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
@@ -12,17 +14,24 @@ use cust::{
 };
 use cust_raw::driver_sys;
 use gpu_kernels::apsp::{
-    FwConfig, PEAK_KERNEL, PEAK_THREADS, PEAK_UPDATES_PER_ITERATION, fw_config,
+    FwConfig, INIT_MATRIX_KERNEL, INIT_QUADS_PER_THREAD, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
+    PEAK_UPDATES_PER_ITERATION, SCATTER_EDGES_KERNEL, fw_config,
 };
 use serde::Serialize;
 
+use super::rows::DeviceRows;
 use crate::gpu::{Gpu, Timing, time_on_stream};
-use rgk_core::apsp::format::{Graph, distance_pitch, fill_distances};
+use rgk_core::apsp::format::{Graph, count_repeated, distance_pitch, fill_distances};
 
 /// Seconds spent in each stage of one GPU solve.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct GpuTimes {
+    /// Loading the kernels (JIT-compiled on first use, then from the driver's cache) and
+    /// allocating the matrix on the GPU.
+    pub setup_s: f64,
+    /// Building the padded matrix on the GPU (INF, zero diagonal, edges), CUDA events.
     pub fill_s: f64,
+    /// Uploading the edge list.
     pub host_to_device_s: f64,
     pub compute_s: f64,
     pub device_to_host_s: f64,
@@ -158,46 +167,178 @@ impl<'a> Phases<'a> {
     }
 }
 
-pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
+/// A solved matrix still on the GPU, read a block of rows at a time ([`DeviceRows`]).
+pub struct DeviceSolution {
+    dist: DeviceBuffer<i32>,
+    pub vertices: usize,
+    pub padded: usize,
+    pub pitch: usize,
+    pub times: GpuTimes,
+}
+
+/// The padded initial matrix, built on the GPU: INF everywhere, 0 on the whole diagonal, then
+/// the smallest weight of each edge. Only the edge list crosses PCIe.
+fn init_on_device(
+    gpu: &Gpu,
+    graph: &Graph,
+    d: DevicePointer<i32>,
+    padded: usize,
+    pitch: usize,
+) -> Result<Option<DeviceBuffer<i32>>> {
+    let get = |name: &str| {
+        gpu.module.get_function(name).with_context(|| {
+            format!(
+                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                gpu.ptx_source
+            )
+        })
+    };
+    let (init, scatter) = (get(INIT_MATRIX_KERNEL)?, get(SCATTER_EDGES_KERNEL)?);
+    let stream = &gpu.stream;
+    let quads_per_block = INIT_THREADS * INIT_QUADS_PER_THREAD;
+    let grid = GridSize::xy(
+        ((pitch / 4) as u32).div_ceil(quads_per_block),
+        (padded as u32).min(u16::MAX as u32),
+    );
+    unsafe {
+        launch!(init<<<grid, INIT_THREADS, 0, stream>>>(d, pitch as u32, padded as u32))
+            .context("launching the matrix initialisation")?;
+    }
+    if graph.edges.is_empty() {
+        return Ok(None);
+    }
+    // E <= V(V-1) < 2^32 cells: the edge count fits the kernel's u32.
+    let edges = DeviceBuffer::from_slice(bytemuck::cast_slice::<_, i32>(&graph.edges))
+        .context("copying the edge list to the GPU")?;
+    let n = graph.edges.len() as u32;
+    unsafe {
+        launch!(scatter<<<n.div_ceil(INIT_THREADS), INIT_THREADS, 0, stream>>>(
+            d,
+            pitch as u32,
+            edges.as_device_ptr(),
+            n
+        ))
+        .context("launching the edge scatter")?;
+    }
+    // Kept until the stream has run the scatter.
+    Ok(Some(edges))
+}
+
+/// Solves `graph` on the GPU and leaves the result there. `during` runs on the CPU while the GPU
+/// computes (the kernels are queued first), e.g. to prepare the output file; its value is
+/// returned with the solution.
+pub fn solve_on_device<T>(
+    gpu: &Gpu,
+    graph: &Graph,
+    block: u32,
+    during: impl FnOnce() -> Result<T>,
+) -> Result<(DeviceSolution, T)> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
     check_fits(graph.vertices, padded, pitch)?;
     let mut times = GpuTimes::default();
-
-    let t = Instant::now();
-    let mut dist = vec![0i32; padded * pitch];
-    let repeated_edges = fill_distances(graph, padded, pitch, &mut dist);
-    times.fill_s = t.elapsed().as_secs_f64();
-
-    let t = Instant::now();
-    let d_dist =
-        DeviceBuffer::from_slice(&dist).context("copying the distance matrix to the GPU")?;
-    times.host_to_device_s = t.elapsed().as_secs_f64();
-
     let stream = &gpu.stream;
+    let t = Instant::now();
     let phases = Phases::new(gpu, cfg, padded, pitch)?;
+    // SAFETY: every cell is written by the init kernel before anything reads it.
+    let d_dist = unsafe { DeviceBuffer::<i32>::uninitialized(padded * pitch) }
+        .context("allocating the distance matrix on the GPU")?;
+    times.setup_s = t.elapsed().as_secs_f64();
     let ptr = d_dist.as_device_ptr();
-    let start = Event::new(EventFlags::DEFAULT)?;
-    let stop = Event::new(EventFlags::DEFAULT)?;
+    let events = [(); 3].map(|()| Event::new(EventFlags::DEFAULT));
+    let [begin, start, stop] = events;
+    let (begin, start, stop) = (begin?, start?, stop?);
+    let t = Instant::now();
+    begin.record(stream)?;
+    let edges = init_on_device(gpu, graph, ptr, padded, pitch)?;
+    times.host_to_device_s = t.elapsed().as_secs_f64();
     start.record(stream)?;
     for r in 0..phases.rounds {
         phases.pivot_row_and_column(stream, ptr, r)?;
         phases.rest(stream, ptr, r)?;
     }
     stop.record(stream)?;
+    let during = during();
     stop.synchronize()
         .context("Floyd–Warshall kernels failed")?;
+    drop(edges);
+    let during = during?;
+    times.fill_s = start.elapsed_time_f32(&begin)? as f64 / 1e3;
     times.compute_s = stop.elapsed_time_f32(&start)? as f64 / 1e3;
+    let sol = DeviceSolution {
+        dist: d_dist,
+        vertices: graph.vertices,
+        padded,
+        pitch,
+        times,
+    };
+    Ok((sol, during))
+}
 
+impl DeviceRows for DeviceSolution {
+    fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    fn copy_rows(&self, first: usize, dst: &mut [i32]) -> Result<()> {
+        let v = self.vertices;
+        let rows = dst.len() / v;
+        if dst.len() != rows * v || first + rows > v {
+            bail!(
+                "internal error: rows {first}..{} of {v} into {} cells",
+                first + rows,
+                dst.len()
+            );
+        }
+        if rows == 0 {
+            return Ok(());
+        }
+        // One 2-D copy drops the padding columns: device rows are `pitch` apart, host rows V.
+        let copy = driver_sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: self.dist.as_device_ptr().as_raw() + (first * self.pitch * 4) as u64,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: self.pitch * 4,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+            dstHost: dst.as_mut_ptr().cast(),
+            dstDevice: 0,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: v * 4,
+            WidthInBytes: v * 4,
+            Height: rows,
+        };
+        // SAFETY: the source rows lie inside the device matrix and `dst` holds `rows * v` i32;
+        // the copy is synchronous.
+        let code = unsafe { driver_sys::cuMemcpy2D(&copy) } as i32;
+        if code != 0 {
+            bail!(
+                "copying rows {first}..{} from the GPU failed with CUDA error {code}",
+                first + rows
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Solves `graph` on the GPU and copies the whole padded matrix back.
+pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
+    let (sol, repeated_edges) = solve_on_device(gpu, graph, block, || Ok(count_repeated(graph)))?;
+    let mut times = sol.times;
     let t = Instant::now();
-    d_dist
+    let mut dist = vec![0i32; sol.padded * sol.pitch];
+    sol.dist
         .copy_to(&mut dist[..])
         .context("copying distances back")?;
     times.device_to_host_s = t.elapsed().as_secs_f64();
     Ok(GpuSolution {
         dist,
-        padded,
-        pitch,
+        padded: sol.padded,
+        pitch: sol.pitch,
         repeated_edges,
         times,
     })

@@ -6,6 +6,7 @@ pub mod multi;
 pub mod nccl;
 pub mod pipeline;
 pub mod rows;
+pub mod stream;
 
 use rgk_core::apsp::{Distances, format::Graph};
 

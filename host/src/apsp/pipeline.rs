@@ -1,14 +1,15 @@
-//! File to file: read, fill the padded matrix, copy, compute, copy back, (verify), write —
-//! each stage timed. Shared by `host apsp` and `host bench apsp`.
+//! File to file: read, build the matrix, compute, then stream the rows into the output — each
+//! stage timed, and how much of them ran at the same time. Shared by `host apsp` and
+//! `host bench apsp`.
 use std::{path::Path, time::Instant};
 
 use anyhow::{Result, bail};
-use rayon::prelude::*;
+use cust::memory::LockedBuffer;
 use rgk_core::{
     apsp::{
         cpu,
-        format::{fill_distances, read_graph, write_distances},
-        verify::verify_against_cpu,
+        format::{count_repeated, fill_distances, read_graph},
+        verify::verify_rows,
     },
     bench::ApspSplit,
 };
@@ -18,6 +19,7 @@ use super::{
     gpu as agpu,
     multi::{self, MultiGpu, MultiTimes},
     rows::DeviceRows,
+    stream::{HostRows, IoOptions, OutputFile, StreamReport},
 };
 use crate::gpu::Gpu;
 
@@ -28,22 +30,57 @@ pub struct FileReport {
     pub repeated_edges: usize,
     pub device: String,
     pub block: Option<u32>,
+    /// Stage times. On the GPU path: `fill_s` builds the matrix on the GPU, `host_to_device_s`
+    /// uploads the edge list, `device_to_host_s` and `write_s` are the streaming stage's copy
+    /// and write times (`stream`), which overlap.
     pub split: ApspSplit,
+    /// GPU path: loading the kernels and allocating the matrix on the GPU.
+    pub setup_s: f64,
+    /// Creating and reserving the output file and its staging buffers, and counting repeated
+    /// edges: done on the CPU while the GPU computes.
+    pub prepare_s: f64,
+    /// The streaming stage: copies, writes and what they overlapped.
+    pub stream: StreamReport,
     /// File to file, verification excluded.
     pub total_s: f64,
+    /// Sum of all stage times minus the total: how much of them ran at the same time.
+    pub overlapped_s: f64,
+    /// Peak resident memory of the process (VmHWM) after the run, bytes.
+    pub peak_rss_bytes: Option<u64>,
     /// V^3 / compute time.
     pub updates_per_s: f64,
     pub verified: Option<String>,
 }
 
-/// Solves `input` into `output` on `gpu` (or on the CPU when `gpu` is None). With `verify`, the
-/// result is compared with an independent CPU answer before anything is written.
+/// Peak resident set size of this process so far (Linux `VmHWM`), bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Solves `input` into `output` on `gpu` (or on the CPU when `gpu` is None) with the default
+/// output options. With `verify`, the result is compared with an independent CPU answer
+/// before anything is written.
 pub fn solve_file(
     gpu: Option<&Gpu>,
     input: &Path,
     output: &Path,
     block: u32,
     verify: bool,
+) -> Result<FileReport> {
+    solve_file_with(gpu, input, output, block, verify, IoOptions::default())
+}
+
+/// [`solve_file`] with explicit output options.
+pub fn solve_file_with(
+    gpu: Option<&Gpu>,
+    input: &Path,
+    output: &Path,
+    block: u32,
+    verify: bool,
+    io: IoOptions,
 ) -> Result<FileReport> {
     if output == input {
         bail!("the output path {} is the input file", output.display());
@@ -57,8 +94,10 @@ pub fn solve_file(
     };
     rep.split.read_s = start.elapsed().as_secs_f64();
     let v = graph.vertices;
+    let len = 4 * (v as u64) * (v as u64);
+    let mut verify_s = 0.0;
 
-    let (dist, pitch) = match gpu {
+    let (out, streamed) = match gpu {
         None => {
             rep.device = format!("CPU ({} threads)", rayon::current_num_threads());
             let t = Instant::now();
@@ -68,36 +107,89 @@ pub fn solve_file(
             let t = Instant::now();
             cpu::floyd_warshall(&mut dist, v, v);
             rep.split.compute_s = t.elapsed().as_secs_f64();
-            (dist, v)
+            let rows = HostRows {
+                dist: &dist,
+                vertices: v,
+                pitch: v,
+            };
+            if verify {
+                let t = Instant::now();
+                rep.verified = Some(verify_rows(&graph, |i| {
+                    Ok(dist[i * v..(i + 1) * v].to_vec())
+                })?);
+                verify_s = t.elapsed().as_secs_f64();
+            }
+            let t = Instant::now();
+            let out = OutputFile::create(output, len, io.mode)?;
+            let staging = (0..io.staging_count())
+                .map(|_| vec![0i32; io.staging_len(v)])
+                .collect();
+            rep.prepare_s = t.elapsed().as_secs_f64();
+            let streamed = out.write_rows(&rows, staging, &io)?;
+            (out, streamed)
         }
         Some(gpu) => {
             rep.device = gpu.info()?.name;
             rep.block = Some(block);
-            let sol = agpu::solve(gpu, &graph, block)?;
-            rep.repeated_edges = sol.repeated_edges;
+            // While the GPU computes: the output file, the pinned staging buffers, the
+            // repeated-edge count.
+            let (sol, (out, staging, repeated, prepare_s)) =
+                agpu::solve_on_device(gpu, &graph, block, || {
+                    let t = Instant::now();
+                    let out = OutputFile::create(output, len, io.mode)?;
+                    let staging = (0..io.staging_count())
+                        .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let repeated = count_repeated(&graph);
+                    Ok((out, staging, repeated, t.elapsed().as_secs_f64()))
+                })?;
+            rep.repeated_edges = repeated;
+            rep.prepare_s = prepare_s;
+            rep.setup_s = sol.times.setup_s;
             rep.split.fill_s = sol.times.fill_s;
             rep.split.host_to_device_s = sol.times.host_to_device_s;
             rep.split.compute_s = sol.times.compute_s;
-            rep.split.device_to_host_s = sol.times.device_to_host_s;
-            (sol.dist, sol.pitch)
+            if verify {
+                let t = Instant::now();
+                rep.verified = Some(verify_rows(&graph, |i| {
+                    let mut row = vec![0i32; v];
+                    sol.copy_rows(i, &mut row)?;
+                    Ok(row)
+                })?);
+                verify_s = t.elapsed().as_secs_f64();
+            }
+            let streamed = out.write_rows(&sol, staging, &io)?;
+            (out, streamed)
         }
     };
-    let before_verify = start.elapsed();
-    if verify {
-        rep.verified = Some(verify_against_cpu(&graph, &dist, pitch)?);
-    }
-    let verify_time = start.elapsed() - before_verify;
-
-    let t = Instant::now();
-    write_distances(output, &dist, v, pitch)?;
-    rep.split.write_s = t.elapsed().as_secs_f64();
-    rep.total_s = (start.elapsed() - verify_time).as_secs_f64();
-    rep.updates_per_s = (v as f64).powi(3) / rep.split.compute_s.max(1e-12);
+    out.persist()?;
+    finish(&mut rep, streamed, start, verify_s);
     Ok(rep)
 }
 
+/// The streaming stage's times, the total, the overlap and the rate, once the file is in place.
+fn finish(rep: &mut FileReport, streamed: StreamReport, start: Instant, verify_s: f64) {
+    rep.split.device_to_host_s = streamed.copy_s;
+    rep.split.write_s = streamed.write_s;
+    rep.stream = streamed;
+    rep.total_s = start.elapsed().as_secs_f64() - verify_s;
+    let s = &rep.split;
+    let stages = s.read_s
+        + rep.setup_s
+        + s.fill_s
+        + s.host_to_device_s
+        + s.compute_s
+        + rep.prepare_s
+        + s.device_to_host_s
+        + s.write_s;
+    rep.overlapped_s = (stages - rep.total_s).max(0.0);
+    rep.peak_rss_bytes = peak_rss_bytes();
+    let v = rep.vertices as f64;
+    rep.updates_per_s = v.powi(3) / rep.split.compute_s.max(1e-12);
+}
+
 /// [`solve_file`] on several GPUs (`host apsp --gpus N`, N > 1): the matrix split by block rows
-/// (`multi`), gathered through [`DeviceRows`] and written by the same writer. Also returns
+/// (`multi`), streamed through [`DeviceRows`] by the same writer. Also returns
 /// where each GPU's time went.
 pub fn solve_file_multi(
     gpus: &MultiGpu,
@@ -105,6 +197,7 @@ pub fn solve_file_multi(
     output: &Path,
     block: u32,
     verify: bool,
+    io: IoOptions,
 ) -> Result<(FileReport, MultiTimes)> {
     if output == input {
         bail!("the output path {} is the input file", output.display());
@@ -125,24 +218,29 @@ pub fn solve_file_multi(
     rep.split.fill_s = sol.times.fill_s;
     rep.split.host_to_device_s = sol.times.host_to_device_s;
     rep.split.compute_s = sol.times.compute_s;
+
     let t = Instant::now();
-    let mut dist = vec![0i32; v * v];
-    // Touch the pages on every core first: faulting 4V^2 bytes in during the copies is slower.
-    dist.par_chunks_mut(1 << 18).for_each(|c| c.fill(0));
-    sol.copy_rows(0, &mut dist)?;
-    rep.split.device_to_host_s = t.elapsed().as_secs_f64();
+    let out = OutputFile::create(output, 4 * (v as u64) * (v as u64), io.mode)?;
+    // Pinned staging needs a current context; every GPU's copy can use it.
+    gpus.gpus[0].make_current()?;
+    let staging = (0..io.staging_count())
+        .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
+        .collect::<Result<Vec<_>, _>>()?;
+    rep.prepare_s = t.elapsed().as_secs_f64();
+    let mut verify_s = 0.0;
+    if verify {
+        let t = Instant::now();
+        rep.verified = Some(verify_rows(&graph, |i| {
+            let mut row = vec![0i32; v];
+            sol.copy_rows(i, &mut row)?;
+            Ok(row)
+        })?);
+        verify_s = t.elapsed().as_secs_f64();
+    }
+    let streamed = out.write_rows(&sol, staging, &io)?;
     let times = sol.times.clone();
     drop(sol);
-
-    let before_verify = start.elapsed();
-    if verify {
-        rep.verified = Some(verify_against_cpu(&graph, &dist, v)?);
-    }
-    let verify_time = start.elapsed() - before_verify;
-    let t = Instant::now();
-    write_distances(output, &dist, v, v)?;
-    rep.split.write_s = t.elapsed().as_secs_f64();
-    rep.total_s = (start.elapsed() - verify_time).as_secs_f64();
-    rep.updates_per_s = (v as f64).powi(3) / rep.split.compute_s.max(1e-12);
+    out.persist()?;
+    finish(&mut rep, streamed, start, verify_s);
     Ok((rep, times))
 }

@@ -6,7 +6,11 @@ use host::{
     apsp::{
         gpu as agpu,
         multi::{self, GpuCount, MultiGpu, MultiTimes},
-        pipeline::{FileReport, solve_file, solve_file_multi},
+        pipeline::{FileReport, solve_file_multi, solve_file_with},
+        stream::{
+            DEFAULT_CHUNK_MIB, DEFAULT_WRITERS, IoMode, IoOptions,
+            remove_partial_outputs_on_interrupt,
+        },
     },
     gpu::Gpu,
 };
@@ -46,6 +50,15 @@ pub struct ApspArgs {
     /// a number or `all`. More than one needs NCCL (libnccl.so.2) and block factor 64.
     #[arg(long, default_value = "1", value_name = "N|all")]
     pub gpus: GpuCount,
+    /// How the output is written (see docs/apsp.md for what each costs).
+    #[arg(long, value_enum, default_value_t = IoMode::default())]
+    pub io: IoMode,
+    /// Threads writing the output.
+    #[arg(long, default_value_t = DEFAULT_WRITERS, value_parser = super::at_least_one::<usize>)]
+    pub write_threads: usize,
+    /// MiB per chunk of the output: one copy from the GPU and one write.
+    #[arg(long, default_value_t = DEFAULT_CHUNK_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub chunk_mib: u64,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -65,6 +78,7 @@ pub struct ApspGenArgs {
 }
 
 pub fn run(args: &ApspArgs) -> Result<()> {
+    remove_partial_outputs_on_interrupt()?;
     // Checked before any work: an output that is the input is refused at once.
     let given = args.output_positional.as_ref().or(args.output.as_ref());
     let out = OutputFile::or_default(
@@ -97,15 +111,24 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         _ => None,
     };
     let pb = solving_spinner(args.verify);
-    let rep = solve_file(
+    let rep = solve_file_with(
         gpu.as_ref(),
         &args.input,
         out.path(),
         args.block,
         args.verify,
+        io_options(args),
     );
     pb.finish_and_clear();
     print_report(args, &rep?, &out, device, peak.as_ref(), None)
+}
+
+fn io_options(args: &ApspArgs) -> IoOptions {
+    IoOptions {
+        mode: args.io,
+        writers: args.write_threads,
+        chunk_mib: args.chunk_mib as usize,
+    }
 }
 
 fn solving_spinner(verify: bool) -> indicatif::ProgressBar {
@@ -126,7 +149,14 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu, out: &OutputFile) -> Result<()> {
         true => None,
     };
     let pb = solving_spinner(args.verify);
-    let solved = solve_file_multi(gpus, &args.input, out.path(), args.block, args.verify);
+    let solved = solve_file_multi(
+        gpus,
+        &args.input,
+        out.path(),
+        args.block,
+        args.verify,
+        io_options(args),
+    );
     pb.finish_and_clear();
     let (rep, times) = solved?;
     print_report(args, &rep, out, device, peak.as_ref(), Some((gpus, &times)))
@@ -171,16 +201,36 @@ fn print_report(
         rep.vertices, rep.edges, rep.device
     );
     let s = &rep.split;
+    let st = &rep.stream;
     for (what, secs) in [
         ("read", s.read_s),
+        ("load kernels, alloc", rep.setup_s),
         ("fill matrix", s.fill_s),
         ("host→device", s.host_to_device_s),
         ("compute", s.compute_s),
+        ("prepare output", rep.prepare_s),
         ("device→host", s.device_to_host_s),
         ("write", s.write_s),
+        ("stream (copy + write)", st.wall_s),
         ("total (file to file)", rep.total_s),
+        ("overlapped", rep.overlapped_s),
     ] {
         println!("  {what:<22} {secs:>10.4} s");
+    }
+    println!(
+        "  {:<22} {} I/O, {} writer threads, {} staging buffers of {:.0} MiB",
+        "output",
+        st.mode,
+        st.writers,
+        st.buffers,
+        st.staging_bytes as f64 / st.buffers.max(1) as f64 / (1u64 << 20) as f64
+    );
+    if let Some(b) = rep.peak_rss_bytes {
+        println!(
+            "  {:<22} {:>10.1} MiB",
+            "peak memory (RSS)",
+            b as f64 / (1u64 << 20) as f64
+        );
     }
     println!(
         "  {:<22} {:>10.3e} updates/s (V^3 / compute)",
