@@ -36,7 +36,8 @@ fn cpu_output_is_the_reference_in_both_io_modes() {
             std::fs::read(dir.join("d.out")).unwrap() == expect,
             "{io}: differs"
         );
-        let rep: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rep = &json["results"];
         assert!(rep["peak_rss_bytes"].as_u64().unwrap() > 0, "{rep}");
         assert!(rep["stream"]["wall_s"].as_f64().is_some(), "{rep}");
     }
