@@ -24,6 +24,7 @@ OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
 export REQUIRE_GPU=1   # a GPU test that cannot find the GPU fails here instead of skipping
 export APSP_TESTDATA=$B/testdata/apsp
+export HOST_BIN=$B/host  # tests that start the binary run it from the bundle, not from target/
 if [ -z "${CUBLAS_LIBRARY:-}" ]; then
     CUBLAS_LIBRARY=$(ls /usr/local/cuda/lib64/libcublas.so.* 2>/dev/null | head -1)
     [ -n "$CUBLAS_LIBRARY" ] || CUBLAS_LIBRARY=$(find / -xdev -name 'libcublas.so.13' 2>/dev/null | head -1)

@@ -125,6 +125,7 @@ fn gpu_files_equal_cpu_files() {
             mode,
             writers: 4,
             chunk_mib: 1,
+            prefault: true,
         };
         let cpu_out = dir.join("cpu.out");
         solve_file_with(None, &input, &cpu_out, 64, false, io(IoMode::Buffered)).unwrap();

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use cust::{
-    event::{Event, EventFlags},
+    event::{Event, EventFlags, EventStatus},
     function::{BlockSize, Function, GridSize},
     launch,
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
@@ -225,13 +225,13 @@ fn init_on_device(
 }
 
 /// Solves `graph` on the GPU and leaves the result there. `during` runs on the CPU while the GPU
-/// computes (the kernels are queued first), e.g. to prepare the output file; its value is
-/// returned with the solution.
+/// computes (the kernels are queued first), e.g. to prepare the output file; it gets a function
+/// that says whether the GPU is still computing, and its value is returned with the solution.
 pub fn solve_on_device<T>(
     gpu: &Gpu,
     graph: &Graph,
     block: u32,
-    during: impl FnOnce() -> Result<T>,
+    during: impl FnOnce(&dyn Fn() -> bool) -> Result<T>,
 ) -> Result<(DeviceSolution, T)> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
@@ -258,7 +258,9 @@ pub fn solve_on_device<T>(
         phases.rest(stream, ptr, r)?;
     }
     stop.record(stream)?;
-    let during = during();
+    // An error here surfaces at the synchronize below.
+    let busy = || matches!(stop.query(), Ok(EventStatus::NotReady));
+    let during = during(&busy);
     stop.synchronize()
         .context("Floyd–Warshall kernels failed")?;
     drop(edges);
@@ -327,7 +329,7 @@ impl DeviceRows for DeviceSolution {
 
 /// Solves `graph` on the GPU and copies the whole padded matrix back.
 pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
-    let (sol, repeated_edges) = solve_on_device(gpu, graph, block, || Ok(count_repeated(graph)))?;
+    let (sol, repeated_edges) = solve_on_device(gpu, graph, block, |_| Ok(count_repeated(graph)))?;
     let mut times = sol.times;
     let t = Instant::now();
     let mut dist = vec![0i32; sol.padded * sol.pitch];

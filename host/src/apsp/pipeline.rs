@@ -133,15 +133,20 @@ pub fn solve_file_with(
             rep.block = Some(block);
             // While the GPU computes: the output file, the pinned staging buffers, the
             // repeated-edge count.
-            let (sol, (out, staging, repeated, prepare_s)) =
-                agpu::solve_on_device(gpu, &graph, block, || {
+            let (sol, (out, staging, repeated, prepare_s, prefaulted)) =
+                agpu::solve_on_device(gpu, &graph, block, |busy| {
                     let t = Instant::now();
                     let out = OutputFile::create(output, len, io.mode)?;
                     let staging = (0..io.staging_count())
                         .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
                         .collect::<Result<Vec<_>, _>>()?;
                     let repeated = count_repeated(&graph);
-                    Ok((out, staging, repeated, t.elapsed().as_secs_f64()))
+                    let prepare_s = t.elapsed().as_secs_f64();
+                    let prefaulted = match io.prefault {
+                        true => out.prefault(io.writers, busy)?,
+                        false => 0,
+                    };
+                    Ok((out, staging, repeated, prepare_s, prefaulted))
                 })?;
             rep.repeated_edges = repeated;
             rep.prepare_s = prepare_s;
@@ -158,7 +163,8 @@ pub fn solve_file_with(
                 })?);
                 verify_s = t.elapsed().as_secs_f64();
             }
-            let streamed = out.write_rows(&sol, staging, &io)?;
+            let mut streamed = out.write_rows(&sol, staging, &io)?;
+            streamed.prefaulted_bytes = prefaulted;
             (out, streamed)
         }
     };

@@ -13,7 +13,7 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         Mutex,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc,
     },
     time::Instant,
@@ -54,6 +54,9 @@ pub struct IoOptions {
     pub writers: usize,
     /// MiB per chunk (a multiple of [`DIRECT_ALIGN`] bytes, whatever the count).
     pub chunk_mib: usize,
+    /// Buffered mode: write a placeholder into the file while the GPU computes
+    /// ([`OutputFile::prefault`]).
+    pub prefault: bool,
 }
 
 impl IoOptions {
@@ -80,6 +83,7 @@ impl Default for IoOptions {
             mode: IoMode::default(),
             writers: DEFAULT_WRITERS,
             chunk_mib: DEFAULT_CHUNK_MIB,
+            prefault: true,
         }
     }
 }
@@ -100,6 +104,8 @@ pub struct StreamReport {
     pub write_s: f64,
     /// The whole stage, first copy to the file complete and renamed.
     pub wall_s: f64,
+    /// Bytes of placeholder written while the GPU computed ([`OutputFile::prefault`]).
+    pub prefaulted_bytes: u64,
 }
 
 /// Temporary outputs that a Ctrl-C must remove. The lock is also held across each rename, so a
@@ -212,6 +218,54 @@ impl OutputFile {
     /// The handle writes go through.
     fn writer(&self) -> &File {
         self.direct.as_ref().unwrap_or_else(|| self.file())
+    }
+
+    /// Writes zeros through the page cache over the file, from `threads` threads, chunk after
+    /// chunk, for as long as `busy()` says the GPU is still computing. The cache pages the result
+    /// is then written into already exist (allocated, mapped to the reserved blocks), so that
+    /// write is a copy into memory rather than page allocation, which is what the buffered write
+    /// costs on one file (docs/apsp.md). Stops at the first chunk boundary after the GPU is done:
+    /// it never delays the result. `busy` is called on this thread only (it may need the GPU's
+    /// context). Returns the bytes written; 0 with O_DIRECT, where the cache is not used.
+    pub fn prefault(&self, threads: usize, busy: &dyn Fn() -> bool) -> Result<u64> {
+        if self.direct.is_some() {
+            return Ok(0);
+        }
+        let chunk = (DEFAULT_CHUNK_MIB as u64) << 20;
+        let chunks = self.len.div_ceil(chunk);
+        let next = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let zeros = vec![0u8; chunk as usize];
+        let file = self.file();
+        std::thread::scope(|s| -> Result<()> {
+            let workers: Vec<_> = (0..threads.max(1))
+                .map(|_| {
+                    s.spawn(|| -> std::io::Result<()> {
+                        while !stop.load(Ordering::Relaxed) {
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            if k >= chunks {
+                                break;
+                            }
+                            let len = chunk.min(self.len - k * chunk) as usize;
+                            file.write_all_at(&zeros[..len], k * chunk)?;
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            while !workers.iter().all(|w| w.is_finished()) {
+                if !busy() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            for w in workers {
+                w.join().expect("prefault thread panicked")?;
+            }
+            Ok(())
+        })
+        .context("writing the output's placeholder while the GPU computes")?;
+        Ok((next.load(Ordering::Relaxed).min(chunks) * chunk).min(self.len))
     }
 
     /// Streams all rows of `rows` into the file. `staging` holds the buffers the chunks pass
@@ -450,7 +504,16 @@ mod tests {
                     mode,
                     writers: 2,
                     chunk_mib: 1,
+                    prefault: true,
                 };
+                // The result must overwrite the whole placeholder.
+                let placeholder = out.prefault(2, &|| true).unwrap();
+                // 0 where O_DIRECT is in use (the file system may refuse it: tmpfs).
+                let expect_placeholder = match out.direct {
+                    None => (4 * v * v) as u64,
+                    Some(_) => 0,
+                };
+                assert_eq!(placeholder, expect_placeholder, "V={v} {mode:?}");
                 let staging = (0..3).map(|_| vec![0i32; io.staging_len(v)]).collect();
                 let rows = HostRows {
                     dist: &dist,

@@ -59,6 +59,10 @@ pub struct ApspArgs {
     /// MiB per chunk of the output: one copy from the GPU and one write.
     #[arg(long, default_value_t = DEFAULT_CHUNK_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub chunk_mib: u64,
+    /// Do not write a placeholder into the output while the GPU computes (buffered I/O writes
+    /// one by default, so the result's write lands in pages the cache already holds).
+    #[arg(long)]
+    pub no_prefault: bool,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -128,6 +132,7 @@ fn io_options(args: &ApspArgs) -> IoOptions {
         mode: args.io,
         writers: args.write_threads,
         chunk_mib: args.chunk_mib as usize,
+        prefault: !args.no_prefault,
     }
 }
 
@@ -218,12 +223,13 @@ fn print_report(
         println!("  {what:<22} {secs:>10.4} s");
     }
     println!(
-        "  {:<22} {} I/O, {} writer threads, {} staging buffers of {:.0} MiB",
+        "  {:<22} {} I/O, {} writer threads, {} staging buffers of {:.0} MiB, {:.0} MiB placeholder written during compute",
         "output",
         st.mode,
         st.writers,
         st.buffers,
-        st.staging_bytes as f64 / st.buffers.max(1) as f64 / (1u64 << 20) as f64
+        st.staging_bytes as f64 / st.buffers.max(1) as f64 / (1u64 << 20) as f64,
+        st.prefaulted_bytes as f64 / (1u64 << 20) as f64
     );
     if let Some(b) = rep.peak_rss_bytes {
         println!(
