@@ -38,6 +38,7 @@ import json, sys
 f, label, t0, t1, rc, err = sys.argv[1:]
 try:
     d = json.load(open(f))
+    d = {**d["results"], "commit": d["commit"], "device": d["device"]}  # the envelope (docs/json.md)
 except Exception:
     d = {"error": open(err).read()}
 d["label"], d["process_wall_s"], d["rc"] = label, float(t1) - float(t0), int(rc)
@@ -99,7 +100,7 @@ for what in "$@"; do
         # AFTER_BUFFERED: modes timed right after two outputs through the page cache.
         v=$what
         "$H" apsp-gen "$v" $((v * 40)) --seed 1 -o "$T/g$v.in" > /dev/null
-        for io in ${MODES:-buffered mmap direct}; do
+        for io in ${MODES:-buffered direct}; do
             sync; sleep 1
             timed "V=$v quiet $io" "$T/g$v.in" "$T/q.out" --io "$io"
             rm -f "$T/q.out"; sync; sleep 1
