@@ -3,7 +3,7 @@
 # right after two other outputs of the same size, in both output modes; the disk's own
 # bandwidth (dd) in the same run; the GPU tests. Run from the repository root with the bundle
 # (BUNDLE, default .device/bundle) carrying this script:
-#   BUNDLE=.device/e2e .device/e2e/e2e-run.sh [tests] [disk] [variants] [sanitize] [V...]
+#   BUNDLE=.device/e2e .device/e2e/e2e-run.sh [tests] [disk] [variants] [prefault] [sanitize] [V...]
 # Everything goes to $OUT: env.log, tests.log, disk.log, run.log (one line per run),
 # runs.jsonl (each run's --json report plus label and the process's wall time), clock.csv,
 # sanitize.log.
@@ -81,6 +81,20 @@ for what in "$@"; do
             # shellcheck disable=SC2086
             timed "V=$v quiet buffered ${opt:-default}" "$T/g$v.in" "$T/q.out" $opt
             rm -f "$T/q.out"
+        done
+        rm -f "$T/g$v.in"; sync
+        ;;
+    prefault)
+        # V = 30000, quiet disk: the placeholder written during compute against none, alternated
+        v=30000
+        "$H" apsp-gen $v $((v * 40)) --seed 1 -o "$T/g$v.in" > /dev/null
+        for rep in 1 2 3; do
+            for opt in "" "--no-prefault"; do
+                sync; sleep 1
+                # shellcheck disable=SC2086
+                timed "V=$v quiet buffered ${opt:-prefault} #$rep" "$T/g$v.in" "$T/q.out" $opt
+                rm -f "$T/q.out"
+            done
         done
         rm -f "$T/g$v.in"; sync
         ;;
