@@ -42,6 +42,8 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Turn benchmark records into PNG charts and markdown tables.
     Report(cli::report::ReportArgs),
+    /// Tune the flagship SGEMM for this GPU: time its kernels per shape class, cache the winners.
+    Tune(cli::tune::TuneArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::Occupancy(a) => cli::occupancy::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
         Command::Report(a) => cli::report::run(&a),
+        Command::Tune(a) => cli::tune::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -70,6 +70,31 @@ fn gpu_subcommand_without_driver_says_so_with_exit_3() {
 }
 
 #[test]
+fn tune_without_driver_says_so_with_exit_3_and_writes_nothing() {
+    if driver_installed() {
+        return skip(
+            "tune_without_driver_says_so_with_exit_3_and_writes_nothing",
+            "an NVIDIA driver is installed here",
+        );
+    }
+    let (dir, exe) = copied_binary("tune");
+    let cache = dir.join("cache/sgemm-tune.json");
+    let out = Command::new(&exe)
+        .args(["tune", "--cache"])
+        .arg(&cache)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
+    assert!(stderr.contains("no NVIDIA driver"), "{stderr}");
+    assert!(out.stdout.is_empty(), "no partial output expected");
+    assert!(!cache.exists(), "nothing measured, nothing written");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn cpu_apsp_runs_from_a_copied_binary() {
     let (dir, exe) = copied_binary("cpu");
     let run = |args: &[&str]| {

@@ -504,6 +504,15 @@ macro_rules! for_each_flagship {
             (sgemm_64x128x16_s3_8x8, 64, 128, 16, 2, 2, 4, 8, 3, true, 8, 8, 2, 2, 8, 4),
             (sgemm_64x128x16_s3_8x8_u, 64, 128, 16, 2, 2, 4, 8, 3, false, 8, 8, 2, 2, 8, 16),
             (sgemm_64x64x16_s4_8x4, 64, 64, 16, 2, 2, 4, 8, 4, true, 8, 4, 2, 1, 8, 2),
+            // Tried by `host tune` (docs/matmul.md, "Tuning"): cuBLAS's 3 stages, a deeper
+            // slice (half the barriers), the transposed 256x128 block, lanes 8x4 with 8x16
+            // outputs each (another register-bank pattern in the FMAs).
+            (sgemm_128x256x8_s3_16x8, 128, 256, 8, 2, 4, 4, 8, 3, true, 16, 8, 4, 2, 4, 2),
+            (sgemm_128x256x16_s3_16x8, 128, 256, 16, 2, 4, 4, 8, 3, true, 16, 8, 4, 2, 8, 4),
+            (sgemm_256x128x8_s4_16x8, 256, 128, 8, 4, 2, 4, 8, 4, true, 16, 8, 4, 2, 8, 1),
+            (sgemm_256x128x8_s3_16x8, 256, 128, 8, 4, 2, 4, 8, 3, true, 16, 8, 4, 2, 8, 1),
+            (sgemm_128x256x8_s4_8x16, 128, 256, 8, 2, 4, 8, 4, 4, true, 8, 16, 2, 4, 4, 2),
+            (sgemm_128x128x16_s3_16x8, 128, 128, 16, 2, 2, 4, 8, 3, true, 16, 8, 4, 2, 16, 4),
         }
     };
 }

@@ -6,6 +6,7 @@ pub mod info;
 pub mod matmul;
 pub mod occupancy;
 pub mod report;
+pub mod tune;
 
 use std::path::PathBuf;
 
