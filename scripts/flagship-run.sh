@@ -154,6 +154,29 @@ for fn, c in counts.items():
     if fn.startswith("sgemm_"):
         total = sum(c.values())
         print(fn + ": " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+# Register-bank conflicts of the FFMAs: two distinct source registers in one bank (reg % 2,
+# Volta and later), neither read from the operand reuse cache (.reuse on the earlier use is
+# not tracked here; the flag on this instruction's operand marks it for the next one).
+fn, stats = None, collections.OrderedDict()
+prev = None
+for line in open(sys.argv[1]):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        fn = m.group(1); stats[fn] = [0, 0]; prev = None; continue
+    m = re.search(r"FFMA\S*\s+R(\d+),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reuse)?)", line)
+    if not (fn and m):
+        continue
+    srcs = [m.group(i).lstrip("-") for i in (2, 3, 4)]
+    regs = [int(x.split(".")[0][1:]) for x in srcs]
+    cached = [prev is not None and prev[i][1] and prev[i][0] == regs[i] for i in range(3)]
+    live = [(r, i) for i, r in enumerate(regs) if not cached[i]]
+    conflict = any(live[a][0] != live[b][0] and live[a][0] % 2 == live[b][0] % 2
+                   for a in range(len(live)) for b in range(a + 1, len(live)))
+    stats[fn][0] += 1; stats[fn][1] += conflict
+    prev = [(regs[i], srcs[i].endswith(".reuse")) for i in range(3)]
+for fn, (n, k) in stats.items():
+    if fn.startswith("sgemm_"):
+        print(f"{fn}: FFMA {n}, bank-conflicted {k} ({100 * k / max(n, 1):.1f}%)")
 PY
         ;;
     *)

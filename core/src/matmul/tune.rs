@@ -63,14 +63,22 @@ impl ShapeClass {
         }
     }
 
-    /// The `(m, n, k)` that `host tune` times for the class (dense, N a multiple of 4).
-    pub const fn representative(self) -> (usize, usize, usize) {
-        match self {
-            ShapeClass::Small => (1024, 1024, 1024),
-            ShapeClass::Medium => (2048, 2048, 2048),
-            ShapeClass::Large => (4096, 4096, 4096),
-            ShapeClass::Huge => (8192, 8192, 8192),
-            ShapeClass::ShortK => (4096, 4096, 1024),
+    /// The `(m, n, k)` that `host tune` times for the class: with `vec_b` (B allows 16-byte
+    /// copies) a dense shape with N a multiple of 4; without, an odd one (M one more, N one
+    /// less, K one more or, for short K, one less), because that is where 4-byte copies are
+    /// used, and odd shapes cost the large tiles more than aligned ones (docs/matmul.md).
+    pub const fn representative(self, vec_b: bool) -> (usize, usize, usize) {
+        match (self, vec_b) {
+            (ShapeClass::Small, true) => (1024, 1024, 1024),
+            (ShapeClass::Small, false) => (1025, 1023, 1025),
+            (ShapeClass::Medium, true) => (2048, 2048, 2048),
+            (ShapeClass::Medium, false) => (2049, 2047, 2049),
+            (ShapeClass::Large, true) => (4096, 4096, 4096),
+            (ShapeClass::Large, false) => (4097, 4095, 4097),
+            (ShapeClass::Huge, true) => (8192, 8192, 8192),
+            (ShapeClass::Huge, false) => (8193, 8191, 8193),
+            (ShapeClass::ShortK, true) => (4096, 4096, 1024),
+            (ShapeClass::ShortK, false) => (4097, 4095, 1023),
         }
     }
 

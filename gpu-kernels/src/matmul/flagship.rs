@@ -131,19 +131,52 @@ unsafe fn store4(p: &SgemmParams, row: u32, col: u32, v: [f32; 4], fast: bool) {
 
 /// The `l`-th FMA of a k-step: which (row, column) of the `rm x rn` thread tile it updates.
 ///
-/// Column by column, the rows walking down and up in turn: each B value then feeds `rm`
-/// consecutive FMAs (the operand reuse cache holds it), and ptxas leaves the fewest FMAs that
+/// Order 0: column by column, the rows walking down and up in turn: each B value then feeds
+/// `rm` consecutive FMAs (the operand reuse cache holds it), and ptxas leaves the fewest FMAs that
 /// read two operands from one register bank. Measured on the H200 at 4096 (docs/matmul.md):
 /// 99.0% of cuBLAS for the 128x256 tile against 94.8% row by row; other orders (row-serpentine,
-/// row pairs, 4x4 blocks, interleaved groups) were in between or worse.
-const fn ffma_order(l: usize, rm: usize) -> (usize, usize) {
-    let (c, r) = (l / rm, l % rm);
-    (if c % 2 == 0 { r } else { rm - 1 - r }, c)
+/// row pairs, 4x4 blocks, interleaved groups) were in between or worse. Orders 1 and 2 are
+/// candidates for `host tune`: 1 zig-zags over pairs of columns (each FMA shares one operand
+/// with the one before, A and B in turn), 2 is order 0 with the columns of the two 4-column
+/// groups interleaved (0, 4, 1, 5, …).
+const fn ffma_order(l: usize, rm: usize, rn: usize, ord: u32) -> (usize, usize) {
+    match ord {
+        1 => {
+            let (p, i) = (l / (2 * rm), l % (2 * rm));
+            let (ri, j) = (i / 2, i % 2);
+            let row = if p % 2 == 0 { ri } else { rm - 1 - ri };
+            (row, 2 * p + if ri % 2 == 0 { j } else { 1 - j })
+        }
+        2 => {
+            let (c, r) = (l / rm, l % rm);
+            let col = (c % 2) * (rn / 2) + c / 2;
+            (if c % 2 == 0 { r } else { rm - 1 - r }, col)
+        }
+        _ => {
+            let (c, r) = (l / rm, l % rm);
+            (if c % 2 == 0 { r } else { rm - 1 - r }, c)
+        }
+    }
+}
+
+/// Whether `ffma_order` visits every (row, column) of an `rm x rn` tile exactly once.
+const fn order_is_permutation(rm: usize, rn: usize, ord: u32) -> bool {
+    let mut seen = [false; 256];
+    let mut l = 0;
+    while l < rm * rn {
+        let (r, c) = ffma_order(l, rm, rn, ord);
+        if r >= rm || c >= rn || seen[r * rn + c] {
+            return false;
+        }
+        seen[r * rn + c] = true;
+        l += 1;
+    }
+    rm * rn <= 256
 }
 
 macro_rules! flagship_kernels {
     ($(($name:ident, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $ly:tt, $lx:tt, $st:tt, $vec:tt,
-        $rm:tt, $rn:tt, $ga:tt, $gb:tt, $al:tt, $bl:tt)),* $(,)?) => {$(
+        $rm:tt, $rn:tt, $ga:tt, $gb:tt, $al:tt, $bl:tt, $ord:tt)),* $(,)?) => {$(
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: SgemmParams) {
@@ -179,6 +212,7 @@ macro_rules! flagship_kernels {
                 // B: each thread copies one column position of `bl` rows.
                 assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
                 assert!(STAGES >= 2 && STAGES <= 5);
+                assert!(order_is_permutation($rm, $rn, $ord));
             };
 
             let tid = thread::thread_idx_x();
@@ -357,7 +391,7 @@ macro_rules! flagship_kernels {
                         const CB: usize = KK % 2;
                         seq!(R in 0..$rm {
                             seq!(C in 0..$rn {{
-                                const RC: (usize, usize) = ffma_order(R * $rn + C, $rm);
+                                const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, $ord);
                                 acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
                             }});
                         });

@@ -70,6 +70,8 @@ pub struct Measurement {
 #[derive(Clone, Debug, Serialize)]
 pub struct CublasTime {
     pub class: ShapeClass,
+    pub vec_b: bool,
+    pub shape: [usize; 3],
     pub median_ms: f64,
     pub gflops: f64,
 }
@@ -82,10 +84,11 @@ pub struct TuneReport {
     pub measurements: Vec<Measurement>,
 }
 
-/// Progress steps per class: cuBLAS, every kernel, the groups of the best kernel for each B
-/// copy width, and the re-timed front runners of each.
+/// Progress steps per class: per B copy width cuBLAS, the kernels that may copy B that way,
+/// the groups of the best one, and the re-timed front runners.
 pub fn steps_per_class() -> u64 {
-    (1 + FLAGSHIP.len() + 2 * GROUPS.len() + 2 * FRONT_RUNNERS) as u64
+    let scalar = FLAGSHIP.iter().filter(|c| !c.vec_b).count();
+    (2 + FLAGSHIP.len() + scalar + 2 * GROUPS.len() + 2 * FRONT_RUNNERS) as u64
 }
 
 fn gflops((m, n, k): (usize, usize, usize), ms: f64) -> f64 {
@@ -100,104 +103,13 @@ pub fn tune(gpu: &Gpu, opts: &TuneOptions, bar: &ProgressBar) -> Result<TuneRepo
     let mut measurements = Vec::new();
     let mut cublas_times = Vec::new();
     for &class in &opts.classes {
-        let shape = class.representative();
-        let (m, n, k) = shape;
-        bar.set_message(format!("{class} ({m}x{n}x{k})"));
-        check_fits(4 * (m * k + k * n + m * n))?;
-        let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-        let a = DeviceBuffer::from_slice(&random_matrix(m, k, &mut rng))?;
-        let b = DeviceBuffer::from_slice(&random_matrix(k, n, &mut rng))?;
-        let c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
-        let cublas_gflops = match &cublas {
-            Some(cb) => {
-                let t = time_on_stream(&gpu.stream, 1, opts.reps, || cb.sgemm(shape, &a, &b, &c))
-                    .context("timing cuBLAS")?;
-                let g = gflops(shape, t.median_ms);
-                cublas_times.push(CublasTime {
-                    class,
-                    median_ms: t.median_ms,
-                    gflops: g,
-                });
-                Some(g)
-            }
-            None => None,
-        };
-        bar.inc(1);
-        let params = |group| SgemmParams {
-            a: a.as_device_ptr().as_raw() as *const f32,
-            b: b.as_device_ptr().as_raw() as *const f32,
-            c: c.as_device_ptr().as_raw() as *mut f32,
-            m: m as u32,
-            n: n as u32,
-            k: k as u32,
-            lda: k as u32,
-            ldb: n as u32,
-            ldc: n as u32,
-            alpha: 1.0,
-            beta: 0.0,
-            group,
-        };
-        let mut time = |cfg: &'static FlagshipConfig, group, reps, round| -> Result<Measurement> {
-            let func = flagship_function(gpu, cfg)?;
-            let p = params(group);
-            let t = time_on_stream(&gpu.stream, 1, reps, || {
-                launch_flagship(&gpu.stream, &func, cfg, &p)
-            })
-            .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
-            bar.inc(1);
-            let meas = Measurement {
-                class,
-                kernel: cfg.name,
-                vec_b: cfg.vec_b,
-                group,
-                round,
-                median_ms: t.median_ms,
-                min_ms: t.min_ms,
-                reps: t.reps,
-                gflops: gflops(shape, t.median_ms),
-            };
-            measurements.push(meas.clone());
-            Ok(meas)
-        };
-        // Round 1: every kernel at the default group.
-        let mut first = Vec::new();
-        for cfg in FLAGSHIP {
-            first.push((cfg, time(cfg, DEFAULT_GROUP, opts.reps, "kernels")?));
-        }
-        // Per B copy width (16-byte copies may use every kernel, 4-byte ones only their own).
+        // 16-byte B copies: every kernel, on an aligned shape; 4-byte ones: only the kernels
+        // that copy B that way, on an odd shape (ShapeClass::representative).
         for vec_b in [true, false] {
-            let mut pool: Vec<(&'static FlagshipConfig, u32, f64)> = first
-                .iter()
-                .filter(|(cfg, _)| vec_b || !cfg.vec_b)
-                .map(|(cfg, t)| (*cfg, t.group, t.median_ms))
-                .collect();
-            pool.sort_by(|x, y| x.2.total_cmp(&y.2));
-            let best = pool[0].0;
-            // Round 2: the rasterization groups of the best kernel.
-            for g in GROUPS {
-                let t = time(best, g, opts.reps, "groups")?;
-                pool.push((best, g, t.median_ms));
-            }
-            pool.sort_by(|x, y| x.2.total_cmp(&y.2));
-            // Round 3: the front runners again, longer; the fastest median wins.
-            let mut confirmed = Vec::new();
-            for &(cfg, g, _) in pool.iter().take(FRONT_RUNNERS) {
-                confirmed.push((cfg, time(cfg, g, CONFIRM_FACTOR * opts.reps, "confirm")?));
-            }
-            let (cfg, t) = confirmed
-                .into_iter()
-                .min_by(|x, y| x.1.median_ms.total_cmp(&y.1.median_ms))
-                .expect("at least one front runner");
-            winners.push(Winner {
-                class,
-                vec_b,
-                kernel: cfg.name.to_string(),
-                group: t.group,
-                shape: [m, n, k],
-                gflops: t.gflops,
-                cublas_gflops,
-                percent_of_cublas: cublas_gflops.map(|c| 100.0 * t.gflops / c),
-            });
+            let (winner, times, cb) = tune_one(gpu, cublas.as_ref(), class, vec_b, opts, bar)?;
+            winners.push(winner);
+            measurements.extend(times);
+            cublas_times.extend(cb);
         }
     }
     Ok(TuneReport {
@@ -211,4 +123,112 @@ pub fn tune(gpu: &Gpu, opts: &TuneOptions, bar: &ProgressBar) -> Result<TuneRepo
         cublas: cublas_times,
         measurements,
     })
+}
+
+/// Tunes one class for one B copy width: the winner, every measurement, and cuBLAS's time.
+fn tune_one(
+    gpu: &Gpu,
+    cublas: Option<&Cublas>,
+    class: ShapeClass,
+    vec_b: bool,
+    opts: &TuneOptions,
+    bar: &ProgressBar,
+) -> Result<(Winner, Vec<Measurement>, Option<CublasTime>)> {
+    let shape = class.representative(vec_b);
+    let (m, n, k) = shape;
+    bar.set_message(format!("{class} ({m}x{n}x{k})"));
+    check_fits(4 * (m * k + k * n + m * n))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let a = DeviceBuffer::from_slice(&random_matrix(m, k, &mut rng))?;
+    let b = DeviceBuffer::from_slice(&random_matrix(k, n, &mut rng))?;
+    let c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+    let cublas_time = match cublas {
+        Some(cb) => {
+            let t = time_on_stream(&gpu.stream, 1, opts.reps, || cb.sgemm(shape, &a, &b, &c))
+                .context("timing cuBLAS")?;
+            Some(CublasTime {
+                class,
+                vec_b,
+                shape: [m, n, k],
+                median_ms: t.median_ms,
+                gflops: gflops(shape, t.median_ms),
+            })
+        }
+        None => None,
+    };
+    bar.inc(1);
+    let mut measurements = Vec::new();
+    let mut time = |cfg: &'static FlagshipConfig, group, reps, round| -> Result<f64> {
+        let func = flagship_function(gpu, cfg)?;
+        let p = SgemmParams {
+            a: a.as_device_ptr().as_raw() as *const f32,
+            b: b.as_device_ptr().as_raw() as *const f32,
+            c: c.as_device_ptr().as_raw() as *mut f32,
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            lda: k as u32,
+            ldb: n as u32,
+            ldc: n as u32,
+            alpha: 1.0,
+            beta: 0.0,
+            group,
+        };
+        let t = time_on_stream(&gpu.stream, 1, reps, || {
+            launch_flagship(&gpu.stream, &func, cfg, &p)
+        })
+        .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
+        bar.inc(1);
+        measurements.push(Measurement {
+            class,
+            kernel: cfg.name,
+            vec_b,
+            group,
+            round,
+            median_ms: t.median_ms,
+            min_ms: t.min_ms,
+            reps: t.reps,
+            gflops: gflops(shape, t.median_ms),
+        });
+        Ok(t.median_ms)
+    };
+    // Round 1: every eligible kernel at the default group.
+    let mut pool: Vec<(&'static FlagshipConfig, u32, f64)> = Vec::new();
+    for cfg in FLAGSHIP.iter().filter(|c| vec_b || !c.vec_b) {
+        pool.push((
+            cfg,
+            DEFAULT_GROUP,
+            time(cfg, DEFAULT_GROUP, opts.reps, "kernels")?,
+        ));
+    }
+    pool.sort_by(|x, y| x.2.total_cmp(&y.2));
+    // Round 2: the rasterization groups of the best kernel.
+    let best = pool[0].0;
+    for g in GROUPS {
+        let ms = time(best, g, opts.reps, "groups")?;
+        pool.push((best, g, ms));
+    }
+    pool.sort_by(|x, y| x.2.total_cmp(&y.2));
+    // Round 3: the front runners again, longer; the fastest median wins.
+    let mut won: Option<(&'static FlagshipConfig, u32, f64)> = None;
+    for &(cfg, g, _) in pool.iter().take(FRONT_RUNNERS) {
+        let ms = time(cfg, g, CONFIRM_FACTOR * opts.reps, "confirm")?;
+        if won.is_none_or(|w| ms < w.2) {
+            won = Some((cfg, g, ms));
+        }
+    }
+    let (cfg, group, ms) = won.expect("at least one front runner");
+    let g = gflops(shape, ms);
+    let cublas_gflops = cublas_time.as_ref().map(|t| t.gflops);
+    let winner = Winner {
+        class,
+        vec_b,
+        kernel: cfg.name.to_string(),
+        group,
+        shape: [m, n, k],
+        gflops: g,
+        cublas_gflops,
+        percent_of_cublas: cublas_gflops.map(|c| 100.0 * g / c),
+    };
+    Ok((winner, measurements, cublas_time))
 }

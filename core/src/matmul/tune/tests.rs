@@ -167,10 +167,15 @@ fn classes_cover_the_issue_shapes() {
     assert_eq!(of(4097, 4095, 1023), ShapeClass::ShortK);
     assert_eq!(of(2048, 2048, 2047), ShapeClass::ShortK);
     for c in ShapeClass::ALL {
-        let (m, n, k) = c.representative();
-        assert_eq!(ShapeClass::of(m, n, k), c, "{c}");
-        assert_eq!(n % 4, 0, "{c}: representatives allow 16-byte B copies");
+        for vec_b in [true, false] {
+            let (m, n, k) = c.representative(vec_b);
+            assert_eq!(ShapeClass::of(m, n, k), c, "{c} {vec_b}");
+            // 16-byte B copies need N a multiple of 4; the other shape is odd in every way.
+            assert_eq!(n % 4 == 0, vec_b, "{c}");
+            assert_eq!(m % 2 == 1 && k % 2 == 1, !vec_b, "{c}");
+        }
     }
+    assert_eq!(ShapeClass::ShortK.representative(false), (4097, 4095, 1023));
 }
 
 #[test]
