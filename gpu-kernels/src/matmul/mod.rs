@@ -521,6 +521,9 @@ macro_rules! for_each_flagship {
             // The default tile with other FMA orders (`ffma_order` in flagship.rs).
             (sgemm_128x256x8_s4_16x8_o1, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 1),
             (sgemm_128x256x8_s4_16x8_o2, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 2),
+            // 4-byte B copies in the smallest tile: odd shapes just past a multiple of the
+            // 64x128 grid (1025x1023: 136 blocks on 132 SMs) need more, smaller blocks.
+            (sgemm_64x64x16_s4_8x4_u, 64, 64, 16, 2, 2, 4, 8, 4, false, 8, 4, 2, 1, 8, 8, 0),
         }
     };
 }
