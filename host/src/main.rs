@@ -97,6 +97,26 @@ mod tests {
     }
 
     #[test]
+    fn tune_classes_parse_and_unknown_ones_are_named() {
+        let parse = |args: &[&str]| {
+            let argv = ["host", "tune"].iter().chain(args);
+            Cli::try_parse_from(argv).map(|c| match c.command {
+                Command::Tune(a) => a,
+                _ => panic!("parsed as another subcommand"),
+            })
+        };
+        use rgk_core::matmul::tune::ShapeClass;
+        let a = parse(&["--classes", "short-k,huge", "--json"]).unwrap();
+        assert_eq!(a.classes, Some(vec![ShapeClass::ShortK, ShapeClass::Huge]));
+        assert!(a.json && !a.quiet && a.cache.is_none());
+        assert_eq!(parse(&[]).unwrap().reps, 10);
+        let err = parse(&["--classes", "tiny"]).err().expect("rejected");
+        assert_eq!(err.exit_code(), 2);
+        let msg = err.to_string();
+        assert!(msg.contains("\"tiny\"") && msg.contains("short-k"), "{msg}");
+    }
+
+    #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
     }
