@@ -22,6 +22,8 @@ PTXAS = os.environ.get("PTXAS", ".cuda/bin/ptxas")
 NVDISASM = os.environ.get("NVDISASM", "nvdisasm")
 FMA = re.compile(r"\s*fma\.rn\.f32\s+(%f\d+),\s*(%f\d+),\s*(%f\d+),\s*(%f\d+);")
 MOV = re.compile(r"\s*mov\.b32\s+%f\d+,\s*%r\d+;")
+# The last k-step of a slice hands each new accumulator to the next iteration as `mov %r, %f`.
+MOVBACK = re.compile(r"\s*mov\.b32\s+%r\d+,\s*(%f\d+);")
 FFMA = re.compile(r"FFMA\S*\s+R(\d+),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reuse)?)")
 
 
@@ -44,9 +46,10 @@ def order0(l):
 
 
 def regions():
+    """The k-steps: runs of FMAs, fragment moves and hand-back moves holding RM*RN FMAs."""
     out, cur = [], []
     for n, line in enumerate(SRC):
-        if FMA.match(line) or MOV.match(line):
+        if FMA.match(line) or MOV.match(line) or MOVBACK.match(line):
             cur.append(n)
         elif cur:
             out.append(cur)
@@ -58,12 +61,21 @@ REGIONS = regions()
 
 
 def build(order):
+    """The kernel with every k-step's FMAs in `order` (fragment moves first, each hand-back
+    move right after its FMA)."""
     lines = list(SRC)
     for reg in REGIONS:
         fmas = [n for n in reg if FMA.match(SRC[n])]
-        movs = [n for n in reg if not FMA.match(SRC[n])]
+        movs = [n for n in reg if MOV.match(SRC[n])]
+        back = {MOVBACK.match(SRC[n]).group(1): n for n in reg if MOVBACK.match(SRC[n])}
         at = {order0(l): fmas[l] for l in range(len(fmas))}
-        new = [SRC[n] for n in movs] + [SRC[at[rc]] for rc in order]
+        new = [SRC[n] for n in movs]
+        for rc in order:
+            new.append(SRC[at[rc]])
+            dst = FMA.match(SRC[at[rc]]).group(1)
+            if dst in back:
+                new.append(SRC[back[dst]])
+        assert len(new) == len(reg)
         for n, text in zip(reg, new):
             lines[n] = text
     return "\n".join(lines)
