@@ -1,7 +1,10 @@
 //! The `host` binary needs no NVIDIA driver to start: it does not link libcuda (the lazy loader
 //! of host/build/lazy_cuda.rs resolves the driver at first use), CPU subcommands work without
 //! one, and GPU subcommands say in one sentence that there is no driver, with exit code 3.
-use std::{path::PathBuf, process::Command};
+use std::{
+    path::PathBuf,
+    process::{Command, Output},
+};
 
 use rgk_core::{
     apsp::{format::read_graph, solve_cpu},
@@ -16,6 +19,21 @@ fn copied_binary(tag: &str) -> (PathBuf, PathBuf) {
     let exe = dir.join("host");
     std::fs::copy(env!("CARGO_BIN_EXE_host"), &exe).unwrap();
     (dir, exe)
+}
+
+/// Runs `cmd`, retrying while the kernel says the executable is busy: a test that has just
+/// copied the binary can find the copy still open for writing in a child that another test's
+/// thread forked at that moment (until that child's exec closes it).
+fn run(cmd: &mut Command) -> Output {
+    for _ in 0..100 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return r.unwrap(),
+        }
+    }
+    panic!("the executable stayed busy for 2 s");
 }
 
 fn driver_installed() -> bool {
@@ -56,11 +74,7 @@ fn gpu_subcommand_without_driver_says_so_with_exit_3() {
         );
     }
     let (dir, exe) = copied_binary("nodriver");
-    let out = Command::new(&exe)
-        .args(["matmul", "64"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = run(Command::new(&exe).args(["matmul", "64"]).current_dir(&dir));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
@@ -77,14 +91,16 @@ fn tune_without_driver_says_so_with_exit_3_and_writes_nothing() {
             "an NVIDIA driver is installed here",
         );
     }
-    let (dir, exe) = copied_binary("tune");
+    // The built binary itself: a third copy-and-run beside the two tests above makes their
+    // copies' "text file busy" race (a fork while a copy is still open for writing) likelier.
+    let dir = std::env::temp_dir().join(format!("host_cli_tune_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     let cache = dir.join("cache/sgemm-tune.json");
-    let out = Command::new(&exe)
+    let out = run(Command::new(env!("CARGO_BIN_EXE_host"))
         .args(["tune", "--cache"])
         .arg(&cache)
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+        .current_dir(&dir));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
@@ -98,11 +114,7 @@ fn tune_without_driver_says_so_with_exit_3_and_writes_nothing() {
 fn cpu_apsp_runs_from_a_copied_binary() {
     let (dir, exe) = copied_binary("cpu");
     let run = |args: &[&str]| {
-        let out = Command::new(&exe)
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap();
+        let out = run(Command::new(&exe).args(args).current_dir(&dir));
         assert!(
             out.status.success(),
             "{args:?}: {}",
