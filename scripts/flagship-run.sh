@@ -6,7 +6,11 @@
 #     tune       every flagship kernel and cuBLAS at the target shapes (median of 20)
 #     group      the default kernel (or $GROUP_KERNELS, comma-separated) at 4096 and 8192 under
 #                rasterization groups $GROUPS_TRIED (default 1 4 8 16)
+#     autotune   `host tune --json` (timed), writing the cache $RGK_SGEMM_TUNE (default:
+#                $OUT/sgemm-tune.json, which the modes after it then use)
 #     final      `host matmul SHAPE --reps 30` (default kernel: the flagship) at the target shapes
+#     default    as final, with the tuning cache off (the per-architecture default picks)
+#     repeat     `host matmul 4096` and `8192 --reps 30`, $REPEAT (default 3) times each
 #     test       the GPU test binaries (SGEMM, matmul, occupancy) and `host occupancy`
 #     sanitize   compute-sanitizer memcheck and racecheck on every flagship kernel (or those
 #                in $SANITIZE_KERNELS), at an aligned (256^3) and an odd (130x67x37) shape
@@ -21,6 +25,7 @@ cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
 export REQUIRE_GPU=1
+export RGK_SGEMM_TUNE=${RGK_SGEMM_TUNE:-$OUT_DIR/sgemm-tune.json}
 if [ -z "${CUBLAS_LIBRARY:-}" ]; then
     CUBLAS_LIBRARY=$(ls /usr/local/cuda/lib64/libcublas.so.* 2>/dev/null | head -1)
     export CUBLAS_LIBRARY
@@ -70,10 +75,35 @@ for mode in "$@"; do
             done
         done
         ;;
+    autotune)
+        start=$(date +%s%N)
+        "$HOST" tune --json > "$OUT_DIR/tune.json" 2>>"$LOG" || { echo "FAILED: tune" | tee -a "$LOG"; status=1; }
+        echo "host tune took $(( ($(date +%s%N) - start) / 1000000 )) ms (wall, whole process)" | tee -a "$LOG"
+        python3 - "$OUT_DIR/tune.json" <<'PY' | tee -a "$LOG"
+import json, sys
+d = json.load(open(sys.argv[1]))["results"]["cache"]  # inside the envelope (docs/json.md)
+print(d["gpu"], f'sweep {d["seconds"]:.1f} s')
+for w in d["winners"]:
+    print(f'{w["class"]:<8} vec_b={w["vec_b"]!s:<5} {w["kernel"]:<28} group {w["group"]:>2} {w["gflops"]/1e3:6.2f} TF/s {w["percent_of_cublas"] or 0:6.1f}% cuBLAS')
+PY
+        ;;
     final)
         for s in "${SHAPES[@]}"; do
             # shellcheck disable=SC2086
             matmul_jsonl "$OUT_DIR/final.jsonl" $s --reps 30
+        done
+        ;;
+    default)
+        for s in "${SHAPES[@]}"; do
+            # shellcheck disable=SC2086
+            RGK_SGEMM_TUNE=off matmul_jsonl "$OUT_DIR/default.jsonl" $s --reps 30 --verify sample
+        done
+        ;;
+    repeat)
+        for _ in $(seq "${REPEAT:-3}"); do
+            for s in 4096 8192; do
+                matmul_jsonl "$OUT_DIR/repeat.jsonl" "$s" --reps 30 --verify none
+            done
         done
         ;;
     ptxvar)
@@ -124,6 +154,29 @@ for fn, c in counts.items():
     if fn.startswith("sgemm_"):
         total = sum(c.values())
         print(fn + ": " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+# Register-bank conflicts of the FFMAs: two distinct source registers in one bank (reg % 2,
+# Volta and later), neither read from the operand reuse cache (.reuse on the earlier use is
+# not tracked here; the flag on this instruction's operand marks it for the next one).
+fn, stats = None, collections.OrderedDict()
+prev = None
+for line in open(sys.argv[1]):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        fn = m.group(1); stats[fn] = [0, 0]; prev = None; continue
+    m = re.search(r"FFMA\S*\s+R(\d+),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reuse)?)", line)
+    if not (fn and m):
+        continue
+    srcs = [m.group(i).lstrip("-") for i in (2, 3, 4)]
+    regs = [int(x.split(".")[0][1:]) for x in srcs]
+    cached = [prev is not None and prev[i][1] and prev[i][0] == regs[i] for i in range(3)]
+    live = [(r, i) for i, r in enumerate(regs) if not cached[i]]
+    conflict = any(live[a][0] != live[b][0] and live[a][0] % 2 == live[b][0] % 2
+                   for a in range(len(live)) for b in range(a + 1, len(live)))
+    stats[fn][0] += 1; stats[fn][1] += conflict
+    prev = [(regs[i], srcs[i].endswith(".reuse")) for i in range(3)]
+for fn, (n, k) in stats.items():
+    if fn.startswith("sgemm_"):
+        print(f"{fn}: FFMA {n}, bank-conflicted {k} ({100 * k / max(n, 1):.1f}%)")
 PY
         ;;
     *)

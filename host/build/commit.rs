@@ -1,6 +1,8 @@
 //! `RGK_BUILD_COMMIT`: `git describe --always --dirty` of the checkout the binary is built
-//! from, read by `host::build_commit` (unset outside a git checkout: the JSON then says
-//! "unknown").
+//! from, read as `host::BUILD_COMMIT` (unset outside a git checkout: the JSON then says
+//! "unknown"). The binary carries its own commit because the JSON records and the SGEMM tuning
+//! cache must name the build that measured them; a run-time `git` call would describe whatever
+//! checkout the binary happens to run in.
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -27,4 +29,7 @@ pub fn build() {
             println!("cargo::rerun-if-changed={p}");
         }
     }
+    // Edits to the kernels are what "--dirty" matters for (the tuning cache).
+    println!("cargo::rerun-if-changed=../gpu-kernels/ptx/gpu_kernels.ptx");
+    println!("cargo::rerun-if-changed=../gpu-kernels/src");
 }

@@ -20,6 +20,10 @@ pub mod gpu;
 pub mod kernels;
 pub mod matmul;
 
+/// The source revision this binary was built from (`git describe --always --dirty`, captured by
+/// the build script); `None` when it was built outside a git checkout.
+pub const BUILD_COMMIT: Option<&str> = option_env!("RGK_BUILD_COMMIT");
+
 pub use apsp::apsp;
 pub use error::{Error, NoGpu, Result};
 pub use gpu::Gpu;

@@ -45,6 +45,8 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Turn benchmark records into PNG charts and markdown tables.
     Report(cli::report::ReportArgs),
+    /// Tune the flagship SGEMM for this GPU: time its kernels per shape class, cache the winners.
+    Tune(cli::tune::TuneArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Occupancy(a) => cli::occupancy::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
         Command::Report(a) => cli::report::run(&a),
+        Command::Tune(a) => cli::tune::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -95,6 +98,29 @@ mod tests {
             Command::MatmulCpu(a) => Ok(a),
             _ => panic!("parsed as another subcommand"),
         }
+    }
+
+    #[test]
+    fn tune_classes_parse_and_unknown_ones_are_named() {
+        let parse = |args: &[&str]| {
+            let argv = ["host", "tune"].iter().chain(args);
+            Cli::try_parse_from(argv).map(|c| match c.command {
+                Command::Tune(a) => a,
+                _ => panic!("parsed as another subcommand"),
+            })
+        };
+        use rgk_core::matmul::tune::ShapeClass;
+        let a = parse(&["--classes", "short-k,huge", "--json"]).unwrap();
+        assert_eq!(a.classes, Some(vec![ShapeClass::ShortK, ShapeClass::Huge]));
+        assert!(a.json && a.output.is_none());
+        // `--cache` is kept as another name of -o/--output.
+        let a = parse(&["--cache", "t.json"]).unwrap();
+        assert_eq!(a.output.as_deref(), Some(std::path::Path::new("t.json")));
+        assert_eq!(parse(&[]).unwrap().reps, 10);
+        let err = parse(&["--classes", "tiny"]).err().expect("rejected");
+        assert_eq!(err.exit_code(), 2);
+        let msg = err.to_string();
+        assert!(msg.contains("\"tiny\"") && msg.contains("short-k"), "{msg}");
     }
 
     #[test]

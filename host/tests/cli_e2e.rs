@@ -16,6 +16,7 @@ const SUBCOMMANDS: &[&str] = &[
     "occupancy",
     "bench",
     "report",
+    "tune",
 ];
 
 fn host(args: &[&str]) -> Run {
@@ -85,6 +86,7 @@ help_cases! {
     help_apsp_peak: ["apsp-peak"];
     help_occupancy: ["occupancy"];
     help_bench: ["bench"];
+    help_tune: ["tune"];
     help_bench_matmul: ["bench", "matmul"];
     help_bench_apsp: ["bench", "apsp"];
     help_bench_threads: ["bench", "threads"];

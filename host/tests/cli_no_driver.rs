@@ -94,6 +94,12 @@ fn no_driver_case(test: &str, args: &[&str]) {
     assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
     assert!(stderr.contains("no NVIDIA driver"), "{stderr}");
     assert!(out.stdout.is_empty(), "no partial output expected");
+    // Nothing written in the working directory either (an output, a cache, a temporary file).
+    let written: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(written.is_empty(), "{args:?} wrote {written:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -112,6 +118,7 @@ no_driver_cases! {
     no_driver_apsp_peak: ["apsp-peak", "--json"];
     no_driver_occupancy: ["occupancy", "--json"];
     no_driver_bench: ["bench", "threads"];
+    no_driver_tune: ["tune", "--cache", "cache/sgemm-tune.json"];
 }
 
 #[test]

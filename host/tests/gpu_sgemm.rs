@@ -127,6 +127,22 @@ fn library_on_edge_shapes() {
 }
 
 #[test]
+fn every_flagship_kernel_at_an_aligned_and_an_odd_shape() {
+    let Some(gpu) = gpu_for_test("every_flagship_kernel_at_an_aligned_and_an_odd_shape") else {
+        return;
+    };
+    // Every kernel `host tune` may pick; B rows a multiple of 4 apart so the 16-byte-copy
+    // kernels run too (the odd shape's N, M and K are not tile multiples).
+    for (i, &(m, n, k)) in [(512, 1024, 256), (1001, 515, 263)].iter().enumerate() {
+        let op = Gemm::new(m, n, k).leading_dims(k, n.next_multiple_of(4), n);
+        let case = Case::new(op, 300 + i as u64);
+        for cfg in FLAGSHIP {
+            case.run(&gpu, Some(cfg.name), i as u64);
+        }
+    }
+}
+
+#[test]
 fn alpha_beta_leading_dimensions_and_partial_k() {
     let Some(gpu) = gpu_for_test("alpha_beta_leading_dimensions_and_partial_k") else {
         return;

@@ -1,6 +1,7 @@
 //! SGEMM on the CPU: the optimisation ladder (`cpu`), padding helpers for tiled GPU kernels
 //! (`pad`), and the f64 reference that every result is checked against (`reference`). All
-//! matrices are row-major `f32`.
+//! matrices are row-major `f32`. `tune`: the SGEMM tuning cache (format, shape classes, matching).
 pub mod cpu;
 pub mod pad;
 pub mod reference;
+pub mod tune;

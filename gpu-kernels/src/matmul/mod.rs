@@ -471,6 +471,11 @@ pub struct FlagshipConfig {
     pub thread_tile: [u32; 2],
     pub stages: u32,
     pub vec_b: bool,
+    /// Order of a k-step's FMAs in the PTX (which decides ptxas's register-bank conflicts):
+    /// 0 columns in serpentine, 1 zig-zag over column pairs, 2 columns serpentine with the two
+    /// 4-column groups interleaved, 3 a searched table for 16x8 tiles (`ffma_order` in
+    /// flagship.rs).
+    pub ffma_order: u32,
 }
 
 impl FlagshipConfig {
@@ -493,28 +498,46 @@ impl FlagshipConfig {
 /// block tile, `wm x wn` warps, each warp's lanes `ly x lx` (rows x columns), `stages`-deep
 /// pipeline, `vec_b` as in [`FlagshipConfig`]; then literals the kernel unrolls with (checked
 /// against the above at compile time): thread tile `rm x rn` = `ga x gb` groups of 4x4, `al`
-/// 4-byte A copies and `bl` B copies (16- or 4-byte) per thread per k-slice.
+/// 4-byte A copies and `bl` B copies (16- or 4-byte) per thread per k-slice; last the FMA order
+/// ([`FlagshipConfig::ffma_order`]).
 macro_rules! for_each_flagship {
     ($m:ident) => {
         $m! {
-            (sgemm_128x256x8_s4_16x8, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2),
-            (sgemm_128x256x8_s4_16x8_u, 128, 256, 8, 2, 4, 4, 8, 4, false, 16, 8, 4, 2, 4, 8),
-            (sgemm_128x128x8_s4_16x8, 128, 128, 8, 2, 2, 4, 8, 4, true, 16, 8, 4, 2, 8, 2),
-            (sgemm_128x128x8_s4_16x8_u, 128, 128, 8, 2, 2, 4, 8, 4, false, 16, 8, 4, 2, 8, 8),
-            (sgemm_64x128x16_s3_8x8, 64, 128, 16, 2, 2, 4, 8, 3, true, 8, 8, 2, 2, 8, 4),
-            (sgemm_64x128x16_s3_8x8_u, 64, 128, 16, 2, 2, 4, 8, 3, false, 8, 8, 2, 2, 8, 16),
-            (sgemm_64x64x16_s4_8x4, 64, 64, 16, 2, 2, 4, 8, 4, true, 8, 4, 2, 1, 8, 2),
+            (sgemm_128x256x8_s4_16x8, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 0),
+            (sgemm_128x256x8_s4_16x8_u, 128, 256, 8, 2, 4, 4, 8, 4, false, 16, 8, 4, 2, 4, 8, 0),
+            (sgemm_128x128x8_s4_16x8, 128, 128, 8, 2, 2, 4, 8, 4, true, 16, 8, 4, 2, 8, 2, 0),
+            (sgemm_128x128x8_s4_16x8_u, 128, 128, 8, 2, 2, 4, 8, 4, false, 16, 8, 4, 2, 8, 8, 0),
+            (sgemm_64x128x16_s3_8x8, 64, 128, 16, 2, 2, 4, 8, 3, true, 8, 8, 2, 2, 8, 4, 0),
+            (sgemm_64x128x16_s3_8x8_u, 64, 128, 16, 2, 2, 4, 8, 3, false, 8, 8, 2, 2, 8, 16, 0),
+            (sgemm_64x64x16_s4_8x4, 64, 64, 16, 2, 2, 4, 8, 4, true, 8, 4, 2, 1, 8, 2, 0),
+            // Tried by `host tune` (docs/matmul.md, "Tuning"): cuBLAS's 3 stages, a deeper
+            // slice (half the barriers), the transposed 256x128 block, lanes 8x4 with 8x16
+            // outputs each (another register-bank pattern in the FMAs).
+            (sgemm_128x256x8_s3_16x8, 128, 256, 8, 2, 4, 4, 8, 3, true, 16, 8, 4, 2, 4, 2, 0),
+            (sgemm_128x256x16_s3_16x8, 128, 256, 16, 2, 4, 4, 8, 3, true, 16, 8, 4, 2, 8, 4, 0),
+            (sgemm_256x128x8_s4_16x8, 256, 128, 8, 4, 2, 4, 8, 4, true, 16, 8, 4, 2, 8, 1, 0),
+            (sgemm_256x128x8_s3_16x8, 256, 128, 8, 4, 2, 4, 8, 3, true, 16, 8, 4, 2, 8, 1, 0),
+            (sgemm_128x256x8_s4_8x16, 128, 256, 8, 2, 4, 8, 4, 4, true, 8, 16, 2, 4, 4, 2, 0),
+            (sgemm_128x128x16_s3_16x8, 128, 128, 16, 2, 2, 4, 8, 3, true, 16, 8, 4, 2, 16, 4, 0),
+            // The default tile with other FMA orders (`ffma_order` in flagship.rs); _o3 is
+            // not yet timed on a GPU.
+            (sgemm_128x256x8_s4_16x8_o1, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 1),
+            (sgemm_128x256x8_s4_16x8_o2, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 2),
+            (sgemm_128x256x8_s4_16x8_o3, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 3),
+            // 4-byte B copies in the smallest tile: odd shapes just past a multiple of the
+            // 64x128 grid (1025x1023: 136 blocks on 132 SMs) need more, smaller blocks.
+            (sgemm_64x64x16_s4_8x4_u, 64, 64, 16, 2, 2, 4, 8, 4, false, 8, 4, 2, 1, 8, 8, 0),
         }
     };
 }
 
 macro_rules! flagship_table {
     ($(($name:ident, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $ly:tt, $lx:tt, $st:tt, $vec:tt,
-        $rm:tt, $rn:tt, $ga:tt, $gb:tt, $al:tt, $bl:tt)),* $(,)?) => {
+        $rm:tt, $rn:tt, $ga:tt, $gb:tt, $al:tt, $bl:tt, $ord:tt)),* $(,)?) => {
         /// Every flagship kernel.
         pub const FLAGSHIP: &[FlagshipConfig] = &[$(FlagshipConfig {
             name: stringify!($name), bm: $bm, bn: $bn, bk: $bk, warps: [$wm, $wn],
-            thread_tile: [$rm, $rn], stages: $st, vec_b: $vec,
+            thread_tile: [$rm, $rn], stages: $st, vec_b: $vec, ffma_order: $ord,
         }),*];
     };
 }

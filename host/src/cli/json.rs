@@ -6,7 +6,7 @@ use serde::Serialize;
 /// The source revision of this binary (see host/build/commit.rs; `GPU_KERNELS_COMMIT` at run
 /// time overrides it).
 pub fn commit() -> String {
-    rgk_core::envelope::commit(option_env!("RGK_BUILD_COMMIT"))
+    rgk_core::envelope::commit(host::BUILD_COMMIT)
 }
 
 /// This machine's CPU as the `device` of CPU-only commands: the threads rayon uses.

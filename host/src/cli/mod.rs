@@ -33,6 +33,7 @@ pub mod occupancy;
 pub mod output;
 pub mod progress;
 pub mod report;
+pub mod tune;
 
 use std::path::PathBuf;
 

@@ -75,8 +75,9 @@ impl Cublas {
         )
     }
 
-    /// Row-major C = A·B through column-major cuBLAS as C^T = B^T·A^T (no transposes needed).
-    fn sgemm(
+    /// Row-major C = A·B through column-major cuBLAS as C^T = B^T·A^T (no transposes needed);
+    /// dense `m x k` A and `k x n` B, launched on the GPU's stream without waiting.
+    pub fn sgemm(
         &self,
         (m, n, k): (usize, usize, usize),
         a: &DeviceBuffer<f32>,

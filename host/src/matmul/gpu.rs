@@ -193,17 +193,17 @@ pub fn flagship_config(name: &str) -> Result<&'static FlagshipConfig> {
         .with_context(|| format!("no flagship SGEMM kernel named {name:?}"))
 }
 
-/// Rasterization group of the flagship launches (`SgemmParams::group`): tile rows walked down
-/// per column sweep. `RGK_SGEMM_GROUP` overrides it, for tuning runs.
-pub fn flagship_group() -> u32 {
+/// The rasterization group (`SgemmParams::group`, tile rows walked down per column sweep) that
+/// `RGK_SGEMM_GROUP` asks for, if it names one (≥ 1): it overrides the tuned and the default
+/// group, for tuning runs.
+pub fn group_override() -> Option<u32> {
     std::env::var("RGK_SGEMM_GROUP")
         .ok()
         .and_then(|v| v.parse().ok())
         .filter(|&g| g >= 1)
-        .unwrap_or(DEFAULT_GROUP)
 }
 
-/// See [`flagship_group`].
+/// Rasterization group of the flagship launches without a tuned or requested one.
 pub const DEFAULT_GROUP: u32 = 8;
 
 /// Times the flagship kernel `cfg` on a dense problem (`alpha = 1`, `beta = 0`, leading
@@ -235,7 +235,7 @@ fn run_flagship(gpu: &Gpu, cfg: &FlagshipConfig, p: &Problem, reps: usize) -> Re
         ldc: n as u32,
         alpha: 1.0,
         beta: 0.0,
-        group: flagship_group(),
+        group: super::sgemm::launch_group(gpu, cfg, m, n, k, n.is_multiple_of(4)),
     };
     let func = flagship_function(gpu, cfg)?;
     let timing = time_on_stream(&gpu.stream, 1, reps, || {

@@ -3,19 +3,26 @@
 //!
 //! It runs the flagship kernels (`gpu-kernels/src/matmul/flagship.rs`), which take any
 //! M, N, K ≥ 1 and leading dimensions ≥ the widths as they are: edge tiles are handled in the
-//! kernel, so nothing is padded or copied. [`choose_kernel`] picks the tile shape for the
-//! problem (docs/matmul.md has the measurements behind it).
+//! kernel, so nothing is padded or copied. The kernel for a problem comes from the tuning cache
+//! that `host tune` writes (one winner per shape class, used only on the GPU, driver and commit
+//! it was measured with), else from [`choose_kernel`], the default for every architecture
+//! (docs/matmul.md has the measurements behind both).
+use std::sync::OnceLock;
+
 use anyhow::Context as _;
 use cust::{
     device::DeviceAttribute,
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
 use gpu_kernels::matmul::{FlagshipConfig, SgemmParams};
-use rgk_core::bad_input;
+use rgk_core::{
+    bad_input,
+    matmul::tune::{self as tuning, Loaded, ShapeClass, TuneCache, Winner},
+};
 
 use super::gpu::{
-    MAX_DIM, b_vector_ok, check_shape, flagship_config, flagship_function, flagship_group,
-    launch_flagship,
+    DEFAULT_GROUP, MAX_DIM, b_vector_ok, check_shape, flagship_config, flagship_function,
+    group_override, launch_flagship,
 };
 use crate::{error::Result, gpu::Gpu};
 
@@ -229,7 +236,7 @@ fn gemm_device_on(
         ldc: op.ldc as u32,
         alpha: op.alpha,
         beta: op.beta,
-        group: flagship_group(),
+        group: DEFAULT_GROUP,
     };
     let vec_b = b_vector_ok(&params);
     let cfg = match kernel {
@@ -247,6 +254,10 @@ fn gemm_device_on(
         }
         None => pick(gpu, op.m, op.n, op.k, vec_b)?,
     };
+    let params = SgemmParams {
+        group: launch_group(gpu, cfg, op.m, op.n, op.k, vec_b),
+        ..params
+    };
     let func = flagship_function(gpu, cfg)?;
     launch_flagship(&gpu.stream, &func, cfg, &params)?;
     gpu.stream
@@ -255,7 +266,8 @@ fn gemm_device_on(
     Ok(())
 }
 
-/// [`choose_kernel`] for the GPU at hand.
+/// The kernel for an `m x n x k` problem on the GPU at hand: the tuned winner of its shape
+/// class when a matching cache has one, else [`choose_kernel`]'s pick.
 fn pick(
     gpu: &Gpu,
     m: usize,
@@ -263,11 +275,65 @@ fn pick(
     k: usize,
     vec_b: bool,
 ) -> anyhow::Result<&'static FlagshipConfig> {
+    if let Some(w) = tuned_winner(gpu, m, n, k, vec_b) {
+        return flagship_config(&w.kernel);
+    }
     let sms = gpu
         .device
         .get_attribute(DeviceAttribute::MultiprocessorCount)
         .context("reading the multiprocessor count")? as u32;
     Ok(choose_kernel(m, n, k, vec_b, sms))
+}
+
+/// The rasterization group to launch `cfg` with: `RGK_SGEMM_GROUP` if set, else the tuned
+/// group when `cfg` is the tuned winner for the problem, else [`DEFAULT_GROUP`].
+pub fn launch_group(
+    gpu: &Gpu,
+    cfg: &FlagshipConfig,
+    m: usize,
+    n: usize,
+    k: usize,
+    vec_b: bool,
+) -> u32 {
+    group_override()
+        .or_else(|| {
+            tuned_winner(gpu, m, n, k, vec_b)
+                .filter(|w| w.kernel == cfg.name)
+                .map(|w| w.group)
+        })
+        .unwrap_or(DEFAULT_GROUP)
+}
+
+fn tuned_winner(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Option<&'static Winner> {
+    tuned_cache(gpu)?.choice(ShapeClass::of(m, n, k), vec_b)
+}
+
+/// The tuning cache (`rgk_core::matmul::tune::default_cache_path`), read once per process;
+/// `None` when there is none or it does not match this GPU and build, which is said once on
+/// stderr. (The library always runs on device 0, so one answer per process suffices.)
+pub fn tuned_cache(gpu: &Gpu) -> Option<&'static TuneCache> {
+    static CACHE: OnceLock<Option<TuneCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let path = tuning::default_cache_path()?;
+            let here = match super::tune::identity(gpu) {
+                Ok(id) => id,
+                Err(e) => {
+                    eprintln!("warning: not using the SGEMM tuning cache: {e:#}");
+                    return None;
+                }
+            };
+            let known = |name: &str| flagship_config(name).ok().map(|c| c.vec_b);
+            match tuning::load(&path, &here, known) {
+                Loaded::Absent => None,
+                Loaded::Usable(c) => Some(c),
+                Loaded::Ignored(why) => {
+                    eprintln!("warning: {why}");
+                    None
+                }
+            }
+        })
+        .as_ref()
 }
 
 /// The flagship kernel [`sgemm`] and [`sgemm_device`] run for dense `m x k` and `k x n`
@@ -294,11 +360,12 @@ const SCALAR_CHOICES: &[&str] = &[
 /// Below this K the 128-row tiles lose to the 64x128 one: one block per SM runs too few
 /// k-slices to hide its pipeline fill and its 128-output epilogue, while three 64x128 blocks
 /// per SM overlap them (H200, % of cuBLAS: 4097x4095x1023 90.4 vs 95.4, unaligned 86.2 vs 90.7;
-/// 2048³ 99.9 vs 92.5; docs/matmul.md).
-const SHORT_K: usize = 2048;
+/// 2048³ 99.9 vs 92.5; docs/matmul.md). The same bound as the tuner's short-K shape class.
+const SHORT_K: usize = tuning::SHORT_K;
 
-/// The flagship kernel for an `m x n x k` problem on a GPU with `sms` multiprocessors; `vec_b`
-/// says whether B allows 16-byte copies ([`FlagshipConfig::vec_b`]).
+/// The default flagship kernel for an `m x n x k` problem on a GPU with `sms` multiprocessors
+/// (used on every architecture when no tuning cache matches); `vec_b` says whether B allows
+/// 16-byte copies ([`FlagshipConfig::vec_b`]).
 ///
 /// The largest tile whose grid has a block for at least 90% of the multiprocessors (large
 /// tiles load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors

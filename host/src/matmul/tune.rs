@@ -1,0 +1,234 @@
+//! The SGEMM autotuner behind `host tune`: times every flagship kernel on each shape class's
+//! representative problem, then the rasterization groups of the best ones, then re-times the
+//! front runners longer, and returns the winners as a [`TuneCache`] (format and matching in
+//! `rgk_core::matmul::tune`).
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use cust::memory::DeviceBuffer;
+use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig, SgemmParams};
+use indicatif::ProgressBar;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::{
+    reference::random_matrix,
+    tune::{GpuIdentity, SCHEMA, ShapeClass, TuneCache, Winner},
+};
+use serde::Serialize;
+
+use super::{
+    cublas::Cublas,
+    gpu::{DEFAULT_GROUP, check_fits, flagship_function, launch_flagship},
+};
+use crate::gpu::{Gpu, time_on_stream};
+
+/// What a tuning cache must match to be used on `gpu`.
+pub fn identity(gpu: &Gpu) -> Result<GpuIdentity> {
+    let info = gpu.info()?;
+    Ok(GpuIdentity {
+        name: info.name,
+        compute_capability: [info.compute_capability.0, info.compute_capability.1],
+        driver: info.driver_version,
+        // A build from outside git matches no cache: "unknown" names no one build.
+        commit: crate::BUILD_COMMIT
+            .unwrap_or("unknown (no cache matches)")
+            .to_string(),
+    })
+}
+
+/// Rasterization groups tried for the best kernels (the default, 8, is in the first round).
+pub const GROUPS: [u32; 5] = [1, 2, 4, 16, 32];
+
+/// Front runners re-timed with [`CONFIRM_FACTOR`] times the repetitions.
+pub const FRONT_RUNNERS: usize = 3;
+pub const CONFIRM_FACTOR: usize = 3;
+
+/// How long and how wide to sweep.
+pub struct TuneOptions {
+    pub classes: Vec<ShapeClass>,
+    /// Timed launches per candidate in the first rounds (after one warm-up launch).
+    pub reps: usize,
+    pub seed: u64,
+}
+
+/// One timed candidate.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measurement {
+    pub class: ShapeClass,
+    pub kernel: &'static str,
+    pub vec_b: bool,
+    pub group: u32,
+    /// Which round: `kernels`, `groups` or `confirm`.
+    pub round: &'static str,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub reps: usize,
+    pub gflops: f64,
+}
+
+/// cuBLAS on a class's representative problem.
+#[derive(Clone, Debug, Serialize)]
+pub struct CublasTime {
+    pub class: ShapeClass,
+    pub vec_b: bool,
+    pub shape: [usize; 3],
+    pub median_ms: f64,
+    pub gflops: f64,
+}
+
+/// Everything a sweep measured, and the cache it makes.
+#[derive(Debug, Serialize)]
+pub struct TuneReport {
+    pub cache: TuneCache,
+    pub cublas: Vec<CublasTime>,
+    pub measurements: Vec<Measurement>,
+}
+
+/// Progress steps per class: per B copy width cuBLAS, the kernels that may copy B that way,
+/// the groups of the best one, and the re-timed front runners.
+pub fn steps_per_class() -> u64 {
+    let scalar = FLAGSHIP.iter().filter(|c| !c.vec_b).count();
+    (2 + FLAGSHIP.len() + scalar + 2 * GROUPS.len() + 2 * FRONT_RUNNERS) as u64
+}
+
+fn gflops((m, n, k): (usize, usize, usize), ms: f64) -> f64 {
+    2.0 * m as f64 * n as f64 * k as f64 / (ms * 1e6)
+}
+
+/// Sweeps `opts.classes` on `gpu`, advancing `bar` one step per timed candidate.
+pub fn tune(gpu: &Gpu, opts: &TuneOptions, bar: &ProgressBar) -> Result<TuneReport> {
+    let start = Instant::now();
+    let cublas = Cublas::load(gpu).ok();
+    let mut winners = Vec::new();
+    let mut measurements = Vec::new();
+    let mut cublas_times = Vec::new();
+    for &class in &opts.classes {
+        // 16-byte B copies: every kernel, on an aligned shape; 4-byte ones: only the kernels
+        // that copy B that way, on an odd shape (ShapeClass::representative).
+        for vec_b in [true, false] {
+            let (winner, times, cb) = tune_one(gpu, cublas.as_ref(), class, vec_b, opts, bar)?;
+            winners.push(winner);
+            measurements.extend(times);
+            cublas_times.extend(cb);
+        }
+    }
+    Ok(TuneReport {
+        cache: TuneCache {
+            schema: SCHEMA.to_string(),
+            gpu: identity(gpu)?,
+            date: rgk_core::bench::now_utc(),
+            seconds: start.elapsed().as_secs_f64(),
+            winners,
+        },
+        cublas: cublas_times,
+        measurements,
+    })
+}
+
+/// Tunes one class for one B copy width: the winner, every measurement, and cuBLAS's time.
+fn tune_one(
+    gpu: &Gpu,
+    cublas: Option<&Cublas>,
+    class: ShapeClass,
+    vec_b: bool,
+    opts: &TuneOptions,
+    bar: &ProgressBar,
+) -> Result<(Winner, Vec<Measurement>, Option<CublasTime>)> {
+    let shape = class.representative(vec_b);
+    let (m, n, k) = shape;
+    bar.set_message(format!("{class} ({m}x{n}x{k})"));
+    check_fits(4 * (m * k + k * n + m * n))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let a = DeviceBuffer::from_slice(&random_matrix(m, k, &mut rng))?;
+    let b = DeviceBuffer::from_slice(&random_matrix(k, n, &mut rng))?;
+    let c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+    let cublas_time = match cublas {
+        Some(cb) => {
+            let t = time_on_stream(&gpu.stream, 1, opts.reps, || cb.sgemm(shape, &a, &b, &c))
+                .context("timing cuBLAS")?;
+            Some(CublasTime {
+                class,
+                vec_b,
+                shape: [m, n, k],
+                median_ms: t.median_ms,
+                gflops: gflops(shape, t.median_ms),
+            })
+        }
+        None => None,
+    };
+    bar.inc(1);
+    let mut measurements = Vec::new();
+    let mut time = |cfg: &'static FlagshipConfig, group, reps, round| -> Result<f64> {
+        let func = flagship_function(gpu, cfg)?;
+        let p = SgemmParams {
+            a: a.as_device_ptr().as_raw() as *const f32,
+            b: b.as_device_ptr().as_raw() as *const f32,
+            c: c.as_device_ptr().as_raw() as *mut f32,
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            lda: k as u32,
+            ldb: n as u32,
+            ldc: n as u32,
+            alpha: 1.0,
+            beta: 0.0,
+            group,
+        };
+        let t = time_on_stream(&gpu.stream, 1, reps, || {
+            launch_flagship(&gpu.stream, &func, cfg, &p)
+        })
+        .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
+        bar.inc(1);
+        measurements.push(Measurement {
+            class,
+            kernel: cfg.name,
+            vec_b,
+            group,
+            round,
+            median_ms: t.median_ms,
+            min_ms: t.min_ms,
+            reps: t.reps,
+            gflops: gflops(shape, t.median_ms),
+        });
+        Ok(t.median_ms)
+    };
+    // Round 1: every eligible kernel at the default group.
+    let mut pool: Vec<(&'static FlagshipConfig, u32, f64)> = Vec::new();
+    for cfg in FLAGSHIP.iter().filter(|c| vec_b || !c.vec_b) {
+        pool.push((
+            cfg,
+            DEFAULT_GROUP,
+            time(cfg, DEFAULT_GROUP, opts.reps, "kernels")?,
+        ));
+    }
+    pool.sort_by(|x, y| x.2.total_cmp(&y.2));
+    // Round 2: the rasterization groups of the best kernel.
+    let best = pool[0].0;
+    for g in GROUPS {
+        let ms = time(best, g, opts.reps, "groups")?;
+        pool.push((best, g, ms));
+    }
+    pool.sort_by(|x, y| x.2.total_cmp(&y.2));
+    // Round 3: the front runners again, longer; the fastest median wins.
+    let mut won: Option<(&'static FlagshipConfig, u32, f64)> = None;
+    for &(cfg, g, _) in pool.iter().take(FRONT_RUNNERS) {
+        let ms = time(cfg, g, CONFIRM_FACTOR * opts.reps, "confirm")?;
+        if won.is_none_or(|w| ms < w.2) {
+            won = Some((cfg, g, ms));
+        }
+    }
+    let (cfg, group, ms) = won.expect("at least one front runner");
+    let g = gflops(shape, ms);
+    let cublas_gflops = cublas_time.as_ref().map(|t| t.gflops);
+    let winner = Winner {
+        class,
+        vec_b,
+        kernel: cfg.name.to_string(),
+        group,
+        shape: [m, n, k],
+        gflops: g,
+        cublas_gflops,
+        percent_of_cublas: cublas_gflops.map(|c| 100.0 * g / c),
+    };
+    Ok((winner, measurements, cublas_time))
+}
