@@ -15,7 +15,7 @@ N=${1:-2}
 H=$B/host
 D=${TMPDIR:-/tmp}/apsp-multi
 mkdir -p "$O" "$D"
-export REQUIRE_GPU=1 APSP_TESTDATA=$B/testdata/apsp
+export REQUIRE_GPU=1 APSP_TESTDATA=$B/testdata/apsp HOST_BIN=$H  # tests that start the binary use the bundle's
 {
     date -u
     echo "commit $(cat "$B/COMMIT")"

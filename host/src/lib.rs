@@ -19,6 +19,7 @@ pub mod error;
 pub mod gpu;
 pub mod kernels;
 pub mod matmul;
+pub mod pinned;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by
 /// the build script); `None` when it was built outside a git checkout.

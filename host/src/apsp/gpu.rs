@@ -295,36 +295,45 @@ impl DeviceRows for DeviceSolution {
         if rows == 0 {
             return Ok(());
         }
-        // One 2-D copy drops the padding columns: device rows are `pitch` apart, host rows V.
-        let copy = driver_sys::CUDA_MEMCPY2D {
-            srcXInBytes: 0,
-            srcY: 0,
-            srcMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-            srcHost: std::ptr::null(),
-            srcDevice: self.dist.as_device_ptr().as_raw() + (first * self.pitch * 4) as u64,
-            srcArray: std::ptr::null_mut(),
-            srcPitch: self.pitch * 4,
-            dstXInBytes: 0,
-            dstY: 0,
-            dstMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-            dstHost: dst.as_mut_ptr().cast(),
-            dstDevice: 0,
-            dstArray: std::ptr::null_mut(),
-            dstPitch: v * 4,
-            WidthInBytes: v * 4,
-            Height: rows,
-        };
-        // SAFETY: the source rows lie inside the device matrix and `dst` holds `rows * v` i32;
-        // the copy is synchronous.
-        let code = unsafe { driver_sys::cuMemcpy2D(&copy) } as i32;
-        if code != 0 {
-            bail!(
-                "copying rows {first}..{} from the GPU failed with CUDA error {code}",
-                first + rows
-            );
-        }
-        Ok(())
+        let src = self.dist.as_device_ptr().as_raw() + (first * self.pitch * 4) as u64;
+        copy_rows_to_host(src, self.pitch, v, dst)
+            .with_context(|| format!("copying rows {first}..{} from the GPU", first + rows))
     }
+}
+
+/// Copies `dst.len() / v` rows of `v` cells, `pitch` cells apart on the device from `src`, into
+/// `dst` (rows `v` apart) in one synchronous 2-D copy, which drops the padding columns; at full
+/// PCIe speed when `dst` is pinned. Needs the context of `src`'s GPU current.
+pub(crate) fn copy_rows_to_host(src: u64, pitch: usize, v: usize, dst: &mut [i32]) -> Result<()> {
+    let rows = dst.len() / v;
+    if rows == 0 {
+        return Ok(());
+    }
+    let copy = driver_sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        srcHost: std::ptr::null(),
+        srcDevice: src,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: pitch * 4,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: driver_sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+        dstHost: dst.as_mut_ptr().cast(),
+        dstDevice: 0,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: v * 4,
+        WidthInBytes: v * 4,
+        Height: rows,
+    };
+    // SAFETY: the caller's rows lie inside its device matrix and `dst` holds `rows * v` i32;
+    // the copy is synchronous.
+    let code = unsafe { driver_sys::cuMemcpy2D(&copy) } as i32;
+    if code != 0 {
+        bail!("the 2-D copy to the host failed with CUDA error {code}");
+    }
+    Ok(())
 }
 
 /// Solves `graph` on the GPU and copies the whole padded matrix back.

@@ -1,7 +1,11 @@
 //! File to file: read, build the matrix, compute, then stream the rows into the output — each
 //! stage timed, and how much of them ran at the same time. Shared by `host apsp` and
 //! `host bench apsp`.
-use std::{path::Path, time::Instant};
+use std::{
+    path::Path,
+    sync::atomic::{AtomicBool, Ordering},
+    time::Instant,
+};
 
 use anyhow::{Result, bail};
 use cust::memory::LockedBuffer;
@@ -21,7 +25,7 @@ use super::{
     rows::DeviceRows,
     stream::{HostRows, IoOptions, OutputFile, StreamReport},
 };
-use crate::gpu::Gpu;
+use crate::{gpu::Gpu, pinned::PortablePinned};
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FileReport {
@@ -219,20 +223,33 @@ pub fn solve_file_multi(
     };
     rep.split.read_s = start.elapsed().as_secs_f64();
     rep.device = format!("{} x {}", gpus.len(), gpus.gpus[0].info()?.name);
-    let sol = multi::solve(gpus, &graph, block)?;
+    let t = Instant::now();
+    let out = OutputFile::create(output, 4 * (v as u64) * (v as u64), io.mode)?;
+    rep.prepare_s = t.elapsed().as_secs_f64();
+    // The placeholder goes into the file while the GPUs compute, as on one GPU.
+    let computing = AtomicBool::new(true);
+    let (sol, prefaulted) = std::thread::scope(|s| {
+        let placeholder = io
+            .prefault
+            .then(|| s.spawn(|| out.prefault(io.writers, &|| computing.load(Ordering::Relaxed))));
+        let sol = multi::solve(gpus, &graph, block);
+        computing.store(false, Ordering::Relaxed);
+        let prefaulted = placeholder.map_or(Ok(0), |h| h.join().expect("placeholder thread"));
+        (sol, prefaulted)
+    });
+    let (sol, prefaulted) = (sol?, prefaulted?);
     rep.repeated_edges = sol.repeated_edges;
     rep.split.fill_s = sol.times.fill_s;
     rep.split.host_to_device_s = sol.times.host_to_device_s;
     rep.split.compute_s = sol.times.compute_s;
 
     let t = Instant::now();
-    let out = OutputFile::create(output, 4 * (v as u64) * (v as u64), io.mode)?;
-    // Pinned staging needs a current context; every GPU's copy can use it.
+    // Pinned for every GPU's context (each copies its own rows into it); allocating needs one.
     gpus.gpus[0].make_current()?;
     let staging = (0..io.staging_count())
-        .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
+        .map(|_| PortablePinned::new(io.staging_len(v)))
         .collect::<Result<Vec<_>, _>>()?;
-    rep.prepare_s = t.elapsed().as_secs_f64();
+    rep.prepare_s += t.elapsed().as_secs_f64();
     let mut verify_s = 0.0;
     if verify {
         let t = Instant::now();
@@ -243,7 +260,8 @@ pub fn solve_file_multi(
         })?);
         verify_s = t.elapsed().as_secs_f64();
     }
-    let streamed = out.write_rows(&sol, staging, &io)?;
+    let mut streamed = out.write_rows(&sol, staging, &io)?;
+    streamed.prefaulted_bytes = prefaulted;
     let times = sol.times.clone();
     drop(sol);
     out.persist()?;

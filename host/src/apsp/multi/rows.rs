@@ -1,6 +1,6 @@
 //! The split matrix read back by rows ([`DeviceRows`]): each GPU copies its own rows, all at
-//! once.
-use anyhow::{Result, bail};
+//! once, with the same 2-D copy as one GPU (padding dropped; full speed into pinned staging).
+use anyhow::{Context as _, Result, bail};
 use cust_raw::driver_sys;
 
 use super::MultiSolution;
@@ -86,32 +86,7 @@ impl CopyJob<'_> {
             unsafe { driver_sys::cuCtxSetCurrent(self.ctx.0) },
             "cuCtxSetCurrent",
         )?;
-        let (v, pitch) = (self.v, self.pitch);
-        if pitch == v {
-            let bytes = self.out.len() * 4;
-            let dst = self.out.as_mut_ptr().cast();
-            return check(
-                unsafe { driver_sys::cuMemcpyDtoH(dst, self.src, bytes) },
-                "copying rows to the host",
-            );
-        }
-        // Whole padded rows through a staging buffer, then the first V cells of each: 1D copies
-        // from the device run at full speed into pageable memory, 2D ones do not.
-        let chunk_rows = ((8usize << 20) / pitch).max(1);
-        let mut stage = vec![0i32; chunk_rows * pitch];
-        for (c, out) in self.out.chunks_mut(chunk_rows * v).enumerate() {
-            let rows = out.len() / v;
-            let src = self.src + (c * chunk_rows * pitch * 4) as u64;
-            check(
-                unsafe {
-                    driver_sys::cuMemcpyDtoH(stage.as_mut_ptr().cast(), src, rows * pitch * 4)
-                },
-                "copying rows to the host",
-            )?;
-            for (o, s) in out.chunks_mut(v).zip(stage.chunks(pitch)) {
-                o.copy_from_slice(&s[..v]);
-            }
-        }
-        Ok(())
+        crate::apsp::gpu::copy_rows_to_host(self.src, self.pitch, self.v, self.out)
+            .with_context(|| format!("copying rows to the host from GPU {}", self.ordinal))
     }
 }
