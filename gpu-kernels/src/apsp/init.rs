@@ -7,13 +7,14 @@ use crate::ptx::{red_min_global, st_global};
 
 use super::{INF, INIT_QUADS_PER_THREAD};
 
-/// Sets every cell of a `rows x pitch` matrix to INF, and the diagonal to 0 (padding rows and
-/// columns included, so that padding never shortens a path). Launch: x covers `pitch / 4`
-/// quads (`pitch` is a multiple of `PITCH_ALIGN`) with `INIT_QUADS_PER_THREAD` per thread, y
-/// strides over the rows.
+/// Sets every cell of `rows` rows of `pitch` cells to INF, and the diagonal to 0 (padding rows
+/// and columns included, so that padding never shortens a path). The rows are rows
+/// `row0..row0 + rows` of the whole matrix (one GPU's share of it when several split it), which
+/// is where the diagonal falls. Launch: x covers `pitch / 4` quads (`pitch` is a multiple of
+/// `PITCH_ALIGN`) with `INIT_QUADS_PER_THREAD` per thread, y strides over the rows.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
-pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32) {
+pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32, row0: u32) {
     let quads = pitch / 4;
     let mut row = thread::block_idx_y();
     while row < rows {
@@ -24,7 +25,7 @@ pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32) {
         while n < INIT_QUADS_PER_THREAD {
             if q < quads {
                 let c = 4 * q;
-                let cell = |k: u32| if row == c + k { 0 } else { INF as u32 };
+                let cell = |k: u32| if row0 + row == c + k { 0 } else { INF as u32 };
                 unsafe {
                     st_global::<4>(base.add(c as usize), [cell(0), cell(1), cell(2), cell(3)])
                 };
@@ -37,7 +38,7 @@ pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32) {
 }
 
 /// `d[src][dst] = min(d[src][dst], w)` for each of the `n` edges (`src, dst, w` triples as in
-/// the file, already validated by the host). A reduction, so repeated pairs keep their
+/// the file, already validated by the host; `src` counted from the first row of `d`). A reduction, so repeated pairs keep their
 /// smallest weight whatever the order; no edge touches the diagonal (no self-loops).
 #[kernel]
 #[allow(improper_ctypes_definitions)]

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::rows::DeviceRows;
 use crate::gpu::{Gpu, Timing, time_on_stream};
-use rgk_core::apsp::format::{Graph, count_repeated, distance_pitch, fill_distances};
+use rgk_core::apsp::format::{Edge, Graph, count_repeated, distance_pitch, fill_distances};
 
 /// Seconds spent in each stage of one GPU solve.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -177,12 +177,16 @@ pub struct DeviceSolution {
 }
 
 /// The padded initial matrix, built on the GPU: INF everywhere, 0 on the whole diagonal, then
-/// the smallest weight of each edge. Only the edge list crosses PCIe.
-fn init_on_device(
+/// the smallest weight of each edge. Only the edge list crosses PCIe. `d` holds rows
+/// `row0..row0 + rows` of the matrix (all of it on one GPU, a share of it on several) and
+/// `edges` are the edges leaving those rows, `src` counted from `row0`. The returned buffer
+/// must live until `gpu.stream` has run the kernels.
+pub(crate) fn init_on_device(
     gpu: &Gpu,
-    graph: &Graph,
+    edges: &[Edge],
     d: DevicePointer<i32>,
-    padded: usize,
+    rows: usize,
+    row0: usize,
     pitch: usize,
 ) -> Result<Option<DeviceBuffer<i32>>> {
     let get = |name: &str| {
@@ -198,19 +202,24 @@ fn init_on_device(
     let quads_per_block = INIT_THREADS * INIT_QUADS_PER_THREAD;
     let grid = GridSize::xy(
         ((pitch / 4) as u32).div_ceil(quads_per_block),
-        (padded as u32).min(u16::MAX as u32),
+        (rows as u32).min(u16::MAX as u32),
     );
     unsafe {
-        launch!(init<<<grid, INIT_THREADS, 0, stream>>>(d, pitch as u32, padded as u32))
-            .context("launching the matrix initialisation")?;
+        launch!(init<<<grid, INIT_THREADS, 0, stream>>>(
+            d,
+            pitch as u32,
+            rows as u32,
+            row0 as u32
+        ))
+        .context("launching the matrix initialisation")?;
     }
-    if graph.edges.is_empty() {
+    if edges.is_empty() {
         return Ok(None);
     }
     // E <= V(V-1) < 2^32 cells: the edge count fits the kernel's u32.
-    let edges = DeviceBuffer::from_slice(bytemuck::cast_slice::<_, i32>(&graph.edges))
+    let n = edges.len() as u32;
+    let edges = DeviceBuffer::from_slice(bytemuck::cast_slice::<_, i32>(edges))
         .context("copying the edge list to the GPU")?;
-    let n = graph.edges.len() as u32;
     unsafe {
         launch!(scatter<<<n.div_ceil(INIT_THREADS), INIT_THREADS, 0, stream>>>(
             d,
@@ -250,7 +259,7 @@ pub fn solve_on_device<T>(
     let (begin, start, stop) = (begin?, start?, stop?);
     let t = Instant::now();
     begin.record(stream)?;
-    let edges = init_on_device(gpu, graph, ptr, padded, pitch)?;
+    let edges = init_on_device(gpu, &graph.edges, ptr, padded, 0, pitch)?;
     times.host_to_device_s = t.elapsed().as_secs_f64();
     start.record(stream)?;
     for r in 0..phases.rounds {

@@ -28,12 +28,15 @@ use cust::{
 };
 use gpu_kernels::apsp::{FwMultiConfig, fw_multi_config};
 use rgk_core::apsp::{
-    format::{Graph, fill_distance_rows},
+    format::{Edge, Graph, count_repeated},
     split::{PIVOT_BUFFERS, block_rows, bytes_per_gpu},
 };
 use serde::Serialize;
 
-use super::{gpu::geometry, nccl::Nccl};
+use super::{
+    gpu::{self as agpu, geometry},
+    nccl::Nccl,
+};
 use crate::gpu::{Gpu, device_count, init_driver};
 
 /// How many GPUs `--gpus` asks for.
@@ -142,7 +145,9 @@ pub struct GpuSplit {
 /// Seconds in each stage of a multi-GPU solve.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct MultiTimes {
+    /// Waiting for every GPU's init and scatter kernels to finish.
     pub fill_s: f64,
+    /// Splitting the edge list by GPU, uploading each share, launching the init kernels.
     pub host_to_device_s: f64,
     /// Wall time from every GPU idle to every GPU done (host clock).
     pub compute_s: f64,
@@ -222,9 +227,11 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         });
     }
 
-    // Fill and upload one GPU's rows at a time: the host never holds the whole matrix.
+    // Each GPU builds its own rows from the edges that leave them (as one GPU builds the whole
+    // matrix): only edges cross PCIe, and the host never holds a share of the matrix.
     let mut rows = Vec::with_capacity(n);
-    let mut repeated_edges = 0;
+    let mut uploads = Vec::with_capacity(n);
+    let t = Instant::now();
     for (g, gpu) in multi.gpus.iter().enumerate() {
         gpu.make_current()?;
         let r = parts[g].start * b..parts[g].end * b;
@@ -232,16 +239,39 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
             rows.push(None);
             continue;
         }
-        let t = Instant::now();
-        let mut host = vec![0i32; r.len() * pitch];
-        repeated_edges += fill_distance_rows(graph, r, pitch, &mut host);
-        times.fill_s += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let d = DeviceBuffer::from_slice(&host)
-            .with_context(|| format!("copying rows to GPU {}", gpu.ordinal()))?;
-        times.host_to_device_s += t.elapsed().as_secs_f64();
+        // SAFETY: every cell is written by the init kernel before anything reads it.
+        let d = unsafe { DeviceBuffer::<i32>::uninitialized(r.len() * pitch) }
+            .with_context(|| format!("allocating rows on GPU {}", gpu.ordinal()))?;
+        let edges: Vec<Edge> = graph
+            .edges
+            .iter()
+            .filter(|e| r.contains(&(e.src as usize)))
+            .map(|e| Edge {
+                src: e.src - r.start as i32,
+                ..*e
+            })
+            .collect();
+        uploads.push(agpu::init_on_device(
+            gpu,
+            &edges,
+            d.as_device_ptr(),
+            r.len(),
+            r.start,
+            pitch,
+        )?);
         rows.push(Some(d));
     }
+    times.host_to_device_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for gpu in &multi.gpus {
+        gpu.make_current()?;
+        gpu.stream
+            .synchronize()
+            .with_context(|| format!("building the matrix on GPU {}", gpu.ordinal()))?;
+    }
+    drop(uploads);
+    times.fill_s = t.elapsed().as_secs_f64();
+    let repeated_edges = count_repeated(graph);
 
     let mut lanes = Vec::with_capacity(n);
     for (g, gpu) in multi.gpus.iter().enumerate() {
