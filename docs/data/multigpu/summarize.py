@@ -9,6 +9,7 @@ for p in re.split(r'^### ', txt, flags=re.M)[1:]:
     m = re.search(r'^\{.*?^\}$', body, flags=re.M | re.S)
     v, g = (int(x) for x in re.match(r'V=(\d+) gpus=(\d+)', head).groups())
     d = json.loads(m.group(0))
+    d = d.get('results', d)  # the JSON envelope (docs/json.md) since the CLI conventions of #12
     runs.append((v, g, d))
     s = d['split']
     pg = ' | '.join(f"gpu{x['ordinal']} compute {x['compute_s']:.4f} wait {x['wait_s']:.4f} send {x['send_s']:.4f}"
