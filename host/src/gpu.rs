@@ -221,6 +221,17 @@ impl Gpu {
         Ok(self.apsp_module.get_or_init(|| m))
     }
 
+    /// An APSP kernel of [`Gpu::apsp_module`] by name; a missing one names the PTX it was looked
+    /// for in (a stale `--ptx` file, say).
+    pub fn apsp_function(&self, name: &str) -> Result<cust::function::Function<'_>> {
+        self.apsp_module()?.get_function(name).with_context(|| {
+            format!(
+                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                self.ptx_source
+            )
+        })
+    }
+
     pub fn info(&self) -> Result<DeviceInfo> {
         DeviceInfo::of(self.device)
     }

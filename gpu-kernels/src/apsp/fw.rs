@@ -22,13 +22,15 @@ use crate::ptx::{
     st_global, st_shared,
 };
 
+/// One i32 from shared memory (also used by the multi-GPU kernels in `multi.rs`).
 #[inline(always)]
-unsafe fn lds(addr: u32) -> i32 {
+pub(super) unsafe fn lds(addr: u32) -> i32 {
     unsafe { ld_shared::<1>(addr)[0] as i32 }
 }
 
+/// One i32 to shared memory.
 #[inline(always)]
-unsafe fn sts(addr: u32, v: i32) {
+pub(super) unsafe fn sts(addr: u32, v: i32) {
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 

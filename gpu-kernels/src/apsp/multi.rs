@@ -14,21 +14,11 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use super::fw::block64;
+use super::fw::{block64, lds, sts};
 use crate::ptx::{
     add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
-    st_global, st_shared,
+    st_global,
 };
-
-#[inline(always)]
-unsafe fn lds(addr: u32) -> i32 {
-    unsafe { ld_shared::<1>(addr)[0] as i32 }
-}
-
-#[inline(always)]
-unsafe fn sts(addr: u32, v: i32) {
-    unsafe { st_shared::<1>(addr, [v as u32]) }
-}
 
 macro_rules! fw_multi_kernels {
     ($(($pivot:ident, $row:ident, $col:ident, $rest:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {$(

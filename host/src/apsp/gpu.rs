@@ -118,15 +118,7 @@ pub(crate) fn prefer_shared_memory(f: &Function) -> Result<()> {
 
 impl<'a> Phases<'a> {
     fn new(gpu: &'a Gpu, cfg: FwConfig, padded: usize, pitch: usize) -> Result<Phases<'a>> {
-        let module = gpu.apsp_module()?;
-        let get = |name: &str| {
-            module.get_function(name).with_context(|| {
-                format!(
-                    "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
-                    gpu.ptx_source
-                )
-            })
-        };
+        let get = |name: &str| gpu.apsp_function(name);
         let (phase2, phase3) = (get(cfg.phase2)?, get(cfg.phase3)?);
         prefer_shared_memory(&phase2)?;
         prefer_shared_memory(&phase3)?;
@@ -189,14 +181,7 @@ pub(crate) fn init_on_device(
     row0: usize,
     pitch: usize,
 ) -> Result<Option<DeviceBuffer<i32>>> {
-    let get = |name: &str| {
-        gpu.module.get_function(name).with_context(|| {
-            format!(
-                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
-                gpu.ptx_source
-            )
-        })
-    };
+    let get = |name: &str| gpu.apsp_function(name);
     let (init, scatter) = (get(INIT_MATRIX_KERNEL)?, get(SCATTER_EDGES_KERNEL)?);
     let stream = &gpu.stream;
     let quads_per_block = INIT_THREADS * INIT_QUADS_PER_THREAD;

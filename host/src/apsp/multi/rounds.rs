@@ -32,15 +32,7 @@ pub(super) struct Kernels<'a> {
 
 impl<'a> Kernels<'a> {
     pub(super) fn new(gpu: &'a Gpu, cfg: FwMultiConfig) -> Result<Kernels<'a>> {
-        let module = gpu.apsp_module()?;
-        let get = |name: &str| {
-            module.get_function(name).with_context(|| {
-                format!(
-                    "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
-                    gpu.ptx_source
-                )
-            })
-        };
+        let get = |name: &str| gpu.apsp_function(name);
         let k = Kernels {
             pivot: get(cfg.pivot)?,
             row: get(cfg.row)?,
