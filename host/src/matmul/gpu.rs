@@ -206,6 +206,30 @@ pub fn group_override() -> Option<u32> {
 /// Rasterization group of the flagship launches without a tuned or requested one.
 pub const DEFAULT_GROUP: u32 = 8;
 
+/// The flagship's parameters for a dense C = A·B (`alpha = 1`, `beta = 0`, A and C as wide as
+/// their rows, B `ldb` floats apart) on device buffers: the shape every timing run launches.
+pub(crate) fn dense_params(
+    [a, b, c]: [&DeviceBuffer<f32>; 3],
+    (m, n, k): (usize, usize, usize),
+    ldb: usize,
+    group: u32,
+) -> SgemmParams {
+    SgemmParams {
+        a: a.as_device_ptr().as_raw() as *const f32,
+        b: b.as_device_ptr().as_raw() as *const f32,
+        c: c.as_device_ptr().as_raw() as *mut f32,
+        m: m as u32,
+        n: n as u32,
+        k: k as u32,
+        lda: k as u32,
+        ldb: ldb as u32,
+        ldc: n as u32,
+        alpha: 1.0,
+        beta: 0.0,
+        group,
+    }
+}
+
 /// Times the flagship kernel `cfg` on a dense problem (`alpha = 1`, `beta = 0`, leading
 /// dimensions equal to the widths, except B's for a `vec_b` kernel when N is not a multiple of
 /// 4), with no padding: one warm-up launch, `reps` timed ones.
@@ -223,20 +247,8 @@ fn run_flagship(gpu: &Gpu, cfg: &FlagshipConfig, p: &Problem, reps: usize) -> Re
         DeviceBuffer::from_slice(&pad(b, k, n, k, ldb))?
     };
     let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
-    let params = SgemmParams {
-        a: d_a.as_device_ptr().as_raw() as *const f32,
-        b: d_b.as_device_ptr().as_raw() as *const f32,
-        c: d_c.as_device_ptr().as_raw() as *mut f32,
-        m: m as u32,
-        n: n as u32,
-        k: k as u32,
-        lda: k as u32,
-        ldb: ldb as u32,
-        ldc: n as u32,
-        alpha: 1.0,
-        beta: 0.0,
-        group: super::sgemm::launch_group(gpu, cfg, m, n, k, n.is_multiple_of(4)),
-    };
+    let group = super::sgemm::launch_group(gpu, cfg, m, n, k, n.is_multiple_of(4));
+    let params = dense_params([&d_a, &d_b, &d_c], (m, n, k), ldb, group);
     let func = flagship_function(gpu, cfg)?;
     let timing = time_on_stream(&gpu.stream, 1, reps, || {
         launch_flagship(&gpu.stream, &func, cfg, &params)

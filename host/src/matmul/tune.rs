@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use cust::memory::DeviceBuffer;
-use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig, SgemmParams};
+use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig};
 use indicatif::ProgressBar;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::{
     cublas::Cublas,
-    gpu::{DEFAULT_GROUP, check_fits, flagship_function, launch_flagship},
+    gpu::{DEFAULT_GROUP, check_fits, dense_params, flagship_function, launch_flagship},
 };
 use crate::gpu::{Gpu, time_on_stream};
 
@@ -160,20 +160,7 @@ fn tune_one(
     let mut measurements = Vec::new();
     let mut time = |cfg: &'static FlagshipConfig, group, reps, round| -> Result<f64> {
         let func = flagship_function(gpu, cfg)?;
-        let p = SgemmParams {
-            a: a.as_device_ptr().as_raw() as *const f32,
-            b: b.as_device_ptr().as_raw() as *const f32,
-            c: c.as_device_ptr().as_raw() as *mut f32,
-            m: m as u32,
-            n: n as u32,
-            k: k as u32,
-            lda: k as u32,
-            ldb: n as u32,
-            ldc: n as u32,
-            alpha: 1.0,
-            beta: 0.0,
-            group,
-        };
+        let p = dense_params([&a, &b, &c], (m, n, k), n, group);
         let t = time_on_stream(&gpu.stream, 1, reps, || {
             launch_flagship(&gpu.stream, &func, cfg, &p)
         })
