@@ -55,8 +55,6 @@ macro_rules! autotuned_kernels {
             let t = thread::thread_idx_x();
             let thread_col = t % (WN / TN);
             let thread_row = t / (WN / TN);
-            let (row_a, col_a) = (t / (BK / 4), t % (BK / 4));
-            let (row_b, col_b) = (t / (BN / 4), t % (BN / 4));
             let row0 = thread::block_idx_y() * BM;
             let col0 = thread::block_idx_x() * BN;
             let sa = shared_addr(addr_of!(TILE_A));
@@ -67,26 +65,7 @@ macro_rules! autotuned_kernels {
             let mut acc = [[0.0f32; $wni * $tn]; $wmi * $tm];
             let mut k0 = 0;
             while k0 < k {
-                let mut off = 0;
-                while off < BM {
-                    let r = row_a + off;
-                    unsafe {
-                        let v = ld_global_nc::<4>(a_tile.add((r * k + k0 + 4 * col_a) as usize));
-                        seq!(J in 0..4 {
-                            st_shared::<1>(sa + 4 * ((4 * col_a + J) * BM + r), [v[J]]);
-                        });
-                    }
-                    off += STRIDE_A;
-                }
-                let mut off = 0;
-                while off < BK {
-                    let r = row_b + off;
-                    unsafe {
-                        let v = ld_global_nc::<4>(b_tile.add(((k0 + r) * n + 4 * col_b) as usize));
-                        st_shared::<4>(sb + 4 * (r * BN + 4 * col_b), v);
-                    }
-                    off += STRIDE_B;
-                }
+                load_k_tile!(a_tile, b_tile, n, k, k0, sa, sb, t);
                 thread::sync_threads();
                 seq!(WI in 0..$wmi {
                     seq!(WJ in 0..$wni {

@@ -29,36 +29,6 @@ use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
 /// k-steps unrolled per iteration of the inner loop (the `seq!(U in 0..4)` bound below).
 const UNROLL: u32 = 4;
 
-/// Loads k-tile `k0` into the buffers at shared addresses `sa` (A, transposed) and `sb` (B),
-/// with the `NT / 2` threads of one half (`lt` is the thread's index in its half).
-macro_rules! dbuf_load {
-    ($a_tile:ident, $b_tile:ident, $n:ident, $k:ident, $k0:expr, $sa:expr, $sb:expr, $lt:ident) => {{
-        let (row_a, col_a) = ($lt / (BK / 4), $lt % (BK / 4));
-        let (row_b, col_b) = ($lt / (BN / 4), $lt % (BN / 4));
-        let (k0, sa, sb) = ($k0, $sa, $sb);
-        let mut off = 0;
-        while off < BM {
-            let r = row_a + off;
-            unsafe {
-                let v = ld_global_nc::<4>($a_tile.add((r * $k + k0 + 4 * col_a) as usize));
-                seq!(J in 0..4 {
-                    st_shared::<1>(sa + 4 * ((4 * col_a + J) * BM + r), [v[J]]);
-                });
-            }
-            off += STRIDE_A;
-        }
-        let mut off = 0;
-        while off < BK {
-            let r = row_b + off;
-            unsafe {
-                let v = ld_global_nc::<4>($b_tile.add(((k0 + r) * $n + 4 * col_b) as usize));
-                st_shared::<4>(sb + 4 * (r * BN + 4 * col_b), v);
-            }
-            off += STRIDE_B;
-        }
-    }};
-}
-
 /// Accumulates the product of the tiles at `sa` and `sb` into `acc` (the warp-tiled inner loop
 /// of rung 10). `m0`/`n0`: the thread's first row/column within the block tile.
 macro_rules! dbuf_compute {
@@ -162,7 +132,7 @@ macro_rules! double_buffer_kernels {
 
             let mut acc = [[0.0f32; $wni * $tn]; $wmi * $tm];
             if !loader_half {
-                dbuf_load!(a_tile, b_tile, n, k, 0, sa, sb, lt);
+                load_k_tile!(a_tile, b_tile, n, k, 0, sa, sb, lt);
             }
             thread::sync_threads();
             let mut k0 = 0;
@@ -171,7 +141,7 @@ macro_rules! double_buffer_kernels {
                 // Phase 1.
                 if loader_half {
                     if next {
-                        dbuf_load!(a_tile, b_tile, n, k, k0 + BK, sa1, sb1, lt);
+                        load_k_tile!(a_tile, b_tile, n, k, k0 + BK, sa1, sb1, lt);
                     }
                 } else {
                     dbuf_compute!(acc, sa, sb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
@@ -189,7 +159,7 @@ macro_rules! double_buffer_kernels {
                         dbuf_compute!(acc, sa1, sb1, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
                     }
                 } else if k0 + 2 * BK < k {
-                    dbuf_load!(a_tile, b_tile, n, k, k0 + 2 * BK, sa, sb, lt);
+                    load_k_tile!(a_tile, b_tile, n, k, k0 + 2 * BK, sa, sb, lt);
                 }
                 thread::sync_threads();
                 k0 += 2 * BK;

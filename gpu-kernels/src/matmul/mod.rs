@@ -405,6 +405,10 @@ pub const RUNG_TABLES: [&[RungConfig]; 8] = [
     DOUBLE_BUFFER,
 ];
 
+// Before the rungs that expand it (macros are scoped by text).
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod tile_load;
 #[cfg(target_arch = "nvptx64")]
 mod autotuned;
 #[cfg(target_arch = "nvptx64")]
