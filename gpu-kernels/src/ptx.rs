@@ -157,3 +157,85 @@ pub unsafe fn red_min_global(p: *mut i32, v: i32) {
              options(nostack, preserves_flags));
     }
 }
+
+/// Stores 4 words to global memory through L2 only (`.cg`), for data another block reads.
+#[inline(always)]
+pub unsafe fn st_global_cg4(p: *mut u32, v: [u32; 4]) {
+    unsafe {
+        asm!("st.global.cg.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
+             a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Loads 4 words from global memory through L2 only (`.cg`): data another block wrote in this
+/// launch, which this SM's L1 must not serve stale.
+#[inline(always)]
+pub unsafe fn ld_global_cg4(p: *const u32) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    unsafe {
+        asm!("ld.global.cg.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) out[0],
+             b = out(reg32) out[1], c = out(reg32) out[2], d = out(reg32) out[3], p = in(reg64) p,
+             options(nostack, readonly, preserves_flags));
+    }
+    out
+}
+
+/// A GPU-scope acquire-release fence: this thread's writes before it are visible GPU-wide to a
+/// thread that synchronizes with a later release, and its reads after it see what an earlier
+/// acquire made visible.
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    // SAFETY: a fence only.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack, preserves_flags)) };
+}
+
+/// `*p += v` at GPU scope with acquire-release semantics; returns the old value.
+#[inline(always)]
+pub unsafe fn atom_add_acq_rel_gpu(p: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    unsafe {
+        asm!("atom.acq_rel.gpu.global.add.u32 {o}, [{p}], {v};", o = out(reg32) old,
+             p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    old
+}
+
+/// Loads a word at GPU scope with acquire semantics.
+#[inline(always)]
+pub unsafe fn ld_acquire_gpu(p: *const u32) -> u32 {
+    let v: u32;
+    unsafe {
+        asm!("ld.acquire.gpu.global.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+             options(nostack, preserves_flags));
+    }
+    v
+}
+
+/// Stores a word at GPU scope (relaxed).
+#[inline(always)]
+pub unsafe fn st_relaxed_gpu(p: *mut u32, v: u32) {
+    unsafe {
+        asm!("st.relaxed.gpu.global.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// `threadIdx.x`, read anew at each call: the compiler may neither merge two reads nor hoist
+/// one out of a loop, so values derived from it need not stay in registers in between.
+#[inline(always)]
+pub fn fresh_tid_x() -> u32 {
+    let v: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {v}, %tid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags)) };
+    v
+}
+
+/// `blockIdx.x`, read anew at each call (as [`fresh_tid_x`]).
+#[inline(always)]
+pub fn fresh_ctaid_x() -> u32 {
+    let v: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {v}, %ctaid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags)) };
+    v
+}

@@ -132,6 +132,8 @@ pub struct Gpu {
     pub module: Module,
     /// The same PTX JIT-compiled under the Floyd–Warshall register cap; loaded on first use.
     apsp_module: std::cell::OnceCell<Module>,
+    /// The flagship SGEMM's stream-K workspace, allocated on first use.
+    pub(crate) sgemm_workspace: crate::matmul::flagship::WorkspaceCell,
     ptx_text: String,
     pub stream: Stream,
     pub device: Device,
@@ -200,6 +202,7 @@ impl Gpu {
         Ok(Gpu {
             module,
             apsp_module: std::cell::OnceCell::new(),
+            sgemm_workspace: Default::default(),
             kernels: ptx_kernel_names(&text),
             ptx_text: text,
             stream,
@@ -234,6 +237,14 @@ impl Gpu {
 
     pub fn info(&self) -> Result<DeviceInfo> {
         DeviceInfo::of(self.device)
+    }
+
+    /// The GPU's streaming multiprocessors.
+    pub fn multiprocessors(&self) -> Result<u32> {
+        Ok(self
+            .device
+            .get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)
+            .context("reading the multiprocessor count")? as u32)
     }
 }
 

@@ -25,7 +25,7 @@ pub fn launches() -> Vec<Launch> {
             name: k.name,
             family: k.family,
             block: k.block,
-            dynamic_shared_bytes: matmul::gpu::flagship_config(k.name)
+            dynamic_shared_bytes: matmul::flagship::flagship_config(k.name)
                 .map_or(0, |c| c.shared_bytes()),
         })
         .collect();
@@ -81,9 +81,9 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
         } else {
             &gpu.module
         };
-        let f = match matmul::gpu::flagship_config(l.name) {
+        let f = match matmul::flagship::flagship_config(l.name) {
             // Allowed its dynamic shared memory first, as launches do.
-            Ok(cfg) => matmul::gpu::flagship_function(gpu, cfg)?,
+            Ok(cfg) => matmul::flagship::flagship_function(gpu, cfg)?,
             Err(_) => module
                 .get_function(l.name)
                 .with_context(|| format!("kernel {} not in the PTX", l.name))?,

@@ -3,7 +3,10 @@
 //! and bad input. Every flagship kernel also runs through `gpu_matmul.rs`'s all-kernel tests.
 //! Without a GPU they print "SKIPPED …" and pass.
 use cust::memory::{CopyDestination, DeviceBuffer};
-use gpu_kernels::matmul::FLAGSHIP;
+use gpu_kernels::matmul::{
+    FLAGSHIP,
+    stream_k::{Schedule, plan},
+};
 use host::{Gemm, Gpu, gemm_device, gpu::gpu_for_test, matmul::sgemm::gemm_device_with_kernel};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -72,15 +75,15 @@ impl Case {
         r
     }
 
-    /// Runs the case (with `kernel`, or the library's choice) and checks every cell of the
-    /// sampled rows and the untouched gaps of C.
-    fn run(&self, gpu: &Gpu, kernel: Option<&str>, seed: u64) {
+    /// Runs the case (with `kernel` under a schedule, or the library's choice) and checks every
+    /// cell of the sampled rows and the untouched gaps of C; returns C.
+    fn run(&self, gpu: &Gpu, kernel: Option<(&str, Schedule)>, seed: u64) -> Vec<f32> {
         let op = &self.op;
         let d_a = DeviceBuffer::from_slice(&self.a).unwrap();
         let d_b = DeviceBuffer::from_slice(&self.b).unwrap();
         let mut d_c = DeviceBuffer::from_slice(&self.c0).unwrap();
         match kernel {
-            Some(name) => gemm_device_with_kernel(gpu, name, op, &d_a, &d_b, &mut d_c),
+            Some((name, sch)) => gemm_device_with_kernel(gpu, name, sch, op, &d_a, &d_b, &mut d_c),
             None => gemm_device(gpu, op, &d_a, &d_b, &mut d_c),
         }
         .unwrap_or_else(|e| panic!("{kernel:?} {op:?}: {e}"));
@@ -105,6 +108,7 @@ impl Case {
                 );
             }
         }
+        c
     }
 }
 
@@ -137,7 +141,9 @@ fn every_flagship_kernel_at_an_aligned_and_an_odd_shape() {
         let op = Gemm::new(m, n, k).leading_dims(k, n.next_multiple_of(4), n);
         let case = Case::new(op, 300 + i as u64);
         for cfg in FLAGSHIP {
-            case.run(&gpu, Some(cfg.name), i as u64);
+            for sch in Schedule::ALL {
+                case.run(&gpu, Some((cfg.name, sch)), i as u64);
+            }
         }
     }
 }
@@ -164,9 +170,42 @@ fn alpha_beta_leading_dimensions_and_partial_k() {
         // Every kernel whose B copies suit this layout.
         for cfg in FLAGSHIP {
             if !cfg.vec_b || op.ldb % 4 == 0 {
-                case.run(&gpu, Some(cfg.name), i as u64);
+                for sch in Schedule::ALL {
+                    case.run(&gpu, Some((cfg.name, sch)), i as u64);
+                }
             }
         }
+    }
+}
+
+/// Stream-K where it splits the tail of a grid larger than the GPU (each split tile in two
+/// segments) and where it spreads a grid smaller than the GPU (many segments a tile): correct
+/// against the reference with alpha, beta and wide rows, the same bits when run again (the sum
+/// order is fixed, and the counters are left at zero for the next launch).
+#[test]
+fn stream_k_splits_are_summed_in_order() {
+    let Some(gpu) = gpu_for_test("stream_k_splits_are_summed_in_order") else {
+        return;
+    };
+    let sms = gpu.multiprocessors().unwrap();
+    let big = FLAGSHIP.iter().find(|c| c.bm == 128 && c.bn == 256).unwrap();
+    // 17 x 17 tiles of 128x256 (more than the SMs of any GPU up to 289): a partial last wave.
+    let (m, n) = (17 * 128 - 5, 17 * 256 - 3);
+    for (i, &(m, n, k)) in [(m, n, 67), (m, n, 8), (300, 520, 1000)].iter().enumerate() {
+        let split = plan(Schedule::StreamK, big.tiles(m, n), big.ktiles(k), sms);
+        assert!(split.sk_blocks > 0, "{m}x{n}x{k} does not exercise stream-K here");
+        let op = Gemm::new(m as usize, n as usize, k as usize)
+            .alpha(-1.25)
+            .beta(0.5)
+            .leading_dims(k as usize + 1, n as usize + 3, n as usize + 2);
+        let case = Case::new(op, 400 + i as u64);
+        let first = case.run(&gpu, Some((big.name, Schedule::StreamK)), i as u64);
+        let again = case.run(&gpu, Some((big.name, Schedule::StreamK)), i as u64);
+        let same = first
+            .iter()
+            .zip(&again)
+            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+        assert!(same, "{m}x{n}x{k}: stream-K gave other bits on a second run");
     }
 }
 

@@ -9,10 +9,11 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use gpu_kernels::matmul::stream_k::Schedule;
 use serde::{Deserialize, Serialize};
 
 /// The `schema` field of every cache file this version writes and accepts.
-pub const SCHEMA: &str = "rgk-sgemm-tune/1";
+pub const SCHEMA: &str = "rgk-sgemm-tune/2";
 
 /// Environment variable naming the cache file; `off` disables the cache (the defaults run).
 pub const CACHE_ENV: &str = "RGK_SGEMM_TUNE";
@@ -121,6 +122,25 @@ impl fmt::Display for GpuIdentity {
     }
 }
 
+/// [`Schedule`] as its name in the cache (the kernel crate has no serde).
+mod schedule_name {
+    use super::Schedule;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(s: &Schedule, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(s.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Schedule, D::Error> {
+        let name = String::deserialize(d)?;
+        Schedule::from_name(&name).ok_or_else(|| {
+            D::Error::custom(format!(
+                "unknown schedule {name:?} (data-parallel or stream-k)"
+            ))
+        })
+    }
+}
+
 /// The winner of one shape class for one way of copying B.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Winner {
@@ -131,6 +151,9 @@ pub struct Winner {
     pub kernel: String,
     /// Rasterization group (`SgemmParams::group`), at least 1.
     pub group: u32,
+    /// How the grid covers the tiles: `data-parallel` or `stream-k`.
+    #[serde(with = "schedule_name")]
+    pub schedule: Schedule,
     /// The shape it was timed on, `[m, n, k]`.
     pub shape: [usize; 3],
     pub gflops: f64,

@@ -29,7 +29,12 @@ use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
 use super::SgemmParams;
-use crate::ptx::{ld_shared, shared_addr, st_global};
+use super::ffma_order::{ffma_order, order_is_permutation};
+use super::stream_k::Split;
+use crate::ptx::{
+    atom_add_acq_rel_gpu, fence_acq_rel_gpu, ld_acquire_gpu, ld_global_cg4, ld_shared,
+    fresh_ctaid_x, fresh_tid_x, shared_addr, st_global, st_global_cg4, st_relaxed_gpu, st_shared,
+};
 
 /// Copies 4 bytes global → shared asynchronously; `bytes` (0 or 4) of them are read, the rest
 /// zero-filled. 4-byte copies must go through L1 (`.ca`).
@@ -129,186 +134,95 @@ unsafe fn store4(p: &SgemmParams, row: u32, col: u32, v: [f32; 4], fast: bool) {
     }
 }
 
-/// The `l`-th FMA of a k-step: which (row, column) of the `rm x rn` thread tile it updates.
-///
-/// Order 0: column by column, the rows walking down and up in turn: each B value then feeds
-/// `rm` consecutive FMAs (the operand reuse cache holds it), and ptxas leaves the fewest FMAs that
-/// read two operands from one register bank. Measured on the H200 at 4096 (docs/matmul.md):
-/// 99.0% of cuBLAS for the 128x256 tile against 94.8% row by row; other orders (row-serpentine,
-/// row pairs, 4x4 blocks, interleaved groups) were in between or worse. Orders 1 and 2 are
-/// candidates for `host tune`: 1 zig-zags over pairs of columns (each FMA shares one operand
-/// with the one before, A and B in turn), 2 is order 0 with the columns of the two 4-column
-/// groups interleaved (0, 4, 1, 5, …). Order 3 is [`ORDER_3`], for 16x8 tiles only.
-const fn ffma_order(l: usize, rm: usize, rn: usize, ord: u32) -> (usize, usize) {
-    match ord {
-        3 => (ORDER_3[l].0 as usize, ORDER_3[l].1 as usize),
-        1 => {
-            let (p, i) = (l / (2 * rm), l % (2 * rm));
-            let (ri, j) = (i / 2, i % 2);
-            let row = if p % 2 == 0 { ri } else { rm - 1 - ri };
-            (row, 2 * p + if ri % 2 == 0 { j } else { 1 - j })
-        }
-        2 => {
-            let (c, r) = (l / rm, l % rm);
-            let col = (c % 2) * (rn / 2) + c / 2;
-            (if c % 2 == 0 { r } else { rm - 1 - r }, col)
-        }
-        _ => {
-            let (c, r) = (l / rm, l % rm);
-            (if c % 2 == 0 { r } else { rm - 1 - r }, c)
-        }
-    }
+/// The first row and column of `tile` (numbered in launch order): rasterized, `group` tile rows
+/// walked down before moving one tile column right, so the blocks of a wave share A and B
+/// panels in L2.
+#[inline(always)]
+fn tile_origin<const BM: u32, const BN: u32>(p: &SgemmParams, tile: u32) -> (u32, u32) {
+    let tiles_m = p.m.div_ceil(BM);
+    let per_group = p.group * p.n.div_ceil(BN);
+    let first = tile / per_group * p.group;
+    let gsize = if tiles_m - first < p.group { tiles_m - first } else { p.group };
+    let in_group = tile % per_group;
+    ((first + in_group % gsize) * BM, in_group / gsize * BN)
 }
 
-/// The (row, column) of each FMA of a k-step of a 16x8 thread tile, in the order with the fewest
-/// FFMAs reading two operands from one register bank that scripts/ffma-bank-search.py found
-/// (hill-climbing from order 0 on ptxas 13.0's sm_90 SASS of `sgemm_128x256x8_s4_16x8`: 84 →
-/// 60 conflicted FFMAs per k-slice; docs/matmul.md). Machine-found, so no pattern to read; not
-/// yet timed on a GPU (`host tune` decides).
-const ORDER_3: [(u8, u8); 128] = [
-    (0, 0),
-    (1, 0),
-    (3, 0),
-    (4, 0),
-    (5, 0),
-    (9, 0),
-    (8, 0),
-    (15, 0),
-    (6, 0),
-    (3, 1),
-    (4, 1),
-    (5, 1),
-    (6, 1),
-    (7, 1),
-    (8, 1),
-    (9, 1),
-    (10, 1),
-    (1, 2),
-    (13, 1),
-    (12, 1),
-    (14, 1),
-    (7, 0),
-    (15, 1),
-    (2, 2),
-    (13, 0),
-    (12, 0),
-    (11, 0),
-    (10, 0),
-    (2, 1),
-    (1, 1),
-    (0, 1),
-    (0, 2),
-    (11, 1),
-    (14, 0),
-    (3, 2),
-    (4, 2),
-    (5, 2),
-    (6, 2),
-    (7, 2),
-    (8, 2),
-    (9, 2),
-    (10, 2),
-    (11, 2),
-    (12, 2),
-    (13, 2),
-    (14, 2),
-    (15, 3),
-    (15, 2),
-    (14, 3),
-    (4, 3),
-    (2, 4),
-    (1, 4),
-    (0, 4),
-    (8, 3),
-    (2, 3),
-    (3, 3),
-    (13, 3),
-    (12, 3),
-    (11, 3),
-    (10, 3),
-    (9, 3),
-    (0, 3),
-    (7, 3),
-    (6, 3),
-    (5, 3),
-    (1, 3),
-    (3, 4),
-    (4, 4),
-    (5, 4),
-    (6, 4),
-    (7, 4),
-    (8, 4),
-    (9, 4),
-    (10, 4),
-    (11, 4),
-    (12, 4),
-    (13, 4),
-    (14, 4),
-    (15, 4),
-    (15, 5),
-    (14, 5),
-    (13, 5),
-    (12, 5),
-    (11, 5),
-    (2, 0),
-    (10, 5),
-    (9, 5),
-    (8, 5),
-    (7, 5),
-    (6, 5),
-    (5, 5),
-    (4, 5),
-    (3, 5),
-    (2, 5),
-    (1, 5),
-    (0, 5),
-    (0, 6),
-    (1, 6),
-    (2, 6),
-    (3, 6),
-    (4, 6),
-    (5, 6),
-    (6, 6),
-    (7, 6),
-    (8, 6),
-    (9, 6),
-    (10, 6),
-    (11, 6),
-    (12, 6),
-    (13, 6),
-    (14, 6),
-    (15, 6),
-    (15, 7),
-    (14, 7),
-    (13, 7),
-    (12, 7),
-    (11, 7),
-    (10, 7),
-    (9, 7),
-    (8, 7),
-    (7, 7),
-    (6, 7),
-    (5, 7),
-    (4, 7),
-    (3, 7),
-    (2, 7),
-    (1, 7),
-    (0, 7),
-];
+/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
+macro_rules! acc4 {
+    ($acc:ident, $r:expr, $h:expr) => {
+        [$acc[$r][$h * 4], $acc[$r][$h * 4 + 1], $acc[$r][$h * 4 + 2], $acc[$r][$h * 4 + 3]]
+    };
+}
 
-/// Whether `ffma_order` visits every (row, column) of an `rm x rn` tile exactly once.
-const fn order_is_permutation(rm: usize, rn: usize, ord: u32) -> bool {
-    let mut seen = [false; 256];
-    let mut l = 0;
-    while l < rm * rn {
-        let (r, c) = ffma_order(l, rm, rn, ord);
-        if r >= rm || c >= rn || seen[r * rn + c] {
-            return false;
-        }
-        seen[r * rn + c] = true;
-        l += 1;
+/// Index in `SgemmParams::partials` of 4-vector `q` of thread `tid` in slot `slot` (slots of
+/// `SLOT` floats): a warp's 32 threads store and load 512 consecutive bytes.
+#[inline(always)]
+fn partial_index<const NT: u32, const SLOT: u32>(slot: u32, q: u32, tid: u32) -> usize {
+    slot as usize * SLOT as usize + 4 * (q as usize * NT as usize + tid as usize)
+}
+
+/// The owner of a split tile (the block with its first slices, usually the last to finish):
+/// whether the other `nseg - 1` segments are stored already. The same answer in every thread.
+#[inline(always)]
+unsafe fn stream_k_ready(p: &SgemmParams, tile: u32, nseg: u32) -> bool {
+    let ready = thread::thread_idx_x() == 0
+        && unsafe { ld_acquire_gpu(p.counters.add(tile as usize)) } == nseg - 1;
+    let ready = thread::sync_threads_or(ready as u32) != 0;
+    if ready {
+        fence_acq_rel_gpu();
     }
-    rm * rn <= 256
+    ready
+}
+
+/// Counts this block's stored segment of a split tile; true in the block that completes the
+/// count, which then sums the tile. The same answer in every thread.
+#[inline(always)]
+unsafe fn stream_k_count(p: &SgemmParams, tile: u32, nseg: u32) -> bool {
+    // Every thread's partial sums are visible GPU-wide before thread 0 counts them.
+    fence_acq_rel_gpu();
+    thread::sync_threads();
+    let last = thread::thread_idx_x() == 0
+        && unsafe { atom_add_acq_rel_gpu(p.counters.add(tile as usize), 1) } + 1 == nseg;
+    let last = thread::sync_threads_or(last as u32) != 0;
+    if last {
+        fence_acq_rel_gpu();
+    }
+    last
+}
+
+/// 4-vector `q` of a split tile summed over its `nseg` segments in order (segment 0 first, so
+/// the result does not depend on which block sums), with this block's (`me`) from registers.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
+    p: &SgemmParams,
+    split: &Split,
+    tile: u32,
+    seg0: u32,
+    nseg: u32,
+    me: u32,
+    q: u32,
+    mine: [f32; 4],
+) -> [f32; 4] {
+    let tid = thread::thread_idx_x();
+    let mut total = [0.0f32; 4];
+    let mut s = 0;
+    while s < nseg {
+        let c = seg0 + s;
+        let x = if c == me {
+            mine
+        } else {
+            let at = partial_index::<NT, SLOT>(split.slot(c, tile), q, tid);
+            unsafe { ld_global_cg4(p.partials.add(at) as *const u32) }.map(f32::from_bits)
+        };
+        total = if s == 0 {
+            x
+        } else {
+            [total[0] + x[0], total[1] + x[1], total[2] + x[2], total[3] + x[3]]
+        };
+        s += 1;
+    }
+    total
 }
 
 macro_rules! flagship_kernels {
@@ -352,209 +266,260 @@ macro_rules! flagship_kernels {
                 assert!(order_is_permutation($rm, $rn, $ord));
             };
 
-            let tid = thread::thread_idx_x();
-            let warp = tid / 32;
-            let lane = tid % 32;
             let (m, n, k) = (p.m, p.n, p.k);
             let (lda, ldb) = (p.lda as usize, p.ldb as usize);
-
-            // Rasterization: block `pid` → tile (tm, tn), `group` tile rows per column sweep.
-            let tiles_m = m.div_ceil(BM);
-            let tiles_n = n.div_ceil(BN);
-            let per_group = p.group * tiles_n;
-            let pid = thread::block_idx_x();
-            let first = pid / per_group * p.group;
-            let gsize = if tiles_m - first < p.group { tiles_m - first } else { p.group };
-            let in_group = pid % per_group;
-            let m0 = (first + in_group % gsize) * BM;
-            let n0 = in_group / gsize * BN;
-
+            let ktiles = k.div_ceil(BK);
+            let kfull = k / BK;
+            let split = Split { sk_blocks: p.sk_blocks, sk_tiles: p.sk_tiles, ktiles };
             // cuda_std declares its dynamic-shared symbol as a 16-byte `.extern .shared` array,
             // which ptxas counts as 16 static bytes (the "16" in its report); the dynamic
             // allocation follows them, so [symbol, symbol + dynamic bytes) is inside the block's
             // shared memory (compute-sanitizer memcheck: no findings).
             let smem = shared_addr(dynamic_shared_mem::<u32>());
+            // Each thread's word after the stages, where it parks its position (`it`) during
+            // the main loop.
+            const STASH: u32 = STAGES * STAGE_BYTES;
 
-            // A copies: copy I of a warp covers rows `4*warp + lane/8 + A_ROW(I)` and k
-            // `lane%8 + A_K(I)` of the slice: `IPK` copies per 8-k group, so that every copy's
-            // shared offset, and its global offset from one of `IPK` row pointers, is a constant.
-            const IPK: u32 = BM / 4 / NW;
-            let a_row0 = m0 + 4 * warp + lane / 8;
-            let a_k0 = lane % 8;
-            let mut a_src = [core::ptr::null::<f32>(); IPK as usize];
-            seq!(I in 0..$al {
-                if I < IPK {
-                    let r = a_row0 + 4 * NW * I;
-                    let row = if r < m { r } else { m - 1 };
-                    a_src[(I % IPK) as usize] = unsafe { p.a.add(row as usize * lda + a_k0 as usize) };
+            // This block's iterations (`tile * ktiles + slice`, stream_k.rs): a share of the
+            // stream-K tiles' slices, or one whole tile; one unit per tile it touches.
+            //
+            // Through the main loop only the unit's end slice stays in a register: the thread
+            // and block index are read afresh (`fresh_*`, which the compiler can neither hoist
+            // nor merge) before it and after it, `it` is parked in shared memory, and the rest
+            // is recomputed from those. (Kept live, the unit's state cost 17-25 registers, and
+            // ptxas's register allocation then put 570 of the 1024 FFMAs of a k-slice on
+            // conflicting register banks instead of 84.)
+            let mut it = split.range(fresh_ctaid_x()).0;
+            loop {
+                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
+                let (warp, lane) = (tid / 32, tid % 32);
+                let end = split.range(pid).1;
+                if it >= end {
+                    break;
                 }
-            });
-            let a_dst = smem + 4 * (a_k0 * AP + 4 * warp + lane / 8);
-            // B copies: piece column `tid % BPR`, rows `tid / BPR + I*B_ROW_STEP`.
-            let b_col = n0 + tid % BPR * BW;
-            let b_row = tid / BPR;
-            let b_bytes = if b_col >= n {
-                0
-            } else if n - b_col >= BW {
-                4 * BW
-            } else {
-                4 * (n - b_col)
-            };
-            // Out-of-range pieces still need a valid (and for 16-byte copies aligned) address.
-            let b_col_addr = if b_bytes == 0 { (n - 1) / BW * BW } else { b_col };
-            let b_src = unsafe { p.b.add(b_row as usize * ldb + b_col_addr as usize) };
-            let b_step = B_ROW_STEP as usize * ldb;
-            let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
+                // Every warp is done reading the last unit's stages.
+                thread::sync_threads();
+                let (tile, kb, ke) = split.unit(it, end);
+                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
+                unsafe { st_shared::<1>(smem + STASH + 4 * tid, [it]) };
+                let a_frag = 4 * (warp / WN * WTM + lane / LX * 4);
+                let b_frag = A_BYTES + 4 * (warp % WN * WTN + lane % LX * 4);
 
-            let ktiles = k.div_ceil(BK);
-            let kfull = k / BK;
-            // Issues the copies of k-slice `t` into the stage at byte offset `stage`.
-            let load_tile = |t: u32, stage: u32| {
-                let k0 = t * BK;
-                if t < kfull {
-                    seq!(I in 0..$al {{
-                        const ROW: u32 = I % IPK;
-                        const KG: u32 = I / IPK;
-                        let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
-                        let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
-                        unsafe { cp_async4(dst, src, 4) };
-                    }});
-                    let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
-                    seq!(I in 0..$bl {
-                        let src = unsafe { b_slice.add(I * b_step) };
-                        let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
-                        if VEC {
-                            unsafe { cp_async16(dst, src, b_bytes) };
-                        } else {
-                            unsafe { cp_async4(dst, src, b_bytes) };
-                        }
-                    });
+                // A copies: copy I of a warp covers rows `4*warp + lane/8 + A_ROW(I)` and k
+                // `lane%8 + A_K(I)` of the slice: `IPK` copies per 8-k group, so that every
+                // copy's shared offset, and its global offset from one of `IPK` row pointers, is
+                // a constant.
+                const IPK: u32 = BM / 4 / NW;
+                let a_row0 = m0 + 4 * warp + lane / 8;
+                let a_k0 = lane % 8;
+                let mut a_src = [core::ptr::null::<f32>(); IPK as usize];
+                seq!(I in 0..$al {
+                    if I < IPK {
+                        let r = a_row0 + 4 * NW * I;
+                        let row = if r < m { r } else { m - 1 };
+                        a_src[(I % IPK) as usize] = unsafe { p.a.add(row as usize * lda + a_k0 as usize) };
+                    }
+                });
+                let a_dst = smem + 4 * (a_k0 * AP + 4 * warp + lane / 8);
+                // B copies: piece column `tid % BPR`, rows `tid / BPR + I*B_ROW_STEP`.
+                let b_col = n0 + tid % BPR * BW;
+                let b_row = tid / BPR;
+                let b_bytes = if b_col >= n {
+                    0
+                } else if n - b_col >= BW {
+                    4 * BW
                 } else {
-                    // The last, partial slice: k past K reads nothing (address kept valid).
-                    seq!(I in 0..$al {{
-                        const ROW: u32 = I % IPK;
-                        const KG: u32 = I / IPK;
-                        let ok = k0 + 8 * KG + a_k0 < k;
-                        let src = if ok {
-                            unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
-                        } else {
-                            p.a
-                        };
-                        let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
-                        unsafe { cp_async4(dst, src, if ok { 4 } else { 0 }) };
-                    }});
-                    seq!(I in 0..$bl {
-                        let ok = k0 + b_row + I * B_ROW_STEP < k;
-                        let src = if ok {
-                            unsafe { b_src.add(k0 as usize * ldb + I * b_step) }
-                        } else {
-                            unsafe { p.b.add(b_col_addr as usize) }
-                        };
-                        let bytes = if ok { b_bytes } else { 0 };
-                        let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
-                        if VEC {
-                            unsafe { cp_async16(dst, src, bytes) };
-                        } else {
-                            unsafe { cp_async4(dst, src, bytes) };
-                        }
-                    });
-                }
-            };
+                    4 * (n - b_col)
+                };
+                // Out-of-range pieces still need a valid (and for 16-byte copies aligned) address.
+                let b_col_addr = if b_bytes == 0 { (n - 1) / BW * BW } else { b_col };
+                let b_src = unsafe { p.b.add(b_row as usize * ldb + b_col_addr as usize) };
+                let b_step = B_ROW_STEP as usize * ldb;
+                let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
 
-            // Prologue: slices 0..STAGES-1 in flight, one group each (possibly empty).
-            seq!(S in 0..$st {
-                if S + 1 < STAGES {
-                    if S < ktiles {
-                        load_tile(S, S * STAGE_BYTES);
-                    }
-                    unsafe { cp_async_commit() };
-                }
-            });
-            unsafe { cp_async_wait::<{ $st - 2 }>() };
-            thread::sync_threads();
-
-            let a_frag = 4 * (warp / WN * WTM + lane / LX * 4);
-            let b_frag = A_BYTES + 4 * (warp % WN * WTN + lane % LX * 4);
-            let mut acc = [[0.0f32; $rn]; $rm];
-            let mut fa = [[0.0f32; $rm]; 2];
-            let mut fb = [[0.0f32; $rn]; 2];
-            let mut read = 0u32;
-            let mut write = (STAGES - 1) * STAGE_BYTES;
-            // Fragments of step 0.
-            seq!(G in 0..$ga {
-                let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
-                seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
-            });
-            seq!(H in 0..$gb {
-                let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
-                seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
-            });
-
-            let mut kt = 0;
-            while kt < ktiles {
-                seq!(KK in 0..$bk {
-                    if KK == BK - 1 {
-                        // Slice kt+1 has landed; every warp is done with slice kt-1's stage,
-                        // which the copies issued at KK == 0 of the next round overwrite.
-                        unsafe { cp_async_wait::<{ $st - 2 }>() };
-                        thread::sync_threads();
-                        read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
-                    }
-                    {
-                        const NEXT: u32 = (KK + 1) % BK;
-                        const NB: usize = (KK + 1) % 2;
-                        seq!(G in 0..$ga {
-                            let v = unsafe {
-                                ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
-                            };
-                            seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
+                // Issues the copies of k-slice `t` into the stage at byte offset `stage`.
+                let load_tile = |t: u32, stage: u32| {
+                    let k0 = t * BK;
+                    if t < kfull {
+                        seq!(I in 0..$al {{
+                            const ROW: u32 = I % IPK;
+                            const KG: u32 = I / IPK;
+                            let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
+                            let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                            unsafe { cp_async4(dst, src, 4) };
+                        }});
+                        let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
+                        seq!(I in 0..$bl {
+                            let src = unsafe { b_slice.add(I * b_step) };
+                            let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
+                            if VEC {
+                                unsafe { cp_async16(dst, src, b_bytes) };
+                            } else {
+                                unsafe { cp_async4(dst, src, b_bytes) };
+                            }
                         });
-                        seq!(H in 0..$gb {
-                            let v = unsafe {
-                                ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BN + H * LX * 4))
+                    } else {
+                        // The last, partial slice: k past K reads nothing (address kept valid).
+                        seq!(I in 0..$al {{
+                            const ROW: u32 = I % IPK;
+                            const KG: u32 = I / IPK;
+                            let ok = k0 + 8 * KG + a_k0 < k;
+                            let src = if ok {
+                                unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
+                            } else {
+                                p.a
                             };
-                            seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
+                            let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                            unsafe { cp_async4(dst, src, if ok { 4 } else { 0 }) };
+                        }});
+                        seq!(I in 0..$bl {
+                            let ok = k0 + b_row + I * B_ROW_STEP < k;
+                            let src = if ok {
+                                unsafe { b_src.add(k0 as usize * ldb + I * b_step) }
+                            } else {
+                                unsafe { p.b.add(b_col_addr as usize) }
+                            };
+                            let bytes = if ok { b_bytes } else { 0 };
+                            let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
+                            if VEC {
+                                unsafe { cp_async16(dst, src, bytes) };
+                            } else {
+                                unsafe { cp_async4(dst, src, bytes) };
+                            }
                         });
                     }
-                    if KK == 0 {
-                        let t = kt + STAGES - 1;
-                        if t < ktiles {
-                            load_tile(t, write);
+                };
+
+                // Prologue: slices kb..kb+STAGES-1 in flight, one group each (possibly empty).
+                seq!(S in 0..$st {
+                    if S + 1 < STAGES {
+                        if kb + S < ke {
+                            load_tile(kb + S, S * STAGE_BYTES);
                         }
                         unsafe { cp_async_commit() };
-                        write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
                     }
-                    {
-                        const CB: usize = KK % 2;
-                        seq!(R in 0..$rm {
-                            seq!(C in 0..$rn {{
-                                const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, $ord);
-                                acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
+                });
+                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                thread::sync_threads();
+
+                let mut acc = [[0.0f32; $rn]; $rm];
+                let mut fa = [[0.0f32; $rm]; 2];
+                let mut fb = [[0.0f32; $rn]; 2];
+                let mut read = 0u32;
+                let mut write = (STAGES - 1) * STAGE_BYTES;
+                // Fragments of step 0.
+                seq!(G in 0..$ga {
+                    let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
+                    seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
+                });
+                seq!(H in 0..$gb {
+                    let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
+                    seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
+                });
+
+                let mut kt = kb;
+                while kt < ke {
+                    seq!(KK in 0..$bk {
+                        if KK == BK - 1 {
+                            // Slice kt+1 has landed; every warp is done with slice kt-1's
+                            // stage, which the copies issued at KK == 0 of the next round
+                            // overwrite.
+                            unsafe { cp_async_wait::<{ $st - 2 }>() };
+                            thread::sync_threads();
+                            read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
+                        }
+                        {
+                            const NEXT: u32 = (KK + 1) % BK;
+                            const NB: usize = (KK + 1) % 2;
+                            seq!(G in 0..$ga {
+                                let v = unsafe {
+                                    ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
+                                };
+                                seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
+                            });
+                            seq!(H in 0..$gb {
+                                let v = unsafe {
+                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BN + H * LX * 4))
+                                };
+                                seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
+                            });
+                        }
+                        if KK == 0 {
+                            let t = kt + STAGES - 1;
+                            if t < ke {
+                                load_tile(t, write);
+                            }
+                            unsafe { cp_async_commit() };
+                            write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
+                        }
+                        {
+                            const CB: usize = KK % 2;
+                            seq!(R in 0..$rm {
+                                seq!(C in 0..$rn {{
+                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, $ord);
+                                    acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
+                                }});
+                            });
+                        }
+                    });
+                    kt += 1;
+                }
+                // No copy may still be writing shared memory when the unit ends.
+                unsafe { cp_async_wait::<0>() };
+                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
+                let (warp, lane) = (tid / 32, tid % 32);
+                let [at] = unsafe { ld_shared::<1>(smem + STASH + 4 * tid) };
+                let (tile, kb, ke) = split.unit(at, split.range(pid).1);
+                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
+
+                // A tile split over several blocks: this block's share is one of `nseg`
+                // segments, summed by whichever block completes the set (stream_k.rs).
+                let whole = kb == 0 && ke == ktiles;
+                let (seg0, nseg) = if whole { (pid, 1) } else { split.segments(tile) };
+                let reduce = whole || {
+                    // The owner (first slices) reduces at once when the rest are stored.
+                    let mut done = kb == 0 && unsafe { stream_k_ready(&p, tile, nseg) };
+                    if !done {
+                        let slot = split.slot(pid, tile);
+                        seq!(G in 0..$ga {
+                            seq!(I in 0..4 {
+                                seq!(H in 0..$gb {{
+                                    const Q: u32 = (G * 4 + I) * $gb + H;
+                                    let at = partial_index::<NT, { BM * BN }>(slot, Q, tid);
+                                    let v = acc4!(acc, G * 4 + I, H).map(f32::to_bits);
+                                    unsafe { st_global_cg4(p.partials.add(at) as *mut u32, v) };
+                                }});
+                            });
+                        });
+                        done = unsafe { stream_k_count(&p, tile, nseg) };
+                    }
+                    done
+                };
+                if reduce {
+                    let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (p.c as usize) % 16 == 0;
+                    let row0 = m0 + warp / WN * WTM + lane / LX * 4;
+                    let col0 = n0 + warp % WN * WTN + lane % LX * 4;
+                    seq!(G in 0..$ga {
+                        seq!(I in 0..4 {
+                            seq!(H in 0..$gb {{
+                                const Q: u32 = (G * 4 + I) * $gb + H;
+                                let mut v = acc4!(acc, G * 4 + I, H);
+                                if nseg > 1 {
+                                    v = unsafe {
+                                        stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, pid, Q, v)
+                                    };
+                                }
+                                unsafe { store4(&p, row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
                             }});
                         });
-                    }
-                });
-                kt += 1;
-            }
-            // No copy may still be writing shared memory when the block exits.
-            unsafe { cp_async_wait::<0>() };
-
-            let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (p.c as usize) % 16 == 0;
-            let row0 = m0 + warp / WN * WTM + lane / LX * 4;
-            let col0 = n0 + warp % WN * WTN + lane % LX * 4;
-            seq!(G in 0..$ga {
-                seq!(I in 0..4 {
-                    seq!(H in 0..$gb {
-                        let v = [
-                            acc[G * 4 + I][H * 4],
-                            acc[G * 4 + I][H * 4 + 1],
-                            acc[G * 4 + I][H * 4 + 2],
-                            acc[G * 4 + I][H * 4 + 3],
-                        ];
-                        unsafe { store4(&p, row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
                     });
-                });
-            });
+                    if nseg > 1 && tid == 0 {
+                        // Ready for the next launch.
+                        unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
+                    }
+                }
+                it = at + ke - kb;
+            }
         }
     )*};
 }

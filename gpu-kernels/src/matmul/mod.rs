@@ -447,6 +447,11 @@ pub struct SgemmParams {
     pub a: *const f32,
     pub b: *const f32,
     pub c: *mut f32,
+    /// Stream-K workspace ([`stream_k`]): `2 * sk_blocks` slots of `bm * bn` partial sums, and
+    /// one counter per stream-K tile, zero before the launch (the kernel leaves them zero).
+    /// Unused (may be null) when `sk_blocks == 0`.
+    pub partials: *mut f32,
+    pub counters: *mut u32,
     pub m: u32,
     pub n: u32,
     pub k: u32,
@@ -458,6 +463,10 @@ pub struct SgemmParams {
     /// Block rasterization for L2 reuse: consecutive blocks walk down `group` tile rows before
     /// moving one tile column right (at least 1).
     pub group: u32,
+    /// Stream-K split ([`stream_k::Split`]): blocks `0..sk_blocks` share the k-slices of
+    /// tiles `0..sk_tiles`; 0 and 0 for one tile per block.
+    pub sk_blocks: u32,
+    pub sk_tiles: u32,
 }
 
 /// One flagship kernel: a block of `warps[0] x warps[1]` warps computes a `bm x bn` tile of C,
@@ -487,13 +496,18 @@ impl FlagshipConfig {
         32 * self.warps[0] * self.warps[1]
     }
     /// Dynamic shared memory per block: per stage the A slice stored transposed (`bk` rows of
-    /// `bm + 4` floats) and the B slice (`bk` rows of `bn`).
+    /// `bm + 4` floats) and the B slice (`bk` rows of `bn`); then one word per thread (where a
+    /// thread parks its stream-K position during the main loop).
     pub const fn shared_bytes(&self) -> u32 {
-        self.stages * 4 * self.bk * (self.bm + 4 + self.bn)
+        self.stages * 4 * self.bk * (self.bm + 4 + self.bn) + 4 * self.threads()
     }
-    /// Blocks in the (one-dimensional) grid for an `m x n` C.
-    pub const fn blocks(&self, m: u32, n: u32) -> u32 {
+    /// Tiles of C for an `m x n` C (one block each without stream-K).
+    pub const fn tiles(&self, m: u32, n: u32) -> u32 {
         m.div_ceil(self.bm) * n.div_ceil(self.bn)
+    }
+    /// k-slices of one tile for depth `k`.
+    pub const fn ktiles(&self, k: u32) -> u32 {
+        k.div_ceil(self.bk)
     }
 }
 
@@ -548,7 +562,10 @@ macro_rules! flagship_table {
 for_each_flagship!(flagship_table);
 
 #[cfg(target_arch = "nvptx64")]
+mod ffma_order;
+#[cfg(target_arch = "nvptx64")]
 mod flagship;
+pub mod stream_k;
 
 #[cfg(test)]
 mod tests {

@@ -204,6 +204,12 @@ struct Record {
     n: usize,
     k: usize,
     padded: (usize, usize, usize),
+    /// Flagship kernels: `data-parallel` or `stream-k`, and the blocks that ran stream-K (0
+    /// where the tiles fill whole waves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_k_blocks: Option<u32>,
     median_ms: f64,
     min_ms: f64,
     max_ms: f64,
@@ -301,6 +307,8 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
                 n,
                 k,
                 padded: r.padded,
+                schedule: r.schedule.map(|s| s.0.name()),
+                stream_k_blocks: r.schedule.map(|s| s.1),
                 median_ms: r.timing.median_ms,
                 min_ms: r.timing.min_ms,
                 max_ms: r.timing.max_ms,

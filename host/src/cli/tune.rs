@@ -91,20 +91,21 @@ pub fn run(args: &TuneArgs) -> Result<()> {
             report.cache.seconds
         );
         println!(
-            "{:<8} {:<9} {:<16} {:<28} {:>5} {:>9} {:>9} {:>7}",
-            "class", "B copies", "shape", "winner", "group", "GFLOP/s", "cuBLAS", "%"
+            "{:<8} {:<9} {:<16} {:<28} {:>5} {:<13} {:>9} {:>9} {:>7}",
+            "class", "B copies", "shape", "winner", "group", "schedule", "GFLOP/s", "cuBLAS", "%"
         );
         for w in &report.cache.winners {
             let [m, n, k] = w.shape;
             let opt =
                 |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |v| format!("{v:.prec$}"));
             println!(
-                "{:<8} {:<9} {:<16} {:<28} {:>5} {:>9.0} {:>9} {:>7}",
+                "{:<8} {:<9} {:<16} {:<28} {:>5} {:<13} {:>9.0} {:>9} {:>7}",
                 w.class.name(),
                 if w.vec_b { "16-byte" } else { "4-byte" },
                 format!("{m}x{n}x{k}"),
                 w.kernel,
                 w.group,
+                w.schedule.name(),
                 w.gflops,
                 opt(w.cublas_gflops, 0),
                 opt(w.percent_of_cublas, 1)

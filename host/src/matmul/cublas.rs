@@ -142,6 +142,7 @@ impl Cublas {
             c,
             timing,
             padded: (m, n, k),
+            schedule: None,
         })
     }
 }

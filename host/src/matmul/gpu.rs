@@ -1,18 +1,17 @@
 //! Running the Rust SGEMM kernels: padding, launch geometry (from `gpu_kernels::matmul`), timing.
 //! The flagship kernels need no padding: they are launched through [`launch_flagship`].
-use std::ffi::c_void;
-
 use anyhow::{Context as _, Result, bail};
 use cust::{
-    function::{BlockSize, Function, GridSize},
+    function::{BlockSize, GridSize},
     launch,
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
-    stream::Stream,
 };
-use cust_raw::driver_sys;
-use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig, RUNG_TABLES, SgemmParams, TILED, VECTORIZED};
+use gpu_kernels::matmul::{
+    FLAGSHIP, FlagshipConfig, RUNG_TABLES, TILED, VECTORIZED, stream_k::Schedule,
+};
 use serde::Serialize;
 
+use super::flagship::{FlagshipLaunch, dense_params, flagship_config};
 use crate::gpu::{Gpu, Timing, time_on_stream};
 use rgk_core::matmul::pad::{pad, round_up, unpad};
 
@@ -118,6 +117,8 @@ pub struct GpuResult {
     pub c: Vec<f32>,
     pub timing: Timing,
     pub padded: (usize, usize, usize),
+    /// The flagship kernels' schedule, with how many blocks ran stream-K.
+    pub schedule: Option<(Schedule, u32)>,
 }
 
 /// Multiplies `a` (m x k) by `b` (k x n) with `kernel`: one warm-up launch, `reps` timed ones.
@@ -159,6 +160,7 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
         c: unpad(&c_pad, mp, np, m, n),
         timing,
         padded: (mp, np, kp),
+        schedule: None,
     })
 }
 
@@ -185,55 +187,15 @@ pub(crate) fn launch_padded(
         .with_context(|| format!("launching {}", kernel.name))
 }
 
-/// The flagship kernel named `name`.
-pub fn flagship_config(name: &str) -> Result<&'static FlagshipConfig> {
-    FLAGSHIP
-        .iter()
-        .find(|c| c.name == name)
-        .with_context(|| format!("no flagship SGEMM kernel named {name:?}"))
-}
-
-/// The rasterization group (`SgemmParams::group`, tile rows walked down per column sweep) that
-/// `RGK_SGEMM_GROUP` asks for, if it names one (≥ 1): it overrides the tuned and the default
-/// group, for tuning runs.
-pub fn group_override() -> Option<u32> {
-    std::env::var("RGK_SGEMM_GROUP")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&g| g >= 1)
-}
-
-/// Rasterization group of the flagship launches without a tuned or requested one.
-pub const DEFAULT_GROUP: u32 = 8;
-
-/// The flagship's parameters for a dense C = A·B (`alpha = 1`, `beta = 0`, A and C as wide as
-/// their rows, B `ldb` floats apart) on device buffers: the shape every timing run launches.
-pub(crate) fn dense_params(
-    [a, b, c]: [&DeviceBuffer<f32>; 3],
-    (m, n, k): (usize, usize, usize),
-    ldb: usize,
-    group: u32,
-) -> SgemmParams {
-    SgemmParams {
-        a: a.as_device_ptr().as_raw() as *const f32,
-        b: b.as_device_ptr().as_raw() as *const f32,
-        c: c.as_device_ptr().as_raw() as *mut f32,
-        m: m as u32,
-        n: n as u32,
-        k: k as u32,
-        lda: k as u32,
-        ldb: ldb as u32,
-        ldc: n as u32,
-        alpha: 1.0,
-        beta: 0.0,
-        group,
-    }
-}
-
 /// Times the flagship kernel `cfg` on a dense problem (`alpha = 1`, `beta = 0`, leading
 /// dimensions equal to the widths, except B's for a `vec_b` kernel when N is not a multiple of
 /// 4), with no padding: one warm-up launch, `reps` timed ones.
-fn run_flagship(gpu: &Gpu, cfg: &FlagshipConfig, p: &Problem, reps: usize) -> Result<GpuResult> {
+fn run_flagship(
+    gpu: &Gpu,
+    cfg: &'static FlagshipConfig,
+    p: &Problem,
+    reps: usize,
+) -> Result<GpuResult> {
     let Problem { a, b, m, n, k } = *p;
     check_shape(m, n, k)?;
     // A kernel that copies B in 16-byte pieces needs rows a multiple of 4 floats apart: give B
@@ -247,73 +209,20 @@ fn run_flagship(gpu: &Gpu, cfg: &FlagshipConfig, p: &Problem, reps: usize) -> Re
         DeviceBuffer::from_slice(&pad(b, k, n, k, ldb))?
     };
     let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
-    let group = super::sgemm::launch_group(gpu, cfg, m, n, k, n.is_multiple_of(4));
+    let vec_b = n.is_multiple_of(4);
+    let group = super::sgemm::launch_group(gpu, cfg, m, n, k, vec_b);
     let params = dense_params([&d_a, &d_b, &d_c], (m, n, k), ldb, group);
-    let func = flagship_function(gpu, cfg)?;
-    let timing = time_on_stream(&gpu.stream, 1, reps, || {
-        launch_flagship(&gpu.stream, &func, cfg, &params)
-    })?;
+    let schedule = super::sgemm::launch_schedule(gpu, cfg, m, n, k, vec_b);
+    let launch = FlagshipLaunch::new(gpu, cfg, &params, schedule)?;
+    let timing = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))?;
     let mut c = vec![0f32; m * n];
     d_c.copy_to(&mut c[..])?;
     Ok(GpuResult {
         c,
         timing,
         padded: (m, n, k),
+        schedule: Some((schedule, launch.split().sk_blocks)),
     })
-}
-
-/// Whether B can be copied in 16-byte pieces (`FlagshipConfig::vec_b`): rows a multiple of 4
-/// floats apart and the pointer 16-byte aligned.
-pub fn b_vector_ok(p: &SgemmParams) -> bool {
-    p.ldb.is_multiple_of(4) && (p.b as usize).is_multiple_of(16)
-}
-
-/// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
-/// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
-pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
-    let func = gpu.module.get_function(cfg.name).with_context(|| {
-        format!(
-            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
-            cfg.name, gpu.ptx_source
-        )
-    })?;
-    // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
-    let code = unsafe {
-        driver_sys::cuFuncSetAttribute(
-            func.to_raw(),
-            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            cfg.shared_bytes() as i32,
-        )
-    };
-    if code != driver_sys::cudaError_enum::CUDA_SUCCESS {
-        bail!(
-            "{} needs {} B of shared memory per block, which this GPU does not allow ({code:?})",
-            cfg.name,
-            cfg.shared_bytes()
-        );
-    }
-    Ok(func)
-}
-
-/// Launches the flagship kernel `func` (from [`flagship_function`] for `cfg`) on `stream`.
-/// The caller has checked `params` (shapes, leading dimensions, buffer sizes, and
-/// [`b_vector_ok`] when `cfg.vec_b`).
-pub fn launch_flagship(
-    stream: &Stream,
-    func: &Function,
-    cfg: &FlagshipConfig,
-    params: &SgemmParams,
-) -> Result<()> {
-    let grid = GridSize::x(cfg.blocks(params.m, params.n));
-    let block = BlockSize::x(cfg.threads());
-    // The kernel's one parameter is the `#[repr(C)]` struct, by value: cuLaunchKernel takes a
-    // pointer to it. (Not `launch!`, which wants `DeviceCopy`, a foreign trait for a foreign
-    // type here.)
-    let args = [params as *const SgemmParams as *mut c_void];
-    // SAFETY: the argument list matches the kernel's signature (one `SgemmParams`), and the
-    // caller guarantees that the pointers in it cover the shapes it names.
-    unsafe { stream.launch(func, grid, block, cfg.shared_bytes(), &args) }
-        .with_context(|| format!("launching {}", cfg.name))
 }
 
 #[cfg(test)]
@@ -353,7 +262,7 @@ mod tests {
     fn flagship_entries_take_one_params_struct() {
         // launch_flagship passes one pointer to an `SgemmParams`: the PTX entry must take
         // exactly one parameter of its size.
-        let want = format!("[{}]", size_of::<SgemmParams>());
+        let want = format!("[{}]", size_of::<gpu_kernels::matmul::SgemmParams>());
         for cfg in FLAGSHIP {
             let head = format!(".visible .entry {}(", cfg.name);
             let at = gpu_kernels::PTX

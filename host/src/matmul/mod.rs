@@ -2,6 +2,7 @@
 //! library function (`sgemm`) and its autotuner (`tune`). The CPU
 //! ladder, padding and the f64 reference are in `rgk_core::matmul`.
 pub mod cublas;
+pub mod flagship;
 pub mod gpu;
 pub mod sgemm;
 pub mod tune;

@@ -10,19 +10,19 @@
 use std::sync::OnceLock;
 
 use anyhow::Context as _;
-use cust::{
-    device::DeviceAttribute,
-    memory::{CopyDestination, DeviceBuffer, DeviceSlice},
-};
-use gpu_kernels::matmul::{FlagshipConfig, SgemmParams};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
+use gpu_kernels::matmul::{FlagshipConfig, SgemmParams, stream_k::Schedule};
 use rgk_core::{
     bad_input,
     matmul::tune::{self as tuning, Loaded, ShapeClass, TuneCache, Winner},
 };
 
-use super::gpu::{
-    DEFAULT_GROUP, MAX_DIM, b_vector_ok, check_shape, flagship_config, flagship_function,
-    group_override, launch_flagship,
+use super::{
+    flagship::{
+        DEFAULT_GROUP, DEFAULT_SCHEDULE, FlagshipLaunch, b_vector_ok, flagship_config,
+        group_override, schedule_override,
+    },
+    gpu::{MAX_DIM, check_shape},
 };
 use crate::{error::Result, gpu::Gpu};
 
@@ -185,23 +185,24 @@ pub fn gemm_device(
     gemm_device_on(gpu, None, op, a, b, c)
 }
 
-/// [`gemm_device`] with the flagship kernel named `kernel` instead of [`choose_kernel`]'s pick
-/// (for tests and tuning); a kernel that copies B in 16-byte pieces refuses a B that does not
-/// allow them.
+/// [`gemm_device`] with the flagship kernel named `kernel` under `schedule` instead of the
+/// library's picks (for tests and tuning); a kernel that copies B in 16-byte pieces refuses a B
+/// that does not allow them.
 pub fn gemm_device_with_kernel(
     gpu: &Gpu,
     kernel: &str,
+    schedule: Schedule,
     op: &Gemm,
     a: &DeviceSlice<f32>,
     b: &DeviceSlice<f32>,
     c: &mut DeviceSlice<f32>,
 ) -> Result<()> {
-    gemm_device_on(gpu, Some(kernel), op, a, b, c)
+    gemm_device_on(gpu, Some((kernel, schedule)), op, a, b, c)
 }
 
 fn gemm_device_on(
     gpu: &Gpu,
-    kernel: Option<&str>,
+    choice: Option<(&str, Schedule)>,
     op: &Gemm,
     a: &DeviceSlice<f32>,
     b: &DeviceSlice<f32>,
@@ -228,6 +229,8 @@ fn gemm_device_on(
         a: a.as_device_ptr().as_raw() as *const f32,
         b: b.as_device_ptr().as_raw() as *const f32,
         c: c.as_device_ptr().as_raw() as *mut f32,
+        partials: std::ptr::null_mut(),
+        counters: std::ptr::null_mut(),
         m: op.m as u32,
         n: op.n as u32,
         k: op.k as u32,
@@ -237,10 +240,12 @@ fn gemm_device_on(
         alpha: op.alpha,
         beta: op.beta,
         group: DEFAULT_GROUP,
+        sk_blocks: 0,
+        sk_tiles: 0,
     };
     let vec_b = b_vector_ok(&params);
-    let cfg = match kernel {
-        Some(name) => {
+    let (cfg, schedule) = match choice {
+        Some((name, schedule)) => {
             let cfg = flagship_config(name)
                 .map_err(|e| anyhow::Error::new(rgk_core::BadInput(e.to_string())))?;
             if cfg.vec_b && !vec_b {
@@ -250,16 +255,18 @@ fn gemm_device_on(
                     op.ldb
                 ))?;
             }
-            cfg
+            (cfg, schedule)
         }
-        None => pick(gpu, op.m, op.n, op.k, vec_b)?,
+        None => {
+            let cfg = pick(gpu, op.m, op.n, op.k, vec_b)?;
+            (cfg, launch_schedule(gpu, cfg, op.m, op.n, op.k, vec_b))
+        }
     };
     let params = SgemmParams {
         group: launch_group(gpu, cfg, op.m, op.n, op.k, vec_b),
         ..params
     };
-    let func = flagship_function(gpu, cfg)?;
-    launch_flagship(&gpu.stream, &func, cfg, &params)?;
+    FlagshipLaunch::new(gpu, cfg, &params, schedule)?.launch(&gpu.stream)?;
     gpu.stream
         .synchronize()
         .context("SGEMM failed on the GPU")?;
@@ -278,11 +285,7 @@ fn pick(
     if let Some(w) = tuned_winner(gpu, m, n, k, vec_b) {
         return flagship_config(&w.kernel);
     }
-    let sms = gpu
-        .device
-        .get_attribute(DeviceAttribute::MultiprocessorCount)
-        .context("reading the multiprocessor count")? as u32;
-    Ok(choose_kernel(m, n, k, vec_b, sms))
+    Ok(choose_kernel(m, n, k, vec_b, gpu.multiprocessors()?))
 }
 
 /// The rasterization group to launch `cfg` with: `RGK_SGEMM_GROUP` if set, else the tuned
@@ -302,6 +305,25 @@ pub fn launch_group(
                 .map(|w| w.group)
         })
         .unwrap_or(DEFAULT_GROUP)
+}
+
+/// The schedule to launch `cfg` with: `RGK_SGEMM_SCHEDULE` if set, else the tuned schedule
+/// when `cfg` is the tuned winner for the problem, else [`DEFAULT_SCHEDULE`].
+pub fn launch_schedule(
+    gpu: &Gpu,
+    cfg: &FlagshipConfig,
+    m: usize,
+    n: usize,
+    k: usize,
+    vec_b: bool,
+) -> Schedule {
+    schedule_override()
+        .or_else(|| {
+            tuned_winner(gpu, m, n, k, vec_b)
+                .filter(|w| w.kernel == cfg.name)
+                .map(|w| w.schedule)
+        })
+        .unwrap_or(DEFAULT_SCHEDULE)
 }
 
 fn tuned_winner(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Option<&'static Winner> {
@@ -388,7 +410,7 @@ pub fn choose_kernel(
     let enough = sms.saturating_mul(9).div_ceil(10);
     let mut last = None;
     for cfg in configs {
-        if cfg.blocks(m, n) >= enough {
+        if cfg.tiles(m, n) >= enough {
             return cfg;
         }
         last = Some(cfg);

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use cust::memory::DeviceBuffer;
-use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig};
+use gpu_kernels::matmul::{FLAGSHIP, FlagshipConfig, stream_k::Schedule};
 use indicatif::ProgressBar;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +18,8 @@ use serde::Serialize;
 
 use super::{
     cublas::Cublas,
-    gpu::{DEFAULT_GROUP, check_fits, dense_params, flagship_function, launch_flagship},
+    flagship::{DEFAULT_GROUP, FlagshipLaunch, dense_params},
+    gpu::check_fits,
 };
 use crate::gpu::{Gpu, time_on_stream};
 
@@ -58,12 +59,18 @@ pub struct Measurement {
     pub kernel: &'static str,
     pub vec_b: bool,
     pub group: u32,
+    #[serde(serialize_with = "schedule_name")]
+    pub schedule: Schedule,
     /// Which round: `kernels`, `groups` or `confirm`.
     pub round: &'static str,
     pub median_ms: f64,
     pub min_ms: f64,
     pub reps: usize,
     pub gflops: f64,
+}
+
+fn schedule_name<S: serde::Serializer>(s: &Schedule, out: S) -> Result<S::Ok, S::Error> {
+    out.serialize_str(s.name())
 }
 
 /// cuBLAS on a class's representative problem.
@@ -84,11 +91,13 @@ pub struct TuneReport {
     pub measurements: Vec<Measurement>,
 }
 
-/// Progress steps per class: per B copy width cuBLAS, the kernels that may copy B that way,
-/// the groups of the best one, and the re-timed front runners.
+/// Progress steps per class: per B copy width cuBLAS, the kernels that may copy B that way
+/// under each schedule, the groups of the best one, and the re-timed front runners. (A
+/// schedule that launches as another is timed once; its steps are skipped.)
 pub fn steps_per_class() -> u64 {
     let scalar = FLAGSHIP.iter().filter(|c| !c.vec_b).count();
-    (2 + FLAGSHIP.len() + scalar + 2 * GROUPS.len() + 2 * FRONT_RUNNERS) as u64
+    let schedules = Schedule::ALL.len();
+    (2 + schedules * (FLAGSHIP.len() + scalar) + 2 * GROUPS.len() + 2 * FRONT_RUNNERS) as u64
 }
 
 fn gflops((m, n, k): (usize, usize, usize), ms: f64) -> f64 {
@@ -158,53 +167,64 @@ fn tune_one(
     };
     bar.inc(1);
     let mut measurements = Vec::new();
-    let mut time = |cfg: &'static FlagshipConfig, group, reps, round| -> Result<f64> {
-        let func = flagship_function(gpu, cfg)?;
+    let mut time = |cfg: &'static FlagshipConfig,
+                    group,
+                    schedule,
+                    reps,
+                    round|
+     -> Result<Option<f64>> {
         let p = dense_params([&a, &b, &c], (m, n, k), n, group);
-        let t = time_on_stream(&gpu.stream, 1, reps, || {
-            launch_flagship(&gpu.stream, &func, cfg, &p)
-        })
-        .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
+        let launch = FlagshipLaunch::new(gpu, cfg, &p, schedule)?;
         bar.inc(1);
+        if schedule == Schedule::StreamK && launch.split().sk_blocks == 0 {
+            // The tiles fill whole waves: stream-K would launch as data-parallel.
+            return Ok(None);
+        }
+        let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))
+            .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
         measurements.push(Measurement {
             class,
             kernel: cfg.name,
             vec_b,
             group,
+            schedule,
             round,
             median_ms: t.median_ms,
             min_ms: t.min_ms,
             reps: t.reps,
             gflops: gflops(shape, t.median_ms),
         });
-        Ok(t.median_ms)
+        Ok(Some(t.median_ms))
     };
-    // Round 1: every eligible kernel at the default group.
-    let mut pool: Vec<(&'static FlagshipConfig, u32, f64)> = Vec::new();
+    type Candidate = (&'static FlagshipConfig, u32, Schedule, f64);
+    // Round 1: every eligible kernel under each schedule at the default group.
+    let mut pool: Vec<Candidate> = Vec::new();
     for cfg in FLAGSHIP.iter().filter(|c| vec_b || !c.vec_b) {
-        pool.push((
-            cfg,
-            DEFAULT_GROUP,
-            time(cfg, DEFAULT_GROUP, opts.reps, "kernels")?,
-        ));
-    }
-    pool.sort_by(|x, y| x.2.total_cmp(&y.2));
-    // Round 2: the rasterization groups of the best kernel.
-    let best = pool[0].0;
-    for g in GROUPS {
-        let ms = time(best, g, opts.reps, "groups")?;
-        pool.push((best, g, ms));
-    }
-    pool.sort_by(|x, y| x.2.total_cmp(&y.2));
-    // Round 3: the front runners again, longer; the fastest median wins.
-    let mut won: Option<(&'static FlagshipConfig, u32, f64)> = None;
-    for &(cfg, g, _) in pool.iter().take(FRONT_RUNNERS) {
-        let ms = time(cfg, g, CONFIRM_FACTOR * opts.reps, "confirm")?;
-        if won.is_none_or(|w| ms < w.2) {
-            won = Some((cfg, g, ms));
+        for sch in Schedule::ALL {
+            if let Some(ms) = time(cfg, DEFAULT_GROUP, sch, opts.reps, "kernels")? {
+                pool.push((cfg, DEFAULT_GROUP, sch, ms));
+            }
         }
     }
-    let (cfg, group, ms) = won.expect("at least one front runner");
+    pool.sort_by(|x, y| x.3.total_cmp(&y.3));
+    // Round 2: the rasterization groups of the best kernel and schedule.
+    let (best, _, best_sch, _) = pool[0];
+    for g in GROUPS {
+        if let Some(ms) = time(best, g, best_sch, opts.reps, "groups")? {
+            pool.push((best, g, best_sch, ms));
+        }
+    }
+    pool.sort_by(|x, y| x.3.total_cmp(&y.3));
+    // Round 3: the front runners again, longer; the fastest median wins.
+    let mut won: Option<Candidate> = None;
+    for &(cfg, g, sch, _) in pool.iter().take(FRONT_RUNNERS) {
+        let ms = time(cfg, g, sch, CONFIRM_FACTOR * opts.reps, "confirm")?
+            .expect("only timed candidates are in the pool");
+        if won.is_none_or(|w| ms < w.3) {
+            won = Some((cfg, g, sch, ms));
+        }
+    }
+    let (cfg, group, schedule, ms) = won.expect("at least one front runner");
     let g = gflops(shape, ms);
     let cublas_gflops = cublas_time.as_ref().map(|t| t.gflops);
     let winner = Winner {
@@ -212,6 +232,7 @@ fn tune_one(
         vec_b,
         kernel: cfg.name.to_string(),
         group,
+        schedule,
         shape: [m, n, k],
         gflops: g,
         cublas_gflops,

@@ -24,6 +24,7 @@ fn winner(class: ShapeClass, vec_b: bool, kernel: &str) -> Winner {
         vec_b,
         kernel: kernel.into(),
         group: 8,
+        schedule: Schedule::StreamK,
         shape: [4096, 4096, 4096],
         gflops: 50_600.5,
         cublas_gflops: Some(50_500.25),
@@ -94,6 +95,7 @@ fn corrupt_json_is_ignored() {
         "[1, 2]",
         &good.replace("\"group\": 8", "\"group\": \"eight\""),
         &good.replace("short-k", "tiny"),
+        &good.replace("stream-k", "split-k"),
     ] {
         let why = ignored_because(bad, &here());
         assert!(why.contains("not a valid tuning cache"), "{why}");

@@ -1,0 +1,246 @@
+//! How a flagship launch's blocks share out C's tiles: one tile per block (data-parallel), or
+//! stream-K, where the k-slices of some tiles are spread evenly over one block per resident
+//! slot of the GPU. Compiled for the kernel and the host alike, so both use the same split.
+//!
+//! Why stream-K: with one tile per block the last wave is partial. At 4096² the 128x256 tile
+//! makes 512 blocks for 132 SMs (one block each): 3 full waves and one of 116, so 16 SMs idle
+//! for a quarter of the run (3% of the whole), and cuBLAS's 256x128 kernel has the same tail.
+//! Stream-K (Osama et al., PPoPP 2023; CUTLASS's "stream-K + data-parallel" hybrid) gives the
+//! first `sk_tiles` tiles' slices (the tail wave plus one full wave) to `sk_blocks` blocks,
+//! `total / sk_blocks` slices each, so every block gets between one and two tiles of work and
+//! every SM finishes at about the same time; the remaining tiles run one per block, as before.
+//!
+//! A tile whose slices are split over several blocks ("segments") is summed in a fixed order,
+//! segment 0 first, so results do not depend on timing. The block that computes a tile's first
+//! slices (segment 0, at the end of its range) usually finishes last: it checks that the other
+//! segments are stored and reduces at once, without storing its own. If one is still missing it
+//! stores too, and whichever block then completes the count reduces; no block ever waits for
+//! another, so the schedule cannot deadlock however few blocks are resident.
+
+/// How the flagship's grid covers C's tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// One block per tile, each over every k-slice.
+    DataParallel,
+    /// Stream-K for the tail (and one full wave), one block per tile for the rest.
+    StreamK,
+}
+
+impl Schedule {
+    pub const ALL: [Schedule; 2] = [Schedule::DataParallel, Schedule::StreamK];
+
+    /// The name in the CLI, the tuning cache and JSON.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Schedule::DataParallel => "data-parallel",
+            Schedule::StreamK => "stream-k",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Schedule> {
+        Schedule::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// The split of one launch: blocks `0..sk_blocks` share the `ktiles` slices of each of tiles
+/// `0..sk_tiles` (in rasterized order) evenly; block `sk_blocks + i` computes tile
+/// `sk_tiles + i` whole. An iteration is one slice of one tile: `tile * ktiles + slice`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub sk_blocks: u32,
+    pub sk_tiles: u32,
+    pub ktiles: u32,
+}
+
+impl Split {
+    /// Iterations of the stream-K part.
+    #[inline(always)]
+    pub const fn total(&self) -> u32 {
+        self.sk_tiles * self.ktiles
+    }
+
+    /// First iteration of stream-K block `c` (`c <= sk_blocks`; `start(sk_blocks)` is the
+    /// total): `total / sk_blocks` each, the first `total % sk_blocks` blocks one more.
+    #[inline(always)]
+    pub const fn start(&self, c: u32) -> u32 {
+        let (q, r) = (self.total() / self.sk_blocks, self.total() % self.sk_blocks);
+        c * q + if c < r { c } else { r }
+    }
+
+    /// The stream-K block whose range holds iteration `it` (`it < total`).
+    #[inline(always)]
+    pub const fn block_of(&self, it: u32) -> u32 {
+        let (q, r) = (self.total() / self.sk_blocks, self.total() % self.sk_blocks);
+        let long = (q + 1) * r;
+        if it < long {
+            it / (q + 1)
+        } else {
+            r + (it - long) / q
+        }
+    }
+
+    /// The first block holding slices of stream-K tile `t`, and how many blocks do (its
+    /// segments, in order of their slices).
+    #[inline(always)]
+    pub const fn segments(&self, t: u32) -> (u32, u32) {
+        let first = self.block_of(t * self.ktiles);
+        let last = self.block_of((t + 1) * self.ktiles - 1);
+        (first, last - first + 1)
+    }
+
+    /// Where block `c` stores its partial sums of tile `t`: two slots per block, one for the
+    /// tile its range starts in and one for the tile it ends in (the only two that can be split).
+    #[inline(always)]
+    pub const fn slot(&self, c: u32, t: u32) -> u32 {
+        2 * c + if self.start(c) / self.ktiles == t { 0 } else { 1 }
+    }
+
+    /// The iterations of block `pid` of the launch: a share of the stream-K tiles' slices, or
+    /// one whole tile.
+    #[inline(always)]
+    pub const fn range(&self, pid: u32) -> (u32, u32) {
+        if pid < self.sk_blocks {
+            (self.start(pid), self.start(pid + 1))
+        } else {
+            let t = self.sk_tiles + (pid - self.sk_blocks);
+            (t * self.ktiles, (t + 1) * self.ktiles)
+        }
+    }
+
+    /// The unit of work that starts at iteration `it` of a range ending at `end`: tile
+    /// `.0`, slices `.1..​.2` of it.
+    #[inline(always)]
+    pub const fn unit(&self, it: u32, end: u32) -> (u32, u32, u32) {
+        let tile = it / self.ktiles;
+        let base = tile * self.ktiles;
+        let ke = if end - base < self.ktiles { end - base } else { self.ktiles };
+        (tile, it - base, ke)
+    }
+
+    /// Blocks in the launch for `tiles` tiles.
+    pub const fn grid(&self, tiles: u32) -> u32 {
+        self.sk_blocks + tiles - self.sk_tiles
+    }
+
+    /// Partial-sum slots the workspace needs.
+    pub const fn slots(&self) -> u32 {
+        2 * self.sk_blocks
+    }
+}
+
+/// The split for `tiles` tiles of `ktiles` slices each on a GPU that holds `resident` blocks of
+/// the kernel at once (multiprocessors × blocks per multiprocessor).
+///
+/// Stream-K only where the last wave would be partial: the tail plus one full wave when there
+/// is more than one wave (so each stream-K block gets one to two tiles of slices and a tile is
+/// split in at most two), every tile when there is less than one. Never more stream-K blocks
+/// than iterations.
+pub const fn plan(schedule: Schedule, tiles: u32, ktiles: u32, resident: u32) -> Split {
+    let dp = Split {
+        sk_blocks: 0,
+        sk_tiles: 0,
+        ktiles,
+    };
+    match schedule {
+        Schedule::DataParallel => dp,
+        Schedule::StreamK => {
+            if resident == 0 || tiles.is_multiple_of(resident) {
+                return dp;
+            }
+            let sk_tiles = if tiles > resident {
+                tiles % resident + resident
+            } else {
+                tiles
+            };
+            let iters = sk_tiles * ktiles;
+            Split {
+                sk_blocks: if resident < iters { resident } else { iters },
+                sk_tiles,
+                ktiles,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every iteration of every tile belongs to exactly one block, segments are contiguous and
+    /// their slots distinct: simulated on the CPU for many shapes.
+    #[test]
+    fn every_slice_is_computed_once_and_stored_in_its_own_slot() {
+        for tiles in [1, 2, 31, 32, 116, 128, 131, 132, 133, 263, 264, 512, 2048, 2049] {
+            for ktiles in [1, 2, 3, 7, 128, 512, 1024] {
+                for resident in [1, 3, 132, 264, 396] {
+                    let s = plan(Schedule::StreamK, tiles, ktiles, resident);
+                    assert!(s.sk_tiles <= tiles && s.grid(tiles) >= 1);
+                    if s.sk_blocks == 0 {
+                        assert!(tiles % resident == 0);
+                        continue;
+                    }
+                    // At most one wave of stream-K blocks, each with work.
+                    assert!(s.sk_blocks <= resident);
+                    let mut owner = vec![u32::MAX; s.total() as usize];
+                    for c in 0..s.sk_blocks {
+                        assert!(s.start(c) < s.start(c + 1), "{s:?} block {c} is empty");
+                        // The units of a block's range tile it in order.
+                        let (mut it, end) = s.range(c);
+                        while it < end {
+                            let (t, kb, ke) = s.unit(it, end);
+                            assert!(kb < ke && ke <= ktiles && t * ktiles + kb == it);
+                            it = t * ktiles + ke;
+                        }
+                        for it in s.start(c)..s.start(c + 1) {
+                            assert_eq!(owner[it as usize], u32::MAX);
+                            owner[it as usize] = c;
+                            assert_eq!(s.block_of(it), c, "{s:?} it {it}");
+                        }
+                    }
+                    assert!(owner.iter().all(|&o| o != u32::MAX));
+                    assert_eq!(s.start(s.sk_blocks), s.total());
+                    for t in 0..s.sk_tiles {
+                        let (first, count) = s.segments(t);
+                        let slots: Vec<u32> = (first..first + count).map(|c| s.slot(c, t)).collect();
+                        for (i, &a) in slots.iter().enumerate() {
+                            assert!(a < s.slots());
+                            assert!(slots[i + 1..].iter().all(|&b| b != a));
+                        }
+                        if tiles > resident {
+                            assert!(count <= 2, "{s:?} tile {t}: {count} segments");
+                        }
+                    }
+                    // Two tiles' segments never share a slot.
+                    let mut used = std::collections::HashSet::new();
+                    for t in 0..s.sk_tiles {
+                        let (first, count) = s.segments(t);
+                        if count > 1 {
+                            for c in first..first + count {
+                                assert!(used.insert(s.slot(c, t)), "{s:?} tile {t} block {c}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_plan_fills_the_last_wave() {
+        // 4096² with 128x256 tiles on 132 SMs: 512 tiles, a tail of 116.
+        let s = plan(Schedule::StreamK, 512, 512, 132);
+        assert_eq!((s.sk_blocks, s.sk_tiles, s.grid(512)), (132, 248, 396));
+        // The data-parallel blocks follow, one tile each.
+        assert_eq!(s.range(132), (248 * 512, 249 * 512));
+        assert_eq!(s.range(395), (511 * 512, 512 * 512));
+        // Whole waves and the data-parallel schedule need no stream-K.
+        assert_eq!(plan(Schedule::StreamK, 264, 512, 132).sk_blocks, 0);
+        assert_eq!(plan(Schedule::DataParallel, 512, 512, 132).sk_blocks, 0);
+        // Fewer tiles than slots: all of them, never more blocks than iterations.
+        let s = plan(Schedule::StreamK, 2, 3, 132);
+        assert_eq!((s.sk_blocks, s.sk_tiles, s.grid(2)), (6, 2, 6));
+        for sch in Schedule::ALL {
+            assert_eq!(Schedule::from_name(sch.name()), Some(sch));
+        }
+    }
+}
