@@ -11,6 +11,8 @@
 #     final      `host matmul SHAPE --reps 30` (default kernel: the flagship) at the target shapes
 #     default    as final, with the tuning cache off (the per-architecture default picks)
 #     repeat     `host matmul 4096` and `8192 --reps 30`, $REPEAT (default 3) times each
+#     schedule   the library's kernel at the target shapes under each schedule
+#                (RGK_SGEMM_SCHEDULE data-parallel, stream-k), alternated $REPEAT times
 #     test       the GPU test binaries (SGEMM, matmul, occupancy) and `host occupancy`
 #     sanitize   compute-sanitizer memcheck and racecheck on every flagship kernel (or those
 #                in $SANITIZE_KERNELS), at an aligned (256^3) and an odd (130x67x37) shape
@@ -54,7 +56,8 @@ with open(sys.argv[1], "a") as f:
     for r in d["results"]:
         r["args"] = sys.argv[2]; r["group"] = os.environ.get("RGK_SGEMM_GROUP", "default")
         f.write(json.dumps(r) + "\n")
-        print(f'{r["m"]:>5}x{r["n"]:<5}x{r["k"]:<5} {r["kernel"]:<30} {r["median_ms"]:>8.3f} ms {r["gflops"]/1e3:>6.2f} TF/s {(r["percent_of_cublas"] or 0):>6.1f}% cuBLAS  fail {r["failures"]} err {r["max_scaled_error"]}')
+        sch = f'{r.get("schedule", "-")}/{r.get("stream_k_blocks", "-")}'
+        print(f'{r["m"]:>5}x{r["n"]:<5}x{r["k"]:<5} {r["kernel"]:<30} {sch:<17} {r["median_ms"]:>8.3f} ms {r["gflops"]/1e3:>6.2f} TF/s {(r["percent_of_cublas"] or 0):>6.1f}% cuBLAS  fail {r["failures"]} err {r["max_scaled_error"]}')
 PY
 }
 
@@ -103,6 +106,16 @@ PY
         for _ in $(seq "${REPEAT:-3}"); do
             for s in 4096 8192; do
                 matmul_jsonl "$OUT_DIR/repeat.jsonl" "$s" --reps 30 --verify none
+            done
+        done
+        ;;
+    schedule)
+        for _ in $(seq "${REPEAT:-3}"); do
+            for s in "${SHAPES[@]}"; do
+                for sch in data-parallel stream-k; do
+                    # shellcheck disable=SC2086
+                    RGK_SGEMM_SCHEDULE=$sch matmul_jsonl "$OUT_DIR/schedule.jsonl" $s --reps 30 --verify none
+                done
             done
         done
         ;;

@@ -158,27 +158,25 @@ pub unsafe fn red_min_global(p: *mut i32, v: i32) {
     }
 }
 
-/// Stores 4 words to global memory through L2 only (`.cg`), for data another block reads.
+/// Stores a word to global memory through L2 only (`.cg`), for data another block reads.
 #[inline(always)]
-pub unsafe fn st_global_cg4(p: *mut u32, v: [u32; 4]) {
+pub unsafe fn st_global_cg(p: *mut u32, v: u32) {
     unsafe {
-        asm!("st.global.cg.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
-             a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+        asm!("st.global.cg.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
              options(nostack, preserves_flags));
     }
 }
 
-/// Loads 4 words from global memory through L2 only (`.cg`): data another block wrote in this
+/// Loads a word from global memory through L2 only (`.cg`): data another block wrote in this
 /// launch, which this SM's L1 must not serve stale.
 #[inline(always)]
-pub unsafe fn ld_global_cg4(p: *const u32) -> [u32; 4] {
-    let mut out = [0u32; 4];
+pub unsafe fn ld_global_cg(p: *const u32) -> u32 {
+    let v: u32;
     unsafe {
-        asm!("ld.global.cg.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) out[0],
-             b = out(reg32) out[1], c = out(reg32) out[2], d = out(reg32) out[3], p = in(reg64) p,
+        asm!("ld.global.cg.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
              options(nostack, readonly, preserves_flags));
     }
-    out
+    v
 }
 
 /// A GPU-scope acquire-release fence: this thread's writes before it are visible GPU-wide to a

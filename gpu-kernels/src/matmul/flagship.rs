@@ -32,8 +32,8 @@ use super::SgemmParams;
 use super::ffma_order::{ffma_order, order_is_permutation};
 use super::stream_k::Split;
 use crate::ptx::{
-    atom_add_acq_rel_gpu, fence_acq_rel_gpu, ld_acquire_gpu, ld_global_cg4, ld_shared,
-    fresh_ctaid_x, fresh_tid_x, shared_addr, st_global, st_global_cg4, st_relaxed_gpu, st_shared,
+    atom_add_acq_rel_gpu, fence_acq_rel_gpu, ld_global_cg, ld_shared,
+    fresh_ctaid_x, fresh_tid_x, shared_addr, st_global, st_global_cg, st_relaxed_gpu, st_shared,
 };
 
 /// Copies 4 bytes global → shared asynchronously; `bytes` (0 or 4) of them are read, the rest
@@ -154,24 +154,15 @@ macro_rules! acc4 {
     };
 }
 
-/// Index in `SgemmParams::partials` of 4-vector `q` of thread `tid` in slot `slot` (slots of
-/// `SLOT` floats): a warp's 32 threads store and load 512 consecutive bytes.
+/// Index in `SgemmParams::partials` of accumulator `e` (the `e % 4`-th of 4-vector `e / 4`) of
+/// thread `tid` in slot `slot` (slots of `SLOT` floats): a warp's 32 threads store and load 128
+/// consecutive bytes. The stores are 4-byte ones: a 16-byte store would need its 4 accumulators
+/// in an aligned register quad, which ties ptxas's allocation of the main loop (179 FFMAs per
+/// k-slice reading two operands from one register bank, against 116 with 4-byte stores;
+/// docs/matmul.md).
 #[inline(always)]
-fn partial_index<const NT: u32, const SLOT: u32>(slot: u32, q: u32, tid: u32) -> usize {
-    slot as usize * SLOT as usize + 4 * (q as usize * NT as usize + tid as usize)
-}
-
-/// The owner of a split tile (the block with its first slices, usually the last to finish):
-/// whether the other `nseg - 1` segments are stored already. The same answer in every thread.
-#[inline(always)]
-unsafe fn stream_k_ready(p: &SgemmParams, tile: u32, nseg: u32) -> bool {
-    let ready = thread::thread_idx_x() == 0
-        && unsafe { ld_acquire_gpu(p.counters.add(tile as usize)) } == nseg - 1;
-    let ready = thread::sync_threads_or(ready as u32) != 0;
-    if ready {
-        fence_acq_rel_gpu();
-    }
-    ready
+fn partial_index<const NT: u32, const SLOT: u32>(slot: u32, e: u32, tid: u32) -> usize {
+    slot as usize * SLOT as usize + e as usize * NT as usize + tid as usize
 }
 
 /// Counts this block's stored segment of a split tile; true in the block that completes the
@@ -190,36 +181,31 @@ unsafe fn stream_k_count(p: &SgemmParams, tile: u32, nseg: u32) -> bool {
     last
 }
 
-/// 4-vector `q` of a split tile summed over its `nseg` segments in order (segment 0 first, so
-/// the result does not depend on which block sums), with this block's (`me`) from registers.
+/// 4-vector `q` of this thread in a split tile, summed over the tile's `nseg` segments (blocks
+/// `seg0..seg0 + nseg`) in order, segment 0 first, so the result does not depend on which block
+/// sums.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
     p: &SgemmParams,
     split: &Split,
     tile: u32,
     seg0: u32,
     nseg: u32,
-    me: u32,
     q: u32,
-    mine: [f32; 4],
 ) -> [f32; 4] {
     let tid = thread::thread_idx_x();
-    let mut total = [0.0f32; 4];
-    let mut s = 0;
+    let load = |c: u32| {
+        let base = partial_index::<NT, SLOT>(split.slot(c, tile), 4 * q, tid);
+        let v: [u32; 4] = core::array::from_fn(|j| unsafe {
+            ld_global_cg(p.partials.add(base + j * NT as usize) as *const u32)
+        });
+        v.map(f32::from_bits)
+    };
+    let mut total = load(seg0);
+    let mut s = 1;
     while s < nseg {
-        let c = seg0 + s;
-        let x = if c == me {
-            mine
-        } else {
-            let at = partial_index::<NT, SLOT>(split.slot(c, tile), q, tid);
-            unsafe { ld_global_cg4(p.partials.add(at) as *const u32) }.map(f32::from_bits)
-        };
-        total = if s == 0 {
-            x
-        } else {
-            [total[0] + x[0], total[1] + x[1], total[2] + x[2], total[3] + x[3]]
-        };
+        let x = load(seg0 + s);
+        total = [total[0] + x[0], total[1] + x[1], total[2] + x[2], total[3] + x[3]];
         s += 1;
     }
     total
@@ -286,9 +272,9 @@ macro_rules! flagship_kernels {
             // Through the main loop only the unit's end slice stays in a register: the thread
             // and block index are read afresh (`fresh_*`, which the compiler can neither hoist
             // nor merge) before it and after it, `it` is parked in shared memory, and the rest
-            // is recomputed from those. (Kept live, the unit's state cost 17-25 registers, and
-            // ptxas's register allocation then put 570 of the 1024 FFMAs of a k-slice on
-            // conflicting register banks instead of 84.)
+            // is recomputed from those. (Kept live, the unit's state costs registers, and
+            // ptxas's allocation of the main loop then puts 553 of the 1024 FFMAs of a k-slice
+            // on conflicting register banks instead of 116.)
             let mut it = split.range(fresh_ctaid_x()).0;
             loop {
                 let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
@@ -472,50 +458,54 @@ macro_rules! flagship_kernels {
                 let (tile, kb, ke) = split.unit(at, split.range(pid).1);
                 let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
 
-                // A tile split over several blocks: this block's share is one of `nseg`
-                // segments, summed by whichever block completes the set (stream_k.rs).
-                let whole = kb == 0 && ke == ktiles;
-                let (seg0, nseg) = if whole { (pid, 1) } else { split.segments(tile) };
-                let reduce = whole || {
-                    // The owner (first slices) reduces at once when the rest are stored.
-                    let mut done = kb == 0 && unsafe { stream_k_ready(&p, tile, nseg) };
-                    if !done {
-                        let slot = split.slot(pid, tile);
-                        seq!(G in 0..$ga {
-                            seq!(I in 0..4 {
-                                seq!(H in 0..$gb {{
-                                    const Q: u32 = (G * 4 + I) * $gb + H;
-                                    let at = partial_index::<NT, { BM * BN }>(slot, Q, tid);
-                                    let v = acc4!(acc, G * 4 + I, H).map(f32::to_bits);
-                                    unsafe { st_global_cg4(p.partials.add(at) as *mut u32, v) };
-                                }});
+                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (p.c as usize) % 16 == 0;
+                let row0 = m0 + warp / WN * WTM + lane / LX * 4;
+                let col0 = n0 + warp % WN * WTN + lane % LX * 4;
+                if kb == 0 && ke == ktiles {
+                    seq!(G in 0..$ga {
+                        seq!(I in 0..4 {
+                            seq!(H in 0..$gb {
+                                let v = acc4!(acc, G * 4 + I, H);
+                                unsafe { store4(&p, row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
                             });
                         });
-                        done = unsafe { stream_k_count(&p, tile, nseg) };
-                    }
-                    done
-                };
-                if reduce {
-                    let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (p.c as usize) % 16 == 0;
-                    let row0 = m0 + warp / WN * WTM + lane / LX * 4;
-                    let col0 = n0 + warp % WN * WTN + lane % LX * 4;
+                    });
+                } else {
+                    // A tile split over several blocks: every segment stores its sums, and
+                    // the block that completes the set adds them up from memory, segment 0
+                    // first (stream_k.rs). The accumulators are only ever stored, in one
+                    // straight run: summed from registers by the last block instead, they cost
+                    // ptxas's allocation of the main loop (552 conflicted FFMAs per k-slice
+                    // instead of 179).
+                    let slot = split.slot(pid, tile);
                     seq!(G in 0..$ga {
                         seq!(I in 0..4 {
                             seq!(H in 0..$gb {{
                                 const Q: u32 = (G * 4 + I) * $gb + H;
-                                let mut v = acc4!(acc, G * 4 + I, H);
-                                if nseg > 1 {
-                                    v = unsafe {
-                                        stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, pid, Q, v)
-                                    };
-                                }
-                                unsafe { store4(&p, row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
+                                let v = acc4!(acc, G * 4 + I, H);
+                                seq!(J in 0..4 {
+                                    let at = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
+                                    unsafe { st_global_cg(p.partials.add(at) as *mut u32, v[J].to_bits()) };
+                                });
                             }});
                         });
                     });
-                    if nseg > 1 && tid == 0 {
-                        // Ready for the next launch.
-                        unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
+                    let (seg0, nseg) = split.segments(tile);
+                    if unsafe { stream_k_count(&p, tile, nseg) } {
+                        let mut q = 0;
+                        while q < $rm * $rn / 4 {
+                            // 4-vector q = (G*4 + I)*GB + H, as stored above.
+                            let (g, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
+                            let v = unsafe {
+                                stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
+                            };
+                            unsafe { store4(&p, row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
+                            q += 1;
+                        }
+                        if tid == 0 {
+                            // Ready for the next launch.
+                            unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
+                        }
                     }
                 }
                 it = at + ke - kb;
