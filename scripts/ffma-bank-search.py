@@ -9,6 +9,12 @@ scripts/flagship-run.sh counts them on the GPU machine). docs/matmul.md has the 
 
     PTXAS=.cuda/bin/ptxas NVDISASM=/path/to/nvdisasm scripts/ffma-bank-search.py [SECONDS [OUT.json]]
 
+Environment: KERNEL (default sgemm_128x256x8_s4_16x8, built with FMA order 0), RM and RN (its
+thread tile, default 16 and 8), PTXFILE (default the committed PTX), SEED (a JSON order to
+start the hill-climb from, skipping the structured orders; default order 0), RSEED (the random
+seed). Many processes with different RSEEDs search in parallel (as on the GPU machine's 16 cores
+for docs/matmul.md).
+
 The best order of the hill-climb goes to OUT.json (default ffma-order.json) as a list of
 [row, column] pairs, in the order the FMAs of a k-step should be issued.
 
@@ -17,7 +23,7 @@ nvdisasm is not in this repository's CUDA link; the `nvidia-cuda-nvdisasm` wheel
 import json, os, random, re, subprocess, sys, tempfile, time
 
 KERNEL = os.environ.get("KERNEL", "sgemm_128x256x8_s4_16x8")
-RM, RN = 16, 8
+RM, RN = int(os.environ.get("RM", "16")), int(os.environ.get("RN", "8"))
 PTXAS = os.environ.get("PTXAS", ".cuda/bin/ptxas")
 NVDISASM = os.environ.get("NVDISASM", "nvdisasm")
 FMA = re.compile(r"\s*fma\.rn\.f32\s+(%f\d+),\s*(%f\d+),\s*(%f\d+),\s*(%f\d+);")
@@ -28,7 +34,7 @@ FFMA = re.compile(r"FFMA\S*\s+R(\d+),\s*(-?R\d+(?:\.reuse)?),\s*(-?R\d+(?:\.reus
 
 
 def kernel_ptx():
-    s = open("gpu-kernels/ptx/gpu_kernels.ptx").read()
+    s = open(os.environ.get("PTXFILE", "gpu-kernels/ptx/gpu_kernels.ptx")).read()
     i = s.index(f".visible .entry {KERNEL}(")
     body = s[i : s.index("\n}\n", i) + 3]
     head = ".version 9.0\n.target sm_80\n.address_size 64\n"
@@ -129,11 +135,14 @@ def main():
         "odd1": [1, 0, 3, 2, 5, 4, 7, 6],
     }
     print(f"{KERNEL}: {len(REGIONS)} k-steps permuted")
-    for rn, rows in rowsets.items():
+    for rn, rows in rowsets.items() if not os.environ.get("SEED") else []:
         for cn, cols in colsets.items():
             for snake in (True, False):
                 print(conflicts(build(serpentine(rows, cols, snake)))[1], rn, cn, snake, flush=True)
     cur = [order0(l) for l in range(RM * RN)]
+    if os.environ.get("SEED"):
+        cur = [tuple(x) for x in json.load(open(os.environ["SEED"]))]
+    random.seed(int(os.environ.get("RSEED", "1")))
     best = conflicts(build(cur))[1]
     start, tried = time.time(), 0
     while time.time() - start < seconds:

@@ -6,16 +6,16 @@
 //! makes 512 blocks for 132 SMs (one block each): 3 full waves and one of 116, so 16 SMs idle
 //! for a quarter of the run (3% of the whole), and cuBLAS's 256x128 kernel has the same tail.
 //! Stream-K (Osama et al., PPoPP 2023; CUTLASS's "stream-K + data-parallel" hybrid) gives the
-//! first `sk_tiles` tiles' slices (the tail wave plus one full wave) to `sk_blocks` blocks,
-//! `total / sk_blocks` slices each, so every block gets between one and two tiles of work and
-//! every SM finishes at about the same time; the remaining tiles run one per block, as before.
+//! first `sk_tiles` tiles' slices (the tail wave plus one full wave) to `sk_blocks` blocks, one
+//! per resident slot, `total / sk_blocks` slices each, so every block gets between one and two
+//! tiles of work and every SM finishes at about the same time; the remaining tiles run one per
+//! block, as before. On the H200 at 4096² it took the 128x256 kernel from 2.73 to 2.68 ms.
 //!
 //! A tile whose slices are split over several blocks ("segments") is summed in a fixed order,
-//! segment 0 first, so results do not depend on timing. The block that computes a tile's first
-//! slices (segment 0, at the end of its range) usually finishes last: it checks that the other
-//! segments are stored and reduces at once, without storing its own. If one is still missing it
-//! stores too, and whichever block then completes the count reduces; no block ever waits for
-//! another, so the schedule cannot deadlock however few blocks are resident.
+//! segment 0 first, so results do not depend on timing: every segment stores its partial sums
+//! in the workspace and counts itself in the tile's counter, and the block that completes the
+//! count adds the segments up and writes C. No block ever waits for another, so the schedule
+//! cannot deadlock however few blocks are resident.
 
 /// How the flagship's grid covers C's tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,10 +131,12 @@ impl Split {
 /// The split for `tiles` tiles of `ktiles` slices each on a GPU that holds `resident` blocks of
 /// the kernel at once (multiprocessors × blocks per multiprocessor).
 ///
-/// Stream-K only where the last wave would be partial: the tail plus one full wave when there
-/// is more than one wave (so each stream-K block gets one to two tiles of slices and a tile is
-/// split in at most two), every tile when there is less than one. Never more stream-K blocks
-/// than iterations.
+/// Stream-K only where a last, partial wave follows at least one full one: the tail plus one
+/// full wave go to `resident` stream-K blocks, so each gets one to two tiles of slices and a
+/// tile is split in at most two. A grid of one partial wave stays data-parallel: spread over
+/// every slot it was slower on the H200 (2048², 128 tiles of 128x256 on 132 SMs: 45.3 against
+/// 48.9 TFLOP/s; 1024² with 64x128 tiles: 29.2 against 33.4; docs/matmul.md), the partial sums
+/// costing more than the idle multiprocessors.
 pub const fn plan(schedule: Schedule, tiles: u32, ktiles: u32, resident: u32) -> Split {
     let dp = Split {
         sk_blocks: 0,
@@ -144,18 +146,12 @@ pub const fn plan(schedule: Schedule, tiles: u32, ktiles: u32, resident: u32) ->
     match schedule {
         Schedule::DataParallel => dp,
         Schedule::StreamK => {
-            if resident == 0 || tiles.is_multiple_of(resident) {
+            if resident == 0 || tiles <= resident || tiles.is_multiple_of(resident) {
                 return dp;
             }
-            let sk_tiles = if tiles > resident {
-                tiles % resident + resident
-            } else {
-                tiles
-            };
-            let iters = sk_tiles * ktiles;
             Split {
-                sk_blocks: if resident < iters { resident } else { iters },
-                sk_tiles,
+                sk_blocks: resident,
+                sk_tiles: tiles % resident + resident,
                 ktiles,
             }
         }
@@ -170,13 +166,13 @@ mod tests {
     /// their slots distinct: simulated on the CPU for many shapes.
     #[test]
     fn every_slice_is_computed_once_and_stored_in_its_own_slot() {
-        for tiles in [1, 2, 31, 32, 116, 128, 131, 132, 133, 263, 264, 512, 2048, 2049] {
+        for tiles in [1, 2, 31, 32, 116, 128, 131, 132, 133, 263, 264, 265, 512, 2048, 2049] {
             for ktiles in [1, 2, 3, 7, 128, 512, 1024] {
                 for resident in [1, 3, 132, 264, 396] {
                     let s = plan(Schedule::StreamK, tiles, ktiles, resident);
                     assert!(s.sk_tiles <= tiles && s.grid(tiles) >= 1);
                     if s.sk_blocks == 0 {
-                        assert!(tiles % resident == 0);
+                        assert!(tiles <= resident || tiles % resident == 0);
                         continue;
                     }
                     // At most one wave of stream-K blocks, each with work.
@@ -206,9 +202,7 @@ mod tests {
                             assert!(a < s.slots());
                             assert!(slots[i + 1..].iter().all(|&b| b != a));
                         }
-                        if tiles > resident {
-                            assert!(count <= 2, "{s:?} tile {t}: {count} segments");
-                        }
+                        assert!(count <= 2, "{s:?} tile {t}: {count} segments");
                     }
                     // Two tiles' segments never share a slot.
                     let mut used = std::collections::HashSet::new();
@@ -236,9 +230,11 @@ mod tests {
         // Whole waves and the data-parallel schedule need no stream-K.
         assert_eq!(plan(Schedule::StreamK, 264, 512, 132).sk_blocks, 0);
         assert_eq!(plan(Schedule::DataParallel, 512, 512, 132).sk_blocks, 0);
-        // Fewer tiles than slots: all of them, never more blocks than iterations.
-        let s = plan(Schedule::StreamK, 2, 3, 132);
-        assert_eq!((s.sk_blocks, s.sk_tiles, s.grid(2)), (6, 2, 6));
+        // One partial wave stays data-parallel.
+        assert_eq!(plan(Schedule::StreamK, 128, 256, 132).sk_blocks, 0);
+        // A tail of one tile: 133 tiles' slices over 132 blocks.
+        let s = plan(Schedule::StreamK, 265, 4, 132);
+        assert_eq!((s.sk_blocks, s.sk_tiles, s.grid(265)), (132, 133, 264));
         for sch in Schedule::ALL {
             assert_eq!(Schedule::from_name(sch.name()), Some(sch));
         }
