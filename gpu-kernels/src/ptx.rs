@@ -225,7 +225,9 @@ pub unsafe fn st_relaxed_gpu(p: *mut u32, v: u32) {
 pub fn fresh_tid_x() -> u32 {
     let v: u32;
     // SAFETY: reads a special register.
-    unsafe { asm!("mov.u32 {v}, %tid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags)) };
+    unsafe {
+        asm!("mov.u32 {v}, %tid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags))
+    };
     v
 }
 
@@ -234,6 +236,8 @@ pub fn fresh_tid_x() -> u32 {
 pub fn fresh_ctaid_x() -> u32 {
     let v: u32;
     // SAFETY: reads a special register.
-    unsafe { asm!("mov.u32 {v}, %ctaid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags)) };
+    unsafe {
+        asm!("mov.u32 {v}, %ctaid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags))
+    };
     v
 }

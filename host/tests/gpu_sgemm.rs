@@ -188,16 +188,26 @@ fn stream_k_splits_are_summed_in_order() {
         return;
     };
     let sms = gpu.multiprocessors().unwrap();
-    let big = FLAGSHIP.iter().find(|c| c.bm == 128 && c.bn == 256).unwrap();
+    let big = FLAGSHIP
+        .iter()
+        .find(|c| c.bm == 128 && c.bn == 256)
+        .unwrap();
     // 17 x 17 tiles of 128x256 (more than the SMs of any GPU up to 289): a partial last wave.
     let (m, n) = (17 * 128 - 5, 17 * 256 - 3);
     for (i, &k) in [67, 8, 1000].iter().enumerate() {
         let split = plan(Schedule::StreamK, big.tiles(m, n), big.ktiles(k), sms);
-        assert!(split.sk_blocks > 0, "{m}x{n}x{k} does not exercise stream-K here");
+        assert!(
+            split.sk_blocks > 0,
+            "{m}x{n}x{k} does not exercise stream-K here"
+        );
         let op = Gemm::new(m as usize, n as usize, k as usize)
             .alpha(-1.25)
             .beta(0.5)
-            .leading_dims(k as usize + 1, (n as usize + 1).next_multiple_of(4), n as usize + 2);
+            .leading_dims(
+                k as usize + 1,
+                (n as usize + 1).next_multiple_of(4),
+                n as usize + 2,
+            );
         let case = Case::new(op, 400 + i as u64);
         let first = case.run(&gpu, Some((big.name, Schedule::StreamK)), i as u64);
         let again = case.run(&gpu, Some((big.name, Schedule::StreamK)), i as u64);
@@ -205,7 +215,10 @@ fn stream_k_splits_are_summed_in_order() {
             .iter()
             .zip(&again)
             .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
-        assert!(same, "{m}x{n}x{k}: stream-K gave other bits on a second run");
+        assert!(
+            same,
+            "{m}x{n}x{k}: stream-K gave other bits on a second run"
+        );
     }
 }
 

@@ -32,8 +32,8 @@ use super::SgemmParams;
 use super::ffma_order::{ffma_order, order_is_permutation};
 use super::stream_k::Split;
 use crate::ptx::{
-    atom_add_acq_rel_gpu, fence_acq_rel_gpu, ld_global_cg, ld_shared,
-    fresh_ctaid_x, fresh_tid_x, shared_addr, st_global, st_global_cg, st_relaxed_gpu, st_shared,
+    atom_add_acq_rel_gpu, fence_acq_rel_gpu, fresh_ctaid_x, fresh_tid_x, ld_global_cg, ld_shared,
+    shared_addr, st_global, st_global_cg, st_relaxed_gpu, st_shared,
 };
 
 /// Copies 4 bytes global → shared asynchronously; `bytes` (0 or 4) of them are read, the rest
@@ -142,7 +142,11 @@ fn tile_origin<const BM: u32, const BN: u32>(p: &SgemmParams, tile: u32) -> (u32
     let tiles_m = p.m.div_ceil(BM);
     let per_group = p.group * p.n.div_ceil(BN);
     let first = tile / per_group * p.group;
-    let gsize = if tiles_m - first < p.group { tiles_m - first } else { p.group };
+    let gsize = if tiles_m - first < p.group {
+        tiles_m - first
+    } else {
+        p.group
+    };
     let in_group = tile % per_group;
     ((first + in_group % gsize) * BM, in_group / gsize * BN)
 }
@@ -150,7 +154,12 @@ fn tile_origin<const BM: u32, const BN: u32>(p: &SgemmParams, tile: u32) -> (u32
 /// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
 macro_rules! acc4 {
     ($acc:ident, $r:expr, $h:expr) => {
-        [$acc[$r][$h * 4], $acc[$r][$h * 4 + 1], $acc[$r][$h * 4 + 2], $acc[$r][$h * 4 + 3]]
+        [
+            $acc[$r][$h * 4],
+            $acc[$r][$h * 4 + 1],
+            $acc[$r][$h * 4 + 2],
+            $acc[$r][$h * 4 + 3],
+        ]
     };
 }
 
@@ -205,7 +214,12 @@ unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
     let mut s = 1;
     while s < nseg {
         let x = load(seg0 + s);
-        total = [total[0] + x[0], total[1] + x[1], total[2] + x[2], total[3] + x[3]];
+        total = [
+            total[0] + x[0],
+            total[1] + x[1],
+            total[2] + x[2],
+            total[3] + x[3],
+        ];
         s += 1;
     }
     total

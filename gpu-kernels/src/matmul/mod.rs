@@ -486,8 +486,8 @@ pub struct FlagshipConfig {
     pub vec_b: bool,
     /// Order of a k-step's FMAs in the PTX (which decides ptxas's register-bank conflicts):
     /// 0 columns in serpentine, 1 zig-zag over column pairs, 2 columns serpentine with the two
-    /// 4-column groups interleaved, 3 a searched table for 16x8 tiles (`ffma_order` in
-    /// flagship.rs).
+    /// 4-column groups interleaved, 3 and 4 searched tables for 16x8 and 8x16 tiles
+    /// (`ffma_order` in ffma_order.rs).
     pub ffma_order: u32,
 }
 
@@ -537,11 +537,12 @@ macro_rules! for_each_flagship {
             (sgemm_256x128x8_s3_16x8, 256, 128, 8, 4, 2, 4, 8, 3, true, 16, 8, 4, 2, 8, 1, 0),
             (sgemm_128x256x8_s4_8x16, 128, 256, 8, 2, 4, 8, 4, 4, true, 8, 16, 2, 4, 4, 2, 0),
             (sgemm_128x128x16_s3_16x8, 128, 128, 16, 2, 2, 4, 8, 3, true, 16, 8, 4, 2, 16, 4, 0),
-            // The default tile with other FMA orders (`ffma_order` in flagship.rs); _o3 is
-            // not yet timed on a GPU.
+            // The default tile with other FMA orders (`ffma_order` in ffma_order.rs), and the
+            // 8x16 tile with its searched order.
             (sgemm_128x256x8_s4_16x8_o1, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 1),
             (sgemm_128x256x8_s4_16x8_o2, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 2),
             (sgemm_128x256x8_s4_16x8_o3, 128, 256, 8, 2, 4, 4, 8, 4, true, 16, 8, 4, 2, 4, 2, 3),
+            (sgemm_128x256x8_s4_8x16_o4, 128, 256, 8, 2, 4, 8, 4, 4, true, 8, 16, 2, 4, 4, 2, 4),
             // 4-byte B copies in the smallest tile: odd shapes just past a multiple of the
             // 64x128 grid (1025x1023: 136 blocks on 132 SMs) need more, smaller blocks.
             (sgemm_64x64x16_s4_8x4_u, 64, 64, 16, 2, 2, 4, 8, 4, false, 8, 4, 2, 1, 8, 8, 0),

@@ -92,7 +92,12 @@ impl Split {
     /// tile its range starts in and one for the tile it ends in (the only two that can be split).
     #[inline(always)]
     pub const fn slot(&self, c: u32, t: u32) -> u32 {
-        2 * c + if self.start(c) / self.ktiles == t { 0 } else { 1 }
+        2 * c
+            + if self.start(c) / self.ktiles == t {
+                0
+            } else {
+                1
+            }
     }
 
     /// The iterations of block `pid` of the launch: a share of the stream-K tiles' slices, or
@@ -113,7 +118,11 @@ impl Split {
     pub const fn unit(&self, it: u32, end: u32) -> (u32, u32, u32) {
         let tile = it / self.ktiles;
         let base = tile * self.ktiles;
-        let ke = if end - base < self.ktiles { end - base } else { self.ktiles };
+        let ke = if end - base < self.ktiles {
+            end - base
+        } else {
+            self.ktiles
+        };
         (tile, it - base, ke)
     }
 
@@ -166,7 +175,9 @@ mod tests {
     /// their slots distinct: simulated on the CPU for many shapes.
     #[test]
     fn every_slice_is_computed_once_and_stored_in_its_own_slot() {
-        for tiles in [1, 2, 31, 32, 116, 128, 131, 132, 133, 263, 264, 265, 512, 2048, 2049] {
+        for tiles in [
+            1, 2, 31, 32, 116, 128, 131, 132, 133, 263, 264, 265, 512, 2048, 2049,
+        ] {
             for ktiles in [1, 2, 3, 7, 128, 512, 1024] {
                 for resident in [1, 3, 132, 264, 396] {
                     let s = plan(Schedule::StreamK, tiles, ktiles, resident);
@@ -197,7 +208,8 @@ mod tests {
                     assert_eq!(s.start(s.sk_blocks), s.total());
                     for t in 0..s.sk_tiles {
                         let (first, count) = s.segments(t);
-                        let slots: Vec<u32> = (first..first + count).map(|c| s.slot(c, t)).collect();
+                        let slots: Vec<u32> =
+                            (first..first + count).map(|c| s.slot(c, t)).collect();
                         for (i, &a) in slots.iter().enumerate() {
                             assert!(a < s.slots());
                             assert!(slots[i + 1..].iter().all(|&b| b != a));

@@ -167,35 +167,31 @@ fn tune_one(
     };
     bar.inc(1);
     let mut measurements = Vec::new();
-    let mut time = |cfg: &'static FlagshipConfig,
-                    group,
-                    schedule,
-                    reps,
-                    round|
-     -> Result<Option<f64>> {
-        let p = dense_params([&a, &b, &c], (m, n, k), n, group);
-        let launch = FlagshipLaunch::new(gpu, cfg, &p, schedule)?;
-        bar.inc(1);
-        if schedule == Schedule::StreamK && launch.split().sk_blocks == 0 {
-            // The tiles fill whole waves: stream-K would launch as data-parallel.
-            return Ok(None);
-        }
-        let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))
-            .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
-        measurements.push(Measurement {
-            class,
-            kernel: cfg.name,
-            vec_b,
-            group,
-            schedule,
-            round,
-            median_ms: t.median_ms,
-            min_ms: t.min_ms,
-            reps: t.reps,
-            gflops: gflops(shape, t.median_ms),
-        });
-        Ok(Some(t.median_ms))
-    };
+    let mut time =
+        |cfg: &'static FlagshipConfig, group, schedule, reps, round| -> Result<Option<f64>> {
+            let p = dense_params([&a, &b, &c], (m, n, k), n, group);
+            let launch = FlagshipLaunch::new(gpu, cfg, &p, schedule)?;
+            bar.inc(1);
+            if schedule == Schedule::StreamK && launch.split().sk_blocks == 0 {
+                // The tiles fill whole waves: stream-K would launch as data-parallel.
+                return Ok(None);
+            }
+            let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))
+                .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
+            measurements.push(Measurement {
+                class,
+                kernel: cfg.name,
+                vec_b,
+                group,
+                schedule,
+                round,
+                median_ms: t.median_ms,
+                min_ms: t.min_ms,
+                reps: t.reps,
+                gflops: gflops(shape, t.median_ms),
+            });
+            Ok(Some(t.median_ms))
+        };
     type Candidate = (&'static FlagshipConfig, u32, Schedule, f64);
     // Round 1: every eligible kernel under each schedule at the default group.
     let mut pool: Vec<Candidate> = Vec::new();
