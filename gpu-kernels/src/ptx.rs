@@ -199,17 +199,6 @@ pub unsafe fn atom_add_acq_rel_gpu(p: *mut u32, v: u32) -> u32 {
     old
 }
 
-/// Loads a word at GPU scope with acquire semantics.
-#[inline(always)]
-pub unsafe fn ld_acquire_gpu(p: *const u32) -> u32 {
-    let v: u32;
-    unsafe {
-        asm!("ld.acquire.gpu.global.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
-             options(nostack, preserves_flags));
-    }
-    v
-}
-
 /// Stores a word at GPU scope (relaxed).
 #[inline(always)]
 pub unsafe fn st_relaxed_gpu(p: *mut u32, v: u32) {

@@ -23,6 +23,10 @@
 //!   predicated per element elsewhere.
 //! - Rasterization: `group` tile rows are walked down before moving right, so the blocks of one
 //!   wave share A and B panels in L2.
+//! - Stream-K (`stream_k.rs`, docs/stream-k.md): a block works through a range of
+//!   `tile * ktiles + slice` iterations, one unit (a tile's run of slices) at a time; a tile
+//!   split over blocks is summed from a workspace by the block that completes it. With
+//!   `sk_blocks == 0` every block's range is one whole tile: the data-parallel kernel.
 use core::arch::asm;
 
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
