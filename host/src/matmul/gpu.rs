@@ -1,5 +1,5 @@
 //! Running the Rust SGEMM kernels: padding, launch geometry (from `gpu_kernels::matmul`), timing.
-//! The flagship kernels need no padding: they are launched through [`launch_flagship`].
+//! The flagship kernels need no padding: they are launched through [`super::flagship::FlagshipLaunch`].
 use anyhow::{Context as _, Result, bail};
 use cust::{
     function::{BlockSize, GridSize},
@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn flagship_entries_take_one_params_struct() {
-        // launch_flagship passes one pointer to an `SgemmParams`: the PTX entry must take
+        // `FlagshipLaunch::launch` passes one pointer to an `SgemmParams`: the PTX entry must take
         // exactly one parameter of its size.
         let want = format!("[{}]", size_of::<gpu_kernels::matmul::SgemmParams>());
         for cfg in FLAGSHIP {
