@@ -210,9 +210,8 @@ fn run_flagship(
     };
     let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
     let vec_b = n.is_multiple_of(4);
-    let group = super::sgemm::launch_group(gpu, cfg, m, n, k, vec_b);
+    let (group, schedule) = super::sgemm::launch_settings(gpu, cfg, m, n, k, vec_b);
     let params = dense_params([&d_a, &d_b, &d_c], (m, n, k), ldb, group);
-    let schedule = super::sgemm::launch_schedule(gpu, cfg, m, n, k, vec_b);
     let launch = FlagshipLaunch::new(gpu, cfg, &params, schedule)?;
     let timing = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))?;
     let mut c = vec![0f32; m * n];

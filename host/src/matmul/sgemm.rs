@@ -259,11 +259,11 @@ fn gemm_device_on(
         }
         None => {
             let cfg = pick(gpu, op.m, op.n, op.k, vec_b)?;
-            (cfg, launch_schedule(gpu, cfg, op.m, op.n, op.k, vec_b))
+            (cfg, launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b).1)
         }
     };
     let params = SgemmParams {
-        group: launch_group(gpu, cfg, op.m, op.n, op.k, vec_b),
+        group: launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b).0,
         ..params
     };
     FlagshipLaunch::new(gpu, cfg, &params, schedule)?.launch(&gpu.stream)?;
@@ -288,42 +288,26 @@ fn pick(
     Ok(choose_kernel(m, n, k, vec_b, gpu.multiprocessors()?))
 }
 
-/// The rasterization group to launch `cfg` with: `RGK_SGEMM_GROUP` if set, else the tuned
-/// group when `cfg` is the tuned winner for the problem, else [`DEFAULT_GROUP`].
-pub fn launch_group(
+/// The rasterization group and schedule to launch `cfg` with: each from `RGK_SGEMM_GROUP` /
+/// `RGK_SGEMM_SCHEDULE` if set, else the tuned one when `cfg` is the tuned winner for the
+/// problem, else [`DEFAULT_GROUP`] / [`DEFAULT_SCHEDULE`].
+pub fn launch_settings(
     gpu: &Gpu,
     cfg: &FlagshipConfig,
     m: usize,
     n: usize,
     k: usize,
     vec_b: bool,
-) -> u32 {
-    group_override()
-        .or_else(|| {
-            tuned_winner(gpu, m, n, k, vec_b)
-                .filter(|w| w.kernel == cfg.name)
-                .map(|w| w.group)
-        })
-        .unwrap_or(DEFAULT_GROUP)
-}
-
-/// The schedule to launch `cfg` with: `RGK_SGEMM_SCHEDULE` if set, else the tuned schedule
-/// when `cfg` is the tuned winner for the problem, else [`DEFAULT_SCHEDULE`].
-pub fn launch_schedule(
-    gpu: &Gpu,
-    cfg: &FlagshipConfig,
-    m: usize,
-    n: usize,
-    k: usize,
-    vec_b: bool,
-) -> Schedule {
-    schedule_override()
-        .or_else(|| {
-            tuned_winner(gpu, m, n, k, vec_b)
-                .filter(|w| w.kernel == cfg.name)
-                .map(|w| w.schedule)
-        })
-        .unwrap_or(DEFAULT_SCHEDULE)
+) -> (u32, Schedule) {
+    let tuned = tuned_winner(gpu, m, n, k, vec_b).filter(|w| w.kernel == cfg.name);
+    (
+        group_override()
+            .or(tuned.map(|w| w.group))
+            .unwrap_or(DEFAULT_GROUP),
+        schedule_override()
+            .or(tuned.map(|w| w.schedule))
+            .unwrap_or(DEFAULT_SCHEDULE),
+    )
 }
 
 fn tuned_winner(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Option<&'static Winner> {
