@@ -142,6 +142,47 @@ pub unsafe fn cp_async_16(dst: u32, src: *const u32) {
     }
 }
 
+/// Copies 4 bytes global → shared asynchronously; `bytes` (0 or 4) of them are read, the rest
+/// zero-filled. 4-byte copies must go through L1 (`.ca`).
+#[inline(always)]
+pub unsafe fn cp_async_ca4(dst: u32, src: *const f32, bytes: u32) {
+    unsafe {
+        asm!("cp.async.ca.shared.global [{d}], [{s}], 4, {n};", d = in(reg32) dst,
+             s = in(reg64) src, n = in(reg32) bytes, options(nostack, preserves_flags));
+    }
+}
+
+/// Copies 16 bytes global → shared asynchronously, bypassing L1; `bytes` (0..=16) of them are
+/// read, the rest zero-filled. Both addresses must be 16-byte aligned.
+#[inline(always)]
+pub unsafe fn cp_async_cg16(dst: u32, src: *const f32, bytes: u32) {
+    unsafe {
+        asm!("cp.async.cg.shared.global [{d}], [{s}], 16, {n};", d = in(reg32) dst,
+             s = in(reg64) src, n = in(reg32) bytes, options(nostack, preserves_flags));
+    }
+}
+
+/// Closes this thread's current group of `cp.async` copies (waited for by [`cp_async_wait`]).
+#[inline(always)]
+pub unsafe fn cp_async_commit() {
+    unsafe { asm!("cp.async.commit_group;", options(nostack, preserves_flags)) }
+}
+
+/// Waits until at most `N` of this thread's committed copy groups are pending.
+#[inline(always)]
+pub unsafe fn cp_async_wait<const N: u32>() {
+    // The count is an immediate in PTX; a match on the constant folds to one instruction.
+    unsafe {
+        match N {
+            0 => asm!("cp.async.wait_group 0;", options(nostack, preserves_flags)),
+            1 => asm!("cp.async.wait_group 1;", options(nostack, preserves_flags)),
+            2 => asm!("cp.async.wait_group 2;", options(nostack, preserves_flags)),
+            3 => asm!("cp.async.wait_group 3;", options(nostack, preserves_flags)),
+            _ => asm!("cp.async.wait_all;", options(nostack, preserves_flags)),
+        }
+    }
+}
+
 /// Waits until every `cp_async_16` this thread started has landed in shared memory.
 #[inline(always)]
 pub fn cp_async_wait_all() {

@@ -27,8 +27,6 @@
 //!   `tile * ktiles + slice` iterations, one unit (a tile's run of slices) at a time; a tile
 //!   split over blocks is summed from a workspace by the block that completes it. With
 //!   `sk_blocks == 0` every block's range is one whole tile: the data-parallel kernel.
-use core::arch::asm;
-
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
@@ -36,56 +34,19 @@ use super::SgemmParams;
 use super::ffma_order::{ffma_order, order_is_permutation};
 use super::stream_k::Split;
 use crate::ptx::{
-    atom_add_acq_rel_gpu, fence_acq_rel_gpu, fresh_ctaid_x, fresh_tid_x, ld_global_cg, ld_shared,
-    shared_addr, st_global, st_global_cg, st_relaxed_gpu, st_shared,
+    atom_add_acq_rel_gpu, cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait,
+    fence_acq_rel_gpu, fresh_ctaid_x, fresh_tid_x, ld_global_cg, ld_shared, shared_addr, st_global,
+    st_global_cg, st_relaxed_gpu, st_shared,
 };
 
-/// Copies 4 bytes global → shared asynchronously; `bytes` (0 or 4) of them are read, the rest
-/// zero-filled. 4-byte copies must go through L1 (`.ca`).
-#[inline(always)]
-unsafe fn cp_async4(dst: u32, src: *const f32, bytes: u32) {
-    unsafe {
-        asm!("cp.async.ca.shared.global [{d}], [{s}], 4, {n};", d = in(reg32) dst,
-             s = in(reg64) src, n = in(reg32) bytes, options(nostack, preserves_flags));
-    }
-}
-
-/// Copies 16 bytes global → shared asynchronously, bypassing L1; `bytes` (0..=16) of them are
-/// read, the rest zero-filled. Both addresses must be 16-byte aligned.
-#[inline(always)]
-unsafe fn cp_async16(dst: u32, src: *const f32, bytes: u32) {
-    unsafe {
-        asm!("cp.async.cg.shared.global [{d}], [{s}], 16, {n};", d = in(reg32) dst,
-             s = in(reg64) src, n = in(reg32) bytes, options(nostack, preserves_flags));
-    }
-}
-
-#[inline(always)]
-unsafe fn cp_async_commit() {
-    unsafe { asm!("cp.async.commit_group;", options(nostack, preserves_flags)) }
-}
-
-/// Waits until at most `N` of this thread's committed copy groups are pending.
-#[inline(always)]
-unsafe fn cp_async_wait<const N: u32>() {
-    // The count is an immediate in PTX; a match on the constant folds to one instruction.
-    unsafe {
-        match N {
-            0 => asm!("cp.async.wait_group 0;", options(nostack, preserves_flags)),
-            1 => asm!("cp.async.wait_group 1;", options(nostack, preserves_flags)),
-            2 => asm!("cp.async.wait_group 2;", options(nostack, preserves_flags)),
-            3 => asm!("cp.async.wait_group 3;", options(nostack, preserves_flags)),
-            _ => asm!("cp.async.wait_all;", options(nostack, preserves_flags)),
-        }
-    }
-}
-
-/// Coherent 16-byte global load (C is read and written by this launch, so not `.nc`).
+/// Coherent 16-byte global load (C is read and written by this launch, so not `.nc`), as
+/// floats. (`ptx::ld_global_v4` and `ptx::ld_global` with conversions instead renumber the
+/// kernels' PTX registers, which can change ptxas's allocation of the timed kernels.)
 #[inline(always)]
 unsafe fn ld_global4(p: *const f32) -> [f32; 4] {
     let (a, b, c, d): (u32, u32, u32, u32);
     unsafe {
-        asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) a,
+        core::arch::asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) a,
              b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
              options(nostack, readonly, preserves_flags));
     }
@@ -101,7 +62,7 @@ unsafe fn ld_global4(p: *const f32) -> [f32; 4] {
 unsafe fn ld_global1(p: *const f32) -> f32 {
     let v: u32;
     unsafe {
-        asm!("ld.global.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+        core::arch::asm!("ld.global.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
              options(nostack, readonly, preserves_flags));
     }
     f32::from_bits(v)
@@ -350,16 +311,16 @@ macro_rules! flagship_kernels {
                             const KG: u32 = I / IPK;
                             let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
                             let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
-                            unsafe { cp_async4(dst, src, 4) };
+                            unsafe { cp_async_ca4(dst, src, 4) };
                         }});
                         let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
                         seq!(I in 0..$bl {
                             let src = unsafe { b_slice.add(I * b_step) };
                             let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
                             if VEC {
-                                unsafe { cp_async16(dst, src, b_bytes) };
+                                unsafe { cp_async_cg16(dst, src, b_bytes) };
                             } else {
-                                unsafe { cp_async4(dst, src, b_bytes) };
+                                unsafe { cp_async_ca4(dst, src, b_bytes) };
                             }
                         });
                     } else {
@@ -374,7 +335,7 @@ macro_rules! flagship_kernels {
                                 p.a
                             };
                             let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
-                            unsafe { cp_async4(dst, src, if ok { 4 } else { 0 }) };
+                            unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
                         }});
                         seq!(I in 0..$bl {
                             let ok = k0 + b_row + I * B_ROW_STEP < k;
@@ -386,9 +347,9 @@ macro_rules! flagship_kernels {
                             let bytes = if ok { b_bytes } else { 0 };
                             let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
                             if VEC {
-                                unsafe { cp_async16(dst, src, bytes) };
+                                unsafe { cp_async_cg16(dst, src, bytes) };
                             } else {
-                                unsafe { cp_async4(dst, src, bytes) };
+                                unsafe { cp_async_ca4(dst, src, bytes) };
                             }
                         });
                     }
