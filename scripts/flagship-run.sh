@@ -15,7 +15,8 @@
 #                (RGK_SGEMM_SCHEDULE data-parallel, stream-k), alternated $REPEAT times
 #     test       the GPU test binaries (SGEMM, matmul, occupancy) and `host occupancy`
 #     sanitize   compute-sanitizer memcheck and racecheck on every flagship kernel (or those
-#                in $SANITIZE_KERNELS), at an aligned (256^3) and an odd (130x67x37) shape
+#                in $SANITIZE_KERNELS), at an aligned (2176x4352x64) and an odd (1100x4100x37)
+#                shape, both with stream-K (docs/stream-k.md)
 #     ncu        cuBLAS and $NCU_KERNEL at 4096 under ncu (kernel names, scheduler, warp states)
 #     ptxvar     $VAR_KERNELS from each ptxvar/*.ptx (other builds, loaded with --ptx) at $VAR_SIZES
 #     sass       instruction counts per flagship kernel from the cubin
@@ -137,8 +138,9 @@ PY
     sanitize)
         for k in ${SANITIZE_KERNELS:-$("$HOST" info 2>/dev/null | grep -o 'sgemm_[a-z0-9_]*' | sort -u)}; do
             for tool in memcheck racecheck; do
-                run compute-sanitizer --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
-                run compute-sanitizer --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 130 --n 67 --k 37 --kernel "$k" --reps 1 --no-cublas
+                # Grids larger than the GPU and not whole waves, so that stream-K runs.
+                run compute-sanitizer --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 2176 --n 4352 --k 64 --kernel "$k" --reps 1 --no-cublas
+                run compute-sanitizer --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 1100 --n 4100 --k 37 --kernel "$k" --reps 1 --no-cublas
             done
         done
         ;;
