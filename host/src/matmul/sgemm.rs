@@ -6,7 +6,9 @@
 //! kernel, so nothing is padded or copied. The kernel for a problem comes from the tuning cache
 //! that `host tune` writes (one winner per shape class, used only on the GPU, driver and commit
 //! it was measured with), else from [`choose_kernel`], the default for every architecture
-//! (docs/matmul.md has the measurements behind both).
+//! (docs/matmul.md has the measurements behind both). Its schedule, data-parallel or stream-K
+//! (docs/stream-k.md), comes from the same cache, else stream-K, which is data-parallel
+//! wherever the tiles fill whole waves or less than one.
 use std::sync::OnceLock;
 
 use anyhow::Context as _;
