@@ -463,8 +463,8 @@ macro_rules! flagship_kernels {
                                 const Q: u32 = (G * 4 + I) * $gb + H;
                                 let v = acc4!(acc, G * 4 + I, H);
                                 seq!(J in 0..4 {
-                                    let at = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
-                                    unsafe { st_global_cg(p.partials.add(at) as *mut u32, v[J].to_bits()) };
+                                    let idx = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
+                                    unsafe { st_global_cg(p.partials.add(idx) as *mut u32, v[J].to_bits()) };
                                 });
                             }});
                         });
