@@ -122,8 +122,9 @@ impl fmt::Display for GpuIdentity {
     }
 }
 
-/// [`Schedule`] as its name in the cache (the kernel crate has no serde).
-mod schedule_name {
+/// [`Schedule`] as its name (`serde(with = …)`), in the cache and in `host tune`'s
+/// measurements (the kernel crate has no serde).
+pub mod schedule_name {
     use super::Schedule;
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 

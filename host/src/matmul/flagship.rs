@@ -6,7 +6,7 @@ use std::{cell::RefCell, ffi::c_void, rc::Rc};
 use anyhow::{Context as _, Result, bail};
 use cust::{
     function::{BlockSize, Function, GridSize},
-    memory::{DeviceBuffer, DeviceCopy},
+    memory::{DeviceBuffer, DeviceCopy, DeviceSlice},
     stream::Stream,
 };
 use cust_raw::driver_sys;
@@ -15,6 +15,7 @@ use gpu_kernels::matmul::{
     stream_k::{Schedule, Split, plan},
 };
 
+use super::sgemm::Gemm;
 use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.
@@ -50,6 +51,30 @@ pub const DEFAULT_GROUP: u32 = 8;
 /// data-parallel wherever the tiles fill whole waves (`stream_k::plan`).
 pub const DEFAULT_SCHEDULE: Schedule = Schedule::StreamK;
 
+/// The flagship's parameters for `op` on the device memory at `a`, `b` and `c`, launched with
+/// rasterization group `group`; the stream-K fields are left empty for [`FlagshipLaunch::new`]
+/// to fill in. The caller has checked `op` ([`Gemm::check`]: every value fits in 32 bits).
+pub(crate) fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> SgemmParams {
+    SgemmParams {
+        a: a.as_device_ptr().as_raw() as *const f32,
+        b: b.as_device_ptr().as_raw() as *const f32,
+        c: c.as_device_ptr().as_raw() as *mut f32,
+        partials: std::ptr::null_mut(),
+        counters: std::ptr::null_mut(),
+        m: op.m as u32,
+        n: op.n as u32,
+        k: op.k as u32,
+        lda: op.lda as u32,
+        ldb: op.ldb as u32,
+        ldc: op.ldc as u32,
+        alpha: op.alpha,
+        beta: op.beta,
+        group,
+        sk_blocks: 0,
+        sk_tiles: 0,
+    }
+}
+
 /// The flagship's parameters for a dense C = A·B (`alpha = 1`, `beta = 0`, A and C as wide as
 /// their rows, B `ldb` floats apart) on device buffers: the shape every timing run launches.
 pub(crate) fn dense_params(
@@ -58,24 +83,11 @@ pub(crate) fn dense_params(
     ldb: usize,
     group: u32,
 ) -> SgemmParams {
-    SgemmParams {
-        a: a.as_device_ptr().as_raw() as *const f32,
-        b: b.as_device_ptr().as_raw() as *const f32,
-        c: c.as_device_ptr().as_raw() as *mut f32,
-        partials: std::ptr::null_mut(),
-        counters: std::ptr::null_mut(),
-        m: m as u32,
-        n: n as u32,
-        k: k as u32,
-        lda: k as u32,
-        ldb: ldb as u32,
-        ldc: n as u32,
-        alpha: 1.0,
-        beta: 0.0,
+    gemm_params(
+        &Gemm::new(m, n, k).leading_dims(k, ldb, n),
+        [a, b, c],
         group,
-        sk_blocks: 0,
-        sk_tiles: 0,
-    }
+    )
 }
 
 /// Whether B can be copied in 16-byte pieces (`FlagshipConfig::vec_b`): rows a multiple of 4

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use anyhow::Context as _;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
-use gpu_kernels::matmul::{FlagshipConfig, SgemmParams, stream_k::Schedule};
+use gpu_kernels::matmul::{FlagshipConfig, stream_k::Schedule};
 use rgk_core::{
     bad_input,
     matmul::tune::{self as tuning, Loaded, ShapeClass, TuneCache, Winner},
@@ -21,7 +21,7 @@ use rgk_core::{
 
 use super::{
     flagship::{
-        DEFAULT_GROUP, DEFAULT_SCHEDULE, FlagshipLaunch, b_vector_ok, flagship_config,
+        DEFAULT_GROUP, DEFAULT_SCHEDULE, FlagshipLaunch, b_vector_ok, flagship_config, gemm_params,
         group_override, schedule_override,
     },
     gpu::{MAX_DIM, check_shape},
@@ -227,26 +227,10 @@ fn gemm_device_on(
             ))?;
         }
     }
-    let params = SgemmParams {
-        a: a.as_device_ptr().as_raw() as *const f32,
-        b: b.as_device_ptr().as_raw() as *const f32,
-        c: c.as_device_ptr().as_raw() as *mut f32,
-        partials: std::ptr::null_mut(),
-        counters: std::ptr::null_mut(),
-        m: op.m as u32,
-        n: op.n as u32,
-        k: op.k as u32,
-        lda: op.lda as u32,
-        ldb: op.ldb as u32,
-        ldc: op.ldc as u32,
-        alpha: op.alpha,
-        beta: op.beta,
-        group: DEFAULT_GROUP,
-        sk_blocks: 0,
-        sk_tiles: 0,
-    };
+    // The group is set below, once the kernel is known; B's layout decides which kernels may run.
+    let mut params = gemm_params(op, [a, b, c], DEFAULT_GROUP);
     let vec_b = b_vector_ok(&params);
-    let (cfg, schedule) = match choice {
+    let (cfg, asked) = match choice {
         Some((name, schedule)) => {
             let cfg = flagship_config(name)
                 .map_err(|e| anyhow::Error::new(rgk_core::BadInput(e.to_string())))?;
@@ -257,17 +241,13 @@ fn gemm_device_on(
                     op.ldb
                 ))?;
             }
-            (cfg, schedule)
+            (cfg, Some(schedule))
         }
-        None => {
-            let cfg = pick(gpu, op.m, op.n, op.k, vec_b)?;
-            (cfg, launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b).1)
-        }
+        None => (pick(gpu, op.m, op.n, op.k, vec_b)?, None),
     };
-    let params = SgemmParams {
-        group: launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b).0,
-        ..params
-    };
+    let (group, schedule) = launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
+    params.group = group;
+    let schedule = asked.unwrap_or(schedule);
     FlagshipLaunch::new(gpu, cfg, &params, schedule)?.launch(&gpu.stream)?;
     gpu.stream
         .synchronize()

@@ -59,7 +59,7 @@ pub struct Measurement {
     pub kernel: &'static str,
     pub vec_b: bool,
     pub group: u32,
-    #[serde(serialize_with = "schedule_name")]
+    #[serde(serialize_with = "rgk_core::matmul::tune::schedule_name::serialize")]
     pub schedule: Schedule,
     /// Which round: `kernels`, `groups` or `confirm`.
     pub round: &'static str,
@@ -67,10 +67,6 @@ pub struct Measurement {
     pub min_ms: f64,
     pub reps: usize,
     pub gflops: f64,
-}
-
-fn schedule_name<S: serde::Serializer>(s: &Schedule, out: S) -> Result<S::Ok, S::Error> {
-    out.serialize_str(s.name())
 }
 
 /// cuBLAS on a class's representative problem.
