@@ -156,8 +156,8 @@ pub fn solve_graph_with(
             let (sol, (out, staging, repeated, prepare_s, prefaulted)) =
                 agpu::solve_on_device(gpu, &graph, block, |busy| {
                     let t = Instant::now();
-                    let out = OutputFile::create(output, len, io.mode)?;
                     ensure_staging_fits(&io, v)?;
+                    let out = OutputFile::create(output, len, io.mode)?;
                     let staging = (0..io.staging_count())
                         .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
                         .collect::<Result<Vec<_>, _>>()?;
