@@ -2,7 +2,9 @@
 # Runs on the GPU machine, which has CUDA but no Rust, from the repository root, using the
 # bundle that `cargo xtask gpu-bundle` built here (carry `.device` with the call).
 #
-#   scripts/gpu-run.sh check       host info, every GPU test, occupancy cross-check
+#   scripts/gpu-run.sh check       host info, every GPU test, occupancy cross-check; ends with one
+#                                  summary line: tests passed, failed, skipped (e.g. a multi-GPU
+#                                  test on a machine with fewer GPUs), ignored; log in $OUT/tests.log
 #   scripts/gpu-run.sh sass        cuobjdump the cubin: instruction counts per kernel (VIADDMNMX, LDS.128, …)
 #   scripts/gpu-run.sh sanitize [matmul|apsp]   compute-sanitizer memcheck/racecheck (SGEMM),
 #                                  memcheck/racecheck/synccheck (APSP); both families by default
@@ -22,7 +24,7 @@ set -uo pipefail
 B=${BUNDLE:-.device/bundle}
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
-export REQUIRE_GPU=1   # a GPU test that cannot find the GPU fails here instead of skipping
+export REQUIRE_GPU=1   # a GPU test that cannot find the GPU or its course data fails here instead of skipping
 export APSP_TESTDATA=$B/testdata/apsp
 export HOST_BIN=$B/host  # tests that start the binary run it from the bundle, not from target/
 if [ -z "${CUBLAS_LIBRARY:-}" ]; then
@@ -33,6 +35,18 @@ fi
 HOST=$B/host
 status=0
 run() { echo "+ $*" >&2; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+# One line of totals over the libtest output in LOG. libtest counts a skipped test as passed; each
+# skipped test printed one `SKIPPED <test>: <why>` line (core/src/testdata.rs), which moves it.
+summarize() { # LOG
+    awk '/^test result:/ { for (i = 2; i <= NF; i++) {
+             if ($i ~ /^passed;?$/) p += $(i - 1)
+             if ($i ~ /^failed;?$/) f += $(i - 1)
+             if ($i ~ /^ignored;?$/) ig += $(i - 1) } }
+         /SKIPPED [^ :]+: / { s++ }
+         /^FAILED \([0-9]+\): / { b++ }
+         END { printf "summary: %d passed, %d failed, %d skipped, %d ignored; %d test binaries exited non-zero\n",
+                      p - s, f, s, ig, b }' "$1"
+}
 
 mode=${1:-check}
 shift || true
@@ -40,11 +54,18 @@ case "$mode" in
 check)
     run nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
     run "$HOST" info
+    log=$OUT_DIR/tests.log
+    : > "$log"
     for t in "$B"/tests/*; do
-        run "$t" --test-threads=1
+        echo "+ $t --test-threads=1" >&2
+        "$t" --test-threads=1 2>&1 | tee -a "$log"
+        rc=${PIPESTATUS[0]}
+        # A binary that dies before its "test result" line (a crash) is counted here.
+        [ "$rc" = 0 ] || { echo "FAILED ($rc): $t" | tee -a "$log"; status=1; }
     done
     run "$HOST" occupancy
     "$HOST" occupancy --json > "$OUT_DIR/occupancy.json"
+    summarize "$log" | tee -a "$log"
     ;;
 sass)
     cuobjdump --dump-sass "$B"/gpu_kernels.sm_90.cubin > "$OUT_DIR/sass.txt" || status=1

@@ -8,10 +8,13 @@
 //! - [`occupancy`]: the theoretical-occupancy calculator.
 //! - [`bench`](mod@bench) and [`report`]: benchmark records and the tables and charts made from them.
 //! - [`envelope`]: the one shape of every `--json` output (schema, device, commit, date, results).
+//! - [`memory`]: host memory for sizes that come from a file, checked before and allocated
+//!   fallibly.
 pub mod apsp;
 pub mod bench;
 pub mod envelope;
 pub mod matmul;
+pub mod memory;
 pub mod occupancy;
 pub mod report;
 pub mod testdata;

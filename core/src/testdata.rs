@@ -18,16 +18,38 @@ pub fn apsp_cases() -> Option<PathBuf> {
 }
 
 /// `apsp_cases()`, or `None` after printing that `test` is skipped (past libtest's capture, so
-/// that the skip is visible in the test output).
+/// that the skip is visible in the test output). Under [`require_gpu`] a missing directory
+/// fails the test instead: a run on the GPU machine must not pass without its data.
 pub fn apsp_cases_for_test(test: &str) -> Option<PathBuf> {
     let dir = apsp_cases();
     if dir.is_none() {
-        skip(
-            test,
-            "the course cases are absent (set APSP_TESTDATA or put them in ../shared/testdata/apsp)",
-        );
+        let why = "the course cases are absent (set APSP_TESTDATA or put them in ../shared/testdata/apsp)";
+        if require_gpu() {
+            panic!("{test}: REQUIRE_GPU is set but {why}");
+        }
+        skip(test, why);
     }
     dir
+}
+
+/// Whether tests must run instead of skipping (the GPU machine's runs): the environment
+/// variable `REQUIRE_GPU` holds a true value. Under it a test that finds no GPU, or not its
+/// course data, fails. The one reader of the variable.
+pub fn require_gpu() -> bool {
+    match std::env::var("REQUIRE_GPU") {
+        Ok(value) => parse_flag("REQUIRE_GPU", &value),
+        Err(_) => false,
+    }
+}
+
+/// `1`, `true`, `yes` (any case) are true; empty, `0`, `false`, `no` false; anything else is
+/// refused, since a misspelt flag must not quietly turn a required run into skips.
+fn parse_flag(name: &str, value: &str) -> bool {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => true,
+        "" | "0" | "false" | "no" => false,
+        _ => panic!("{name}={value:?} is neither true (1, true, yes) nor false (0, false, no)"),
+    }
 }
 
 /// Says that `test` is skipped and why, as `SKIPPED <test>: <why>` on stderr. Written to the
@@ -35,4 +57,25 @@ pub fn apsp_cases_for_test(test: &str) -> Option<PathBuf> {
 pub fn skip(test: &str, why: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_read_the_usual_true_and_false_values() {
+        for v in ["1", "true", "TRUE", "True", "yes", "Yes", " yes "] {
+            assert!(parse_flag("F", v), "{v:?}");
+        }
+        for v in ["", "0", "false", "FALSE", "no", "No"] {
+            assert!(!parse_flag("F", v), "{v:?}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "F=\"ture\" is neither true")]
+    fn a_misspelt_flag_is_refused() {
+        parse_flag("F", "ture");
+    }
 }

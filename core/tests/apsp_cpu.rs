@@ -89,7 +89,7 @@ fn shared_cases_match_expected_output() {
         let expected = std::fs::read(&expected_path)
             .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
         let g = read_graph(input).unwrap_or_else(|e| panic!("{e:#}"));
-        let (dist, _) = solve(&g);
+        let (dist, _) = solve(&g).unwrap();
         let out = tmp.path("case.out");
         write_distances(&out, &dist, g.vertices, g.vertices).unwrap();
         let got = std::fs::read(&out).unwrap();
@@ -180,7 +180,7 @@ fn read_graph_errors_name_the_path() {
 fn failed_write_leaves_nothing_and_success_leaves_no_temp_files() {
     let tmp = TempDir::new("write");
     let g = generate(20, 60, 5).unwrap();
-    let (dist, _) = solve(&g);
+    let (dist, _) = solve(&g).unwrap();
 
     let missing_dir = tmp.path("no_such_dir");
     let target = missing_dir.join("out.bin");
@@ -218,7 +218,7 @@ fn failed_write_leaves_nothing_and_success_leaves_no_temp_files() {
 fn padded_matrix_writes_the_same_bytes() {
     let tmp = TempDir::new("padded");
     let g = generate(77, 400, 21).unwrap();
-    let (dist, _) = solve(&g);
+    let (dist, _) = solve(&g).unwrap();
     let padded = 96;
     let pitch = distance_pitch(padded + 5);
     let mut big = vec![0; padded * pitch];
@@ -256,7 +256,7 @@ fn repeated_edges_keep_smallest_weight() {
     assert_eq!(fill_distances(&g, n, n, &mut d), 3);
     assert_eq!(d[1], 3, "direct cell keeps the smallest weight");
     assert_eq!(d[n + 2], 4);
-    let (dist, repeated) = solve(&g);
+    let (dist, repeated) = solve(&g).unwrap();
     assert_eq!(repeated, 3);
     let adj = Adjacency::new(&g);
     for s in 0..n {
@@ -351,7 +351,7 @@ fn floyd_warshall_matches_dijkstra() {
                 }
             }
             g.edges.extend(repeats.iter().copied());
-            let (dist, repeated) = solve(&g);
+            let (dist, repeated) = solve(&g).unwrap();
             assert_eq!(repeated, repeats.len(), "V {v} E {e}");
             let adj = Adjacency::new(&g);
             for s in 0..v {

@@ -32,7 +32,13 @@ fn main() -> ExitCode {
         }
     };
 
-    let cpu = solve_cpu(&graph);
+    let cpu = match solve_cpu(&graph) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "CPU: d(0,9) = {}, d(9,5) = {}, 10 reachable from 0: {}",
         cpu.get(0, 9),

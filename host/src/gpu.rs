@@ -249,12 +249,13 @@ impl Gpu {
 }
 
 /// For GPU tests: the GPU, or `None` after printing why the test is skipped. With
-/// `REQUIRE_GPU=1` (set by scripts/gpu-run.sh on the GPU machine) a missing GPU fails the test
-/// instead, so that a broken driver setup cannot pass as a run of skips.
+/// `REQUIRE_GPU` set ([`rgk_core::testdata::require_gpu`]; scripts/gpu-run.sh sets it on the GPU
+/// machine) a missing GPU fails the test instead, so that a broken driver setup cannot pass as
+/// a run of skips.
 pub fn gpu_for_test(test: &str) -> Option<Gpu> {
     if let Err(e) = init_driver() {
-        if std::env::var_os("REQUIRE_GPU").is_some_and(|v| v == "1") {
-            panic!("{test}: REQUIRE_GPU=1 but {e}");
+        if rgk_core::testdata::require_gpu() {
+            panic!("{test}: REQUIRE_GPU is set but {e}");
         }
         rgk_core::testdata::skip(test, &e.to_string());
         return None;

@@ -6,17 +6,27 @@ mod common;
 
 use common::{Scratch, graph_bytes, reference_output};
 
-/// `host apsp g.in --cpu` on `bytes`: exit 1, one line on stderr containing `says`, and the
-/// directory holds only the input afterwards (no output, no temporary file).
+/// `host apsp g.in` on `bytes`, on the CPU, one GPU and two: exit 1, one line on stderr
+/// containing `says`, and the directory holds only the input afterwards (no output, no
+/// temporary file). The same on any machine: the file is read before the driver is needed.
 fn bad_input_case(bytes: &[u8], says: &str) {
     let s = Scratch::new();
     s.write("g.in", bytes);
-    let run = s.host(&["apsp", "g.in", "--cpu"]).expect(1);
-    let line = run.one_line_error();
-    assert!(line.contains("cannot read graph g.in"), "{line}");
-    assert!(line.contains(says), "expected {says:?} in {line:?}");
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
-    assert_eq!(s.files(), ["g.in"], "bad input must leave no output");
+    for args in [
+        &["apsp", "g.in", "--cpu"][..],
+        &["apsp", "g.in"],
+        &["apsp", "g.in", "--gpus", "2"],
+    ] {
+        let run = s.host(args).expect(1);
+        let line = run.one_line_error();
+        assert!(line.contains("cannot read graph g.in"), "{args:?}: {line}");
+        assert!(
+            line.contains(says),
+            "{args:?}: expected {says:?} in {line:?}"
+        );
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+        assert_eq!(s.files(), ["g.in"], "bad input must leave no output");
+    }
 }
 
 macro_rules! bad_inputs {
@@ -46,13 +56,18 @@ bad_inputs! {
 #[test]
 fn missing_input_is_one_sentence() {
     let s = Scratch::new();
-    let run = s.host(&["apsp", "nowhere.in", "--cpu"]).expect(1);
-    assert!(
-        run.one_line_error().contains("nowhere.in"),
-        "{}",
-        run.stderr
-    );
-    assert!(s.files().is_empty());
+    for args in [
+        &["apsp", "nowhere.in", "--cpu"][..],
+        &["apsp", "nowhere.in"],
+    ] {
+        let run = s.host(args).expect(1);
+        assert!(
+            run.one_line_error().contains("nowhere.in"),
+            "{}",
+            run.stderr
+        );
+        assert!(s.files().is_empty());
+    }
 }
 
 #[test]

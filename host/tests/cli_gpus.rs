@@ -1,16 +1,12 @@
 //! `host apsp --gpus N`: parsing, and more GPUs than present (no GPU needed: without a driver
 //! or GPU the no-GPU sentence with exit 3 comes first, which is checked instead).
-use std::process::Command;
+mod common;
+
+use common::{Scratch, graph_bytes};
 
 fn host(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let run = Scratch::new().host(args);
+    (run.code.unwrap_or(-1), run.stderr)
 }
 
 #[test]
@@ -24,7 +20,11 @@ fn gpus_must_be_a_count_or_all() {
 
 #[test]
 fn more_gpus_than_present_is_one_sentence_and_fails() {
-    let (code, err) = host(&["apsp", "/nonexistent/g.in", "--gpus", "4096"]);
+    // A good graph: the file is read before the GPUs are counted.
+    let s = Scratch::new();
+    s.write("g.in", &graph_bytes(3, 1, &[(0, 1, 5)]));
+    let run = s.host(&["apsp", "g.in", "--gpus", "4096"]);
+    let (code, err) = (run.code.unwrap_or(-1), run.stderr);
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "one line: {err}");
     if code == 3 {

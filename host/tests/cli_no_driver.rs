@@ -7,10 +7,10 @@ use std::{
     sync::OnceLock,
 };
 
-use rgk_core::{
-    apsp::{format::read_graph, solve_cpu},
-    testdata::skip,
-};
+mod common;
+
+use common::{graph_bytes, reference_output};
+use rgk_core::testdata::skip;
 
 /// The binary copied once into a fresh directory, as a user would run it: no cargo, no runner.
 /// Once, and before any test spawns a process: a child forked while another thread still holds
@@ -114,11 +114,40 @@ no_driver_cases! {
     gpu_subcommand_without_driver_says_so_with_exit_3: ["matmul", "64"];
     no_driver_matmul_json: ["matmul", "64", "--json"];
     no_driver_info: ["info"];
-    no_driver_apsp: ["apsp", "g.in", "--json"];
     no_driver_apsp_peak: ["apsp-peak", "--json"];
     no_driver_occupancy: ["occupancy", "--json"];
     no_driver_bench: ["bench", "threads"];
     no_driver_tune: ["tune", "--cache", "cache/sgemm-tune.json"];
+}
+
+/// `host apsp` reads the graph before it needs the driver: a good file on a machine without
+/// one is exit 3 (one GPU or several) and leaves only the input (a bad one is exit 1 on any
+/// machine: cli_apsp_files.rs).
+#[test]
+fn no_driver_apsp_with_a_good_graph() {
+    let test = "no_driver_apsp_with_a_good_graph";
+    let (dir, exe) = copied_binary(test);
+    if driver_installed() {
+        return skip(test, "an NVIDIA driver is installed here");
+    }
+    std::fs::write(dir.join("g.in"), graph_bytes(3, 1, &[(0, 1, 5)])).unwrap();
+    for args in [
+        &["apsp", "g.in", "--json"][..],
+        &["apsp", "g.in", "--gpus", "2"],
+    ] {
+        let out = run_in(&dir, exe, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?} stderr: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one sentence expected: {stderr}");
+        assert!(stderr.contains("no NVIDIA driver"), "{stderr}");
+        assert!(out.stdout.is_empty(), "no partial output expected");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["g.in"], "{args:?}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -134,12 +163,7 @@ fn cpu_apsp_runs_from_a_copied_binary() {
     };
     run(&["apsp-gen", "300", "3000", "--seed", "7", "-o", "g.in"]);
     run(&["apsp", "g.in", "--cpu"]);
-    let graph = read_graph(&dir.join("g.in")).unwrap();
-    let expect: Vec<u8> = solve_cpu(&graph)
-        .as_slice()
-        .iter()
-        .flat_map(|d| d.to_le_bytes())
-        .collect();
-    assert!(std::fs::read(dir.join("g.out")).unwrap() == expect);
+    // Against one Dijkstra per source, not the Floyd–Warshall the CLI ran.
+    assert!(std::fs::read(dir.join("g.out")).unwrap() == reference_output(&dir.join("g.in")));
     let _ = std::fs::remove_dir_all(dir);
 }

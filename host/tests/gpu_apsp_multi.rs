@@ -22,7 +22,7 @@ fn counts() -> Vec<u32> {
 fn assert_multi_matches_cpu(gpus: &multi::MultiGpu, v: usize, e: usize, seed: u64) {
     let n = gpus.len();
     let graph = generate(v, e, seed).unwrap();
-    let (expect, _) = cpu::solve(&graph);
+    let (expect, _) = cpu::solve(&graph).unwrap();
     let sol = multi::solve(gpus, &graph, 64).unwrap_or_else(|e| panic!("{n} GPUs, V={v}: {e:#}"));
     assert_eq!(sol.vertices(), v);
     let mut got = vec![-1; v * v];

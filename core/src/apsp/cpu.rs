@@ -4,10 +4,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use anyhow::{Context, Result};
 use gpu_kernels::apsp::INF;
 use rayon::prelude::*;
 
 use super::format::{Graph, fill_distances};
+use crate::memory;
 
 /// Floyd–Warshall in place on the first `n` rows and columns of a matrix with row pitch `pitch`.
 /// Entries must be in `0..=INF` (INF + INF still fits in an i32).
@@ -107,13 +109,24 @@ pub fn dijkstra(graph: &Graph, adjacency: &Adjacency, src: usize) -> Vec<i32> {
     dist
 }
 
-/// All-pairs distances with pitch = V, and the number of repeated edges.
-pub fn solve(graph: &Graph) -> (Vec<i32>, usize) {
+/// A zeroed V x V matrix for the CPU solver, or one sentence naming the bytes it needs when
+/// host memory cannot hold it (checked against the available memory, then allocated fallibly).
+pub fn matrix(vertices: usize) -> Result<Vec<i32>> {
+    let what = format!("the {vertices} x {vertices} distance matrix");
+    let cells = vertices
+        .checked_mul(vertices)
+        .with_context(|| format!("{what} has more cells than this machine can address"))?;
+    memory::zeroed_vec(&what, cells)
+}
+
+/// All-pairs distances with pitch = V, and the number of repeated edges; fails only when host
+/// memory cannot hold the matrix ([`matrix`]).
+pub fn solve(graph: &Graph) -> Result<(Vec<i32>, usize)> {
     let n = graph.vertices;
-    let mut dist = vec![0; n * n];
+    let mut dist = matrix(n)?;
     let repeated = fill_distances(graph, n, n, &mut dist);
     floyd_warshall(&mut dist, n, n);
-    (dist, repeated)
+    Ok((dist, repeated))
 }
 
 #[cfg(test)]

@@ -55,19 +55,20 @@ impl Distances {
     }
 }
 
-/// All-pairs shortest paths on the CPU (multithreaded Floyd–Warshall).
+/// All-pairs shortest paths on the CPU (multithreaded Floyd–Warshall). Fails, in one sentence,
+/// only when host memory cannot hold the V x V matrix.
 ///
 /// ```
 /// use rgk_core::apsp::{INF, format::{Edge, Graph}, solve_cpu};
 /// let g = Graph::from_edges(3, vec![Edge { src: 0, dst: 1, w: 5 }, Edge { src: 1, dst: 2, w: 2 }])?;
-/// let d = solve_cpu(&g);
+/// let d = solve_cpu(&g)?;
 /// assert_eq!((d.get(0, 2), d.get(2, 0), d.get(1, 1)), (7, INF, 0));
 /// # Ok::<(), anyhow::Error>(())
 /// ```
-pub fn solve_cpu(graph: &Graph) -> Distances {
-    let (data, _) = cpu::solve(graph);
-    Distances {
+pub fn solve_cpu(graph: &Graph) -> anyhow::Result<Distances> {
+    let (data, _) = cpu::solve(graph)?;
+    Ok(Distances {
         vertices: graph.vertices,
         data,
-    }
+    })
 }

@@ -4,7 +4,7 @@
 //! `d[i][i] = 0` and `INF` for "no path".
 
 use std::fs::{File, Permissions};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::Path;
 
@@ -170,7 +170,8 @@ fn parse(bytes: &[u8]) -> Result<Graph> {
 
     // One memcpy into an aligned Vec, whatever the alignment of `bytes` (pod_collect_to_vec
     // would need bytemuck's `extern_crate_alloc` feature).
-    let mut edges = vec![Edge::zeroed(); e as usize];
+    let mut edges: Vec<Edge> =
+        crate::memory::zeroed_vec(&format!("the list of {e} edges"), e as usize)?;
     bytemuck::cast_slice_mut::<Edge, u8>(&mut edges).copy_from_slice(&bytes[HEADER_BYTES..]);
     if let Some((i, problem)) = first_bad_edge(v, &edges) {
         let at = HEADER_BYTES + i * EDGE_BYTES + problem.field_offset();
@@ -194,11 +195,29 @@ pub fn read_graph(path: &Path) -> Result<Graph> {
             let map = unsafe { memmap2::Mmap::map(&file)? };
             parse_graph(&map)
         } else {
-            parse_graph(&std::fs::read(path)?)
+            parse_graph(&read_stream(file)?)
         }
     };
     parse()
         .map_err(|e| crate::BadInput(format!("cannot read graph {}: {e:#}", path.display())).into())
+}
+
+/// The bytes of a graph file that has no length (a pipe, a device): the header, then no more
+/// than the bytes it announces and one (so that trailing data is still reported), never an
+/// endless read. (`read_to_end` reserves fallibly.)
+fn read_stream(file: File) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut header = file.take(HEADER_BYTES as u64);
+    header.read_to_end(&mut bytes)?;
+    if bytes.len() == HEADER_BYTES {
+        let e = u64::try_from(read_i32(&bytes, 4)).unwrap_or(0);
+        let announced = EDGE_BYTES as u64 * e;
+        header
+            .into_inner()
+            .take(announced + 1)
+            .read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
 }
 
 /// Row pitch (in i32) for a matrix of `n_padded` columns: a multiple of `PITCH_ALIGN`.

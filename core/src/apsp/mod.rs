@@ -1,9 +1,11 @@
 //! All-pairs shortest paths on the CPU: the course file format (`format`), CPU references
 //! (`cpu`: multithreaded Floyd–Warshall and Dijkstra), a seeded random graph generator
-//! (`random`) and the check of any answer against the references (`verify`).
+//! (`random`), the check of any answer against the references (`verify`) and the largest graph
+//! each solver holds (`limits`).
 pub mod cpu;
 mod distances;
 pub mod format;
+pub mod limits;
 pub mod random;
 pub mod split;
 pub mod verify;

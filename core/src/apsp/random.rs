@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
 use gpu_kernels::apsp::MAX_WEIGHT;
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -10,6 +10,11 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
 use super::format::{Edge, Graph};
+use crate::memory;
+
+/// Host bytes per entry of a `HashSet<u64>` at its worst load factor (8 of data, 1 of control,
+/// capacity up to twice the entries).
+const PAIR_SET_BYTES: u128 = 18;
 
 /// A graph with `vertices` vertices and `edges` distinct `(src, dst)` pairs (no self-loops),
 /// weights uniform in `0..=MAX_WEIGHT`, in random order. The same seed gives the same graph.
@@ -50,10 +55,26 @@ pub fn generate(vertices: usize, edges: usize, seed: u64) -> Result<Graph> {
         w: rng.gen_range(0..=MAX_WEIGHT),
     };
 
-    let mut list = Vec::with_capacity(edges);
-    if edges as u64 * 2 <= max_edges {
+    let sparse = edges as u64 * 2 <= max_edges;
+    // The edge list and the set of pairs drawn (or left out) live together: checked as one.
+    let pairs = if sparse {
+        edges
+    } else {
+        (max_edges - edges as u64) as usize
+    };
+    memory::ensure_available(
+        &format!("generating {edges} edges on {vertices} vertices"),
+        edges as u128 * size_of::<Edge>() as u128 + pairs as u128 * PAIR_SET_BYTES,
+    )?;
+    let mut list = Vec::new();
+    list.try_reserve_exact(edges)
+        .with_context(|| format!("cannot allocate the list of {edges} edges"))?;
+    let mut set = HashSet::new();
+    set.try_reserve(pairs)
+        .with_context(|| format!("cannot allocate a set of {pairs} vertex pairs"))?;
+    if sparse {
         // Sparse: rejection sampling needs at most ~2 draws per edge.
-        let mut seen = HashSet::with_capacity(edges);
+        let mut seen = set;
         while list.len() < edges {
             let pair = random_pair(&mut rng);
             if seen.insert(pair) {
@@ -62,8 +83,7 @@ pub fn generate(vertices: usize, edges: usize, seed: u64) -> Result<Graph> {
         }
     } else {
         // Dense: sample the pairs to leave out, keep the rest, then shuffle the order.
-        let skip_count = (max_edges - edges as u64) as usize;
-        let mut skip = HashSet::with_capacity(skip_count);
+        let (skip_count, mut skip) = (pairs, set);
         while skip.len() < skip_count {
             skip.insert(random_pair(&mut rng));
         }

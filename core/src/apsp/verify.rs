@@ -29,7 +29,7 @@ pub fn verify_rows(
 ) -> Result<String> {
     let v = graph.vertices;
     if v <= FULL_VERIFY_MAX {
-        let (expect, _) = cpu::solve(graph);
+        let (expect, _) = cpu::solve(graph)?;
         for i in 0..v {
             let got = row(i)?;
             if let Some(j) = (0..v).find(|&j| got[j] != expect[i * v + j]) {

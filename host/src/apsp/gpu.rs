@@ -71,7 +71,7 @@ pub fn geometry(vertices: usize, block: u32) -> (usize, usize) {
 /// Fails with one sentence when the padded matrix overflows the kernels' 32-bit offsets or does
 /// not fit in the GPU's free memory.
 fn check_fits(vertices: usize, padded: usize, pitch: usize) -> Result<()> {
-    if (padded as u64) * (pitch as u64) > u32::MAX as u64 {
+    if (padded as u64) * (pitch as u64) > rgk_core::apsp::limits::GPU_MAX_CELLS {
         bail!("V = {vertices} is too large: the padded matrix would exceed 2^32 cells");
     }
     let bytes = padded * pitch * 4;

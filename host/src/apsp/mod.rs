@@ -2,6 +2,7 @@
 //! same split by block rows over several GPUs, with `nccl` broadcasting the pivot rows) and
 //! file to file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
 pub mod gpu;
+pub mod input;
 pub mod multi;
 pub mod nccl;
 pub mod pipeline;

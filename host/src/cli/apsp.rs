@@ -5,8 +5,9 @@ use clap::Args;
 use host::{
     apsp::{
         gpu as agpu,
+        input::GraphFile,
         multi::{self, GpuCount, MultiGpu, MultiTimes},
-        pipeline::{FileReport, solve_file_multi, solve_file_with},
+        pipeline::{FileReport, solve_graph_multi, solve_graph_with},
         stream::{
             DEFAULT_CHUNK_MIB, DEFAULT_WRITERS, IoMode, IoOptions,
             remove_partial_outputs_on_interrupt,
@@ -14,7 +15,7 @@ use host::{
     },
     gpu::Gpu,
 };
-use rgk_core::apsp::{format::write_graph, random};
+use rgk_core::apsp::{format::write_graph, limits, random};
 
 use rgk_core::envelope::Device;
 
@@ -69,7 +70,7 @@ pub struct ApspArgs {
 
 #[derive(Args)]
 pub struct ApspGenArgs {
-    /// Number of vertices V (at least 1).
+    /// Number of vertices V (at least 1; a V that no solver of the project can hold is refused).
     pub vertices: usize,
     /// Number of distinct directed edges E (at most V(V-1)), weights uniform in 0..=1000.
     pub edges: usize,
@@ -90,18 +91,29 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         args.input.with_extension("out"),
         &[&args.input],
     )?;
-    if !args.cpu && args.gpus != GpuCount::Count(1) {
+    let several = !args.cpu && args.gpus != GpuCount::Count(1);
+    if several {
         multi::config(args.block)?;
+    }
+    if !args.cpu {
+        agpu::config(args.block)?;
+    }
+    // The graph is read and validated before the driver is needed: a bad file is named on any
+    // machine, and a good one on a machine without a GPU gets "no GPU" (exit status 3).
+    let pb = progress::spinner("reading the graph");
+    let input = GraphFile::read(&args.input);
+    pb.finish_and_clear();
+    let input = input?;
+    if several {
         let gpus = MultiGpu::open(args.gpus, args.ptx.ptx.as_deref())?;
         // `--gpus all` with one GPU is the one-GPU path.
         if gpus.len() > 1 {
-            return run_multi(args, &gpus, &out);
+            return run_multi(args, &gpus, input, &out);
         }
     }
     let gpu = if args.cpu {
         None
     } else {
-        agpu::config(args.block)?;
         Some(Gpu::new(args.ptx.ptx.as_deref())?)
     };
     let device = match &gpu {
@@ -115,9 +127,9 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         _ => None,
     };
     let pb = solving_spinner(args.verify);
-    let rep = solve_file_with(
+    let rep = solve_graph_with(
         gpu.as_ref(),
-        &args.input,
+        input,
         out.path(),
         args.block,
         args.verify,
@@ -145,7 +157,7 @@ fn solving_spinner(verify: bool) -> indicatif::ProgressBar {
 }
 
 /// `host apsp --gpus N` with N > 1.
-fn run_multi(args: &ApspArgs, gpus: &MultiGpu, out: &OutputFile) -> Result<()> {
+fn run_multi(args: &ApspArgs, gpus: &MultiGpu, input: GraphFile, out: &OutputFile) -> Result<()> {
     // The ceiling of one GPU (GPU 0); the rate of N GPUs is compared with N times it.
     gpus.gpus[0].make_current()?;
     let device = gpus.gpus[0].info()?.device(gpus.len() as u32);
@@ -154,9 +166,9 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu, out: &OutputFile) -> Result<()> {
         true => None,
     };
     let pb = solving_spinner(args.verify);
-    let solved = solve_file_multi(
+    let solved = solve_graph_multi(
         gpus,
-        &args.input,
+        input,
         out.path(),
         args.block,
         args.verify,
@@ -284,6 +296,8 @@ fn print_report(
 
 pub fn run_gen(args: &ApspGenArgs) -> Result<()> {
     let out = OutputFile::new(&args.output, &[])?;
+    // A file that no solver could read into memory is refused before it is written.
+    limits::ensure_some_solver_holds(args.vertices)?;
     let graph = random::generate(args.vertices, args.edges, args.seed)?;
     write_graph(out.path(), &graph)?;
     out.wrote(&format!(

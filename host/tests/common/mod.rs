@@ -67,13 +67,40 @@ impl Scratch {
 
     /// Runs `host ARGS` in the scratch directory.
     pub fn host(&self, args: &[&str]) -> Run {
-        let out = Command::new(host_bin())
-            .args(args)
+        self.run(&mut self.command(args))
+    }
+
+    /// [`Scratch::host`] under RLIMIT_AS of `bytes`: an allocation past it fails, as on a
+    /// machine with that little memory, whatever the machine running the test has.
+    pub fn host_with_address_space(&self, args: &[&str], bytes: u64) -> Run {
+        let mut cmd = self.command(args);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                let lim = libc::rlimit {
+                    rlim_cur: bytes,
+                    rlim_max: bytes,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        self.run(&mut cmd)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(host_bin());
+        cmd.args(args)
             .current_dir(self.dir.path())
             // No GPU results, no matter what machine runs the tests, and no progress bars.
-            .env_remove("GPU_KERNELS_PTX")
-            .output()
-            .expect("run host");
+            .env_remove("GPU_KERNELS_PTX");
+        cmd
+    }
+
+    fn run(&self, cmd: &mut Command) -> Run {
+        let out = cmd.output().expect("run host");
         Run {
             code: out.status.code(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -196,7 +196,7 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
     let (padded, pitch) = geometry(graph.vertices, block);
     let nb = padded / b;
     let parts = block_rows(nb, n);
-    if (b * pitch) as u64 > u32::MAX as u64 {
+    if (b * pitch) as u64 > rgk_core::apsp::limits::GPU_MAX_CELLS {
         bail!(
             "V = {} is too large: one block row would exceed 2^32 cells",
             graph.vertices
@@ -375,13 +375,17 @@ impl Drop for MultiSolution<'_> {
 }
 
 /// For GPU tests: `n` GPUs, or `None` after printing why the test is skipped (no GPU, or fewer
-/// than `n`). As [`crate::gpu::gpu_for_test`], `REQUIRE_GPU=1` turns a missing driver into a
-/// failure; too few GPUs stays a skip, since a one-GPU machine runs the same tests.
+/// than `n`). As [`crate::gpu::gpu_for_test`], `REQUIRE_GPU` turns a missing driver into a
+/// failure; too few GPUs stays a skip, since a one-GPU machine runs the same tests
+/// (`scripts/gpu-run.sh check` counts it among the skipped).
 pub fn gpus_for_test(test: &str, n: u32) -> Option<MultiGpu> {
     crate::gpu::gpu_for_test(test)?;
     let present = device_count().unwrap_or_else(|e| panic!("{test}: {e:#}"));
     if present < n {
-        rgk_core::testdata::skip(test, &format!("needs {n} GPUs, {present} present"));
+        rgk_core::testdata::skip(
+            test,
+            &format!("needs {n} GPUs and this machine has {present}"),
+        );
         return None;
     }
     Some(
