@@ -20,6 +20,8 @@ pub mod gpu;
 pub mod kernels;
 pub mod matmul;
 pub mod pinned;
+pub mod reference;
+pub mod tune;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by
 /// the build script); `None` when it was built outside a git checkout.

@@ -13,10 +13,8 @@ use host::{
     apsp::{gpu as agpu, pipeline::solve_file},
     gpu::{Gpu, Timing},
     kernels::{OccupancyRow, occupancy_rows},
-    matmul::{
-        cublas::Cublas,
-        gpu::{self as mgpu, Problem},
-    },
+    matmul::gpu::{self as mgpu, Problem},
+    reference::cublas::Cublas,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -7,10 +7,10 @@ use gpu_kernels::matmul::Rung;
 use host::{
     gpu::Gpu,
     matmul::{
-        cublas::Cublas,
         gpu::{self as mgpu, GpuResult, Kernel, Problem, check_shape},
         sgemm,
     },
+    reference::cublas::Cublas,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -304,7 +304,7 @@ pub fn tuned_cache(gpu: &Gpu) -> Option<&'static TuneCache> {
     CACHE
         .get_or_init(|| {
             let path = tuning::default_cache_path()?;
-            let here = match super::tune::identity(gpu) {
+            let here = match crate::tune::identity(gpu) {
                 Ok(id) => id,
                 Err(e) => {
                     eprintln!("warning: not using the SGEMM tuning cache: {e:#}");

@@ -7,8 +7,10 @@ use anyhow::{Context as _, Result, bail};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use libloading::{Library, Symbol};
 
-use super::gpu::{GpuResult, Problem, check_fits, check_shape};
-use crate::gpu::{Gpu, time_on_stream};
+use crate::{
+    gpu::{Gpu, time_on_stream},
+    matmul::gpu::{GpuResult, Problem, check_fits, check_shape},
+};
 
 type Handle = *mut c_void;
 const CUBLAS_OP_N: c_int = 0;

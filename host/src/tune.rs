@@ -16,12 +16,14 @@ use rgk_core::matmul::{
 };
 use serde::Serialize;
 
-use super::{
-    cublas::Cublas,
-    flagship::{DEFAULT_GROUP, FlagshipLaunch, dense_params},
-    gpu::check_fits,
+use crate::{
+    gpu::{Gpu, time_on_stream},
+    matmul::{
+        flagship::{DEFAULT_GROUP, FlagshipLaunch, dense_params},
+        gpu::check_fits,
+    },
+    reference::cublas::Cublas,
 };
-use crate::gpu::{Gpu, time_on_stream};
 
 /// What a tuning cache must match to be used on `gpu`.
 pub fn identity(gpu: &Gpu) -> Result<GpuIdentity> {
