@@ -8,8 +8,11 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use libloading::{Library, Symbol};
 
 use crate::{
-    gpu::{Gpu, time_on_stream},
-    matmul::gpu::{GpuResult, Problem, check_fits, check_shape},
+    gpu::{Gpu, check_free_memory, time_on_stream},
+    matmul::{
+        gpu::{GpuResult, Problem},
+        problem::check_shape,
+    },
 };
 
 type Handle = *mut c_void;
@@ -130,7 +133,7 @@ impl Cublas {
     pub fn run(&self, gpu: &Gpu, p: &Problem, reps: usize) -> Result<GpuResult> {
         let Problem { a, b, m, n, k } = *p;
         check_shape(m, n, k)?;
-        check_fits(4 * (m * k + k * n + m * n))?;
+        check_free_memory(4 * (m * k + k * n + m * n), "the problem")?;
         let d_a = DeviceBuffer::from_slice(a)?;
         let d_b = DeviceBuffer::from_slice(b)?;
         let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
