@@ -21,6 +21,7 @@
 //!
 //! Runnable examples: `cargo run -p host --example sgemm`, `cargo run -p host --example apsp`.
 pub mod apsp;
+mod dynlib;
 pub mod error;
 pub mod gpu;
 pub mod kernels;
