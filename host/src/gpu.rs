@@ -22,7 +22,7 @@ use cust::{
 use cust_raw::driver_sys;
 
 pub use self::{
-    driver::{DriverError, check as check_driver, check_free_memory, gib},
+    driver::{DriverError, check as check_driver, check_free_memory},
     info::DeviceInfo,
     timing::{Timing, time_on_stream},
 };

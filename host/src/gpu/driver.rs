@@ -38,7 +38,7 @@ pub fn check(status: CUresult, call: &str) -> Result<(), DriverError> {
 }
 
 /// Bytes as GiB, for messages.
-pub fn gib(bytes: usize) -> f64 {
+fn gib(bytes: usize) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
