@@ -1,26 +1,37 @@
-//! Driver start-up, PTX loading, device facts and event timing.
+//! The driver layer: driver start-up, PTX loading and the [`Gpu`]; device facts (`info`), event
+//! timing (`timing`), driver status codes and the free-memory check (`driver`). It imports no
+//! runner: what a runner keeps per GPU is its own type, held in `state`.
+mod driver;
+mod info;
+mod state;
+mod timing;
+
 use std::{
     ffi::c_int,
     fmt,
     path::{Path, PathBuf},
 };
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use cust::{
     context::Context,
     device::{Device, DeviceAttribute},
-    event::{Event, EventFlags},
     module::Module,
     stream::{Stream, StreamFlags},
 };
 use cust_raw::driver_sys;
-use serde::Serialize;
 
+pub use self::{
+    driver::{DriverError, check as check_driver, check_free_memory},
+    info::DeviceInfo,
+    timing::{Timing, time_on_stream},
+};
 pub use crate::error::NoGpu;
 
 /// Starts the driver API, naming the reason in one sentence when there is no usable GPU.
 pub fn init_driver() -> std::result::Result<(), NoGpu> {
     // Called raw because cust folds CUDA_ERROR_STUB_LIBRARY into "UnknownError".
+    // SAFETY: cuInit takes flags 0 and nothing else; it may be called any number of times.
     let code = unsafe { driver_sys::cuInit(0) } as c_int;
     match code {
         0 => Ok(()),
@@ -132,8 +143,9 @@ pub struct Gpu {
     pub module: Module,
     /// The same PTX JIT-compiled under the Floyd–Warshall register cap; loaded on first use.
     apsp_module: std::cell::OnceCell<Module>,
-    /// The flagship SGEMM's stream-K workspace, allocated on first use.
-    pub(crate) sgemm_workspace: crate::matmul::flagship::WorkspaceCell,
+    /// What runners keep on this GPU between calls (their device memory is freed before the
+    /// context, which is dropped last).
+    runner_state: state::RunnerState,
     ptx_text: String,
     pub stream: Stream,
     pub device: Device,
@@ -202,7 +214,7 @@ impl Gpu {
         Ok(Gpu {
             module,
             apsp_module: std::cell::OnceCell::new(),
-            sgemm_workspace: Default::default(),
+            runner_state: Default::default(),
             kernels: ptx_kernel_names(&text),
             ptx_text: text,
             stream,
@@ -233,6 +245,12 @@ impl Gpu {
                 self.ptx_source
             )
         })
+    }
+
+    /// The runner state of type `T` on this GPU, made with `T::default()` on first use (see
+    /// `state`). Held no longer than the `Gpu` is borrowed.
+    pub(crate) fn runner_state<T: Default + 'static>(&self) -> std::rc::Rc<T> {
+        self.runner_state.get()
     }
 
     pub fn info(&self) -> Result<DeviceInfo> {
@@ -266,154 +284,9 @@ pub fn gpu_for_test(test: &str) -> Option<Gpu> {
     )
 }
 
-fn attr(dev: Device, a: driver_sys::CUdevice_attribute) -> Result<i32> {
-    let mut v: c_int = 0;
-    let code = unsafe { driver_sys::cuDeviceGetAttribute(&mut v, a, dev.as_raw()) } as c_int;
-    if code != 0 {
-        bail!("cuDeviceGetAttribute failed with error {code}");
-    }
-    Ok(v)
-}
-
-/// What the occupancy calculator and `host info` need to know about a GPU.
-#[derive(Clone, Debug, Serialize)]
-pub struct DeviceInfo {
-    pub name: String,
-    pub compute_capability: (u32, u32),
-    pub multiprocessors: u32,
-    pub total_memory_bytes: usize,
-    pub shared_memory_per_block: u32,
-    pub shared_memory_per_block_optin: u32,
-    pub shared_memory_per_sm: u32,
-    pub reserved_shared_memory_per_block: u32,
-    pub registers_per_sm: u32,
-    pub registers_per_block: u32,
-    pub max_threads_per_block: u32,
-    pub max_threads_per_sm: u32,
-    pub max_blocks_per_sm: u32,
-    pub warp_size: u32,
-    pub l2_cache_bytes: u32,
-    pub clock_mhz: u32,
-    pub driver_version: String,
-}
-
-impl DeviceInfo {
-    pub fn of(dev: Device) -> Result<DeviceInfo> {
-        use driver_sys::CUdevice_attribute as A;
-        let get = |a| attr(dev, a).map(|v| v as u32);
-        let mut driver: c_int = 0;
-        let _ = unsafe { driver_sys::cuDriverGetVersion(&mut driver) };
-        Ok(DeviceInfo {
-            name: dev.name()?,
-            compute_capability: (
-                dev.get_attribute(DeviceAttribute::ComputeCapabilityMajor)? as u32,
-                dev.get_attribute(DeviceAttribute::ComputeCapabilityMinor)? as u32,
-            ),
-            multiprocessors: get(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            total_memory_bytes: dev.total_memory()?,
-            shared_memory_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-            shared_memory_per_block_optin: get(
-                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )?,
-            shared_memory_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
-            reserved_shared_memory_per_block: get(
-                A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-            )?,
-            registers_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
-            registers_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
-            max_threads_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            max_threads_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
-            max_blocks_per_sm: get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
-            warp_size: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            l2_cache_bytes: get(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
-            clock_mhz: get(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? / 1000,
-            driver_version: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
-        })
-    }
-
-    /// The GPU as the `device` of a JSON envelope (rgk_core::envelope), `count` of them.
-    pub fn device(&self, count: u32) -> rgk_core::envelope::Device {
-        rgk_core::envelope::Device {
-            kind: rgk_core::envelope::DeviceKind::Gpu,
-            name: self.name.clone(),
-            count,
-            processors: self.multiprocessors,
-            memory_bytes: Some(self.total_memory_bytes as u64),
-            compute_capability: Some(format!(
-                "{}.{}",
-                self.compute_capability.0, self.compute_capability.1
-            )),
-            clock_mhz: Some(self.clock_mhz),
-            driver: Some(self.driver_version.clone()),
-        }
-    }
-}
-
-/// Median, min and max of per-launch event timings, in milliseconds.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Timing {
-    pub median_ms: f64,
-    pub min_ms: f64,
-    pub max_ms: f64,
-    pub reps: usize,
-}
-
-impl Timing {
-    pub fn from_samples(mut ms: Vec<f64>) -> Timing {
-        assert!(!ms.is_empty(), "no timing samples");
-        ms.sort_by(|a, b| a.total_cmp(b));
-        let n = ms.len();
-        let median = if n % 2 == 1 {
-            ms[n / 2]
-        } else {
-            0.5 * (ms[n / 2 - 1] + ms[n / 2])
-        };
-        Timing {
-            median_ms: median,
-            min_ms: ms[0],
-            max_ms: ms[n - 1],
-            reps: n,
-        }
-    }
-}
-
-/// Runs `launch` `warmup` times, then `reps` times each between two events on `stream`.
-pub fn time_on_stream(
-    stream: &Stream,
-    warmup: usize,
-    reps: usize,
-    mut launch: impl FnMut() -> Result<()>,
-) -> Result<Timing> {
-    for _ in 0..warmup {
-        launch()?;
-    }
-    stream.synchronize().context("warm-up launch failed")?;
-    let mut samples = Vec::with_capacity(reps);
-    for _ in 0..reps.max(1) {
-        let start = Event::new(EventFlags::DEFAULT)?;
-        let stop = Event::new(EventFlags::DEFAULT)?;
-        start.record(stream)?;
-        launch()?;
-        stop.record(stream)?;
-        stop.synchronize().context("timed launch failed")?;
-        samples.push(stop.elapsed_time_f32(&start)? as f64);
-    }
-    Ok(Timing::from_samples(samples))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn median_of_even_and_odd_counts() {
-        assert_eq!(Timing::from_samples(vec![3.0, 1.0, 2.0]).median_ms, 2.0);
-        let t = Timing::from_samples(vec![4.0, 1.0, 2.0, 3.0]);
-        assert_eq!(
-            (t.median_ms, t.min_ms, t.max_ms, t.reps),
-            (2.5, 1.0, 4.0, 4)
-        );
-    }
 
     #[test]
     fn entry_names_from_ptx() {

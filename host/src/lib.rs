@@ -1,7 +1,13 @@
 //! The GPU side of rust-gpu-kernels: driver start-up and PTX loading (`gpu`), the SGEMM and
-//! Floyd–Warshall runners (`matmul`, `apsp`), cuBLAS as the reference, and the occupancy of
-//! every kernel as the driver reports it (`kernels`). Everything CUDA-free (formats, CPU
-//! references, the occupancy calculator, records, report) is in [`rgk_core`].
+//! Floyd–Warshall runners (`matmul`, `apsp`), cuBLAS as the reference (`reference`), the SGEMM
+//! autotuner (`tune`), and the occupancy of every kernel as the driver reports it (`kernels`).
+//! Everything CUDA-free (formats, CPU references, the occupancy calculator, records, report) is
+//! in [`rgk_core`].
+//!
+//! Imports point one way: the CLI (the `host` binary) → the library API ([`sgemm`], [`apsp()`])
+//! → kernel selection (`matmul::select`) → the runners (`matmul::flagship`, `apsp::gpu`, …) →
+//! the driver layer (`gpu`). `matmul::problem` (what an SGEMM is) is a leaf any layer may use.
+//! The tuner and cuBLAS sit beside the runners: nothing on the library path imports them.
 //!
 //! The library API:
 //! - [`Gpu::new`] opens device 0 with the kernels (PTX built into the binary);
@@ -15,11 +21,14 @@
 //!
 //! Runnable examples: `cargo run -p host --example sgemm`, `cargo run -p host --example apsp`.
 pub mod apsp;
+mod dynlib;
 pub mod error;
 pub mod gpu;
 pub mod kernels;
 pub mod matmul;
 pub mod pinned;
+pub mod reference;
+pub mod tune;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by
 /// the build script); `None` when it was built outside a git checkout.
@@ -28,5 +37,8 @@ pub const BUILD_COMMIT: Option<&str> = option_env!("RGK_BUILD_COMMIT");
 pub use apsp::apsp;
 pub use error::{Error, NoGpu, Result};
 pub use gpu::Gpu;
-pub use matmul::sgemm::{Gemm, gemm_device, sgemm, sgemm_device};
+pub use matmul::{
+    problem::Gemm,
+    sgemm::{gemm_device, sgemm, sgemm_device},
+};
 pub use rgk_core::apsp::{Distances, format::Graph};

@@ -4,8 +4,10 @@
 //! filled by every GPU, so they are allocated `CU_MEMHOSTALLOC_PORTABLE`.
 use std::ops::{Deref, DerefMut};
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use cust_raw::driver_sys;
+
+use crate::gpu::check_driver;
 
 /// `len` i32 of portable pinned host memory, zeroed.
 pub struct PortablePinned {
@@ -23,11 +25,13 @@ impl PortablePinned {
         let mut ptr = std::ptr::null_mut();
         let bytes = len.max(1) * 4;
         // SAFETY: `ptr` receives a fresh allocation of `bytes` bytes.
-        let code = unsafe {
+        let status = unsafe {
             driver_sys::cuMemHostAlloc(&mut ptr, bytes, driver_sys::CU_MEMHOSTALLOC_PORTABLE)
-        } as i32;
-        if code != 0 || ptr.is_null() {
-            bail!("allocating {bytes} bytes of pinned host memory failed with CUDA error {code}");
+        };
+        check_driver(status, "cuMemHostAlloc")
+            .with_context(|| format!("allocating {bytes} bytes of pinned host memory"))?;
+        if ptr.is_null() {
+            bail!("allocating {bytes} bytes of pinned host memory returned a null pointer");
         }
         let ptr = ptr.cast::<i32>();
         // SAFETY: `bytes` bytes are allocated at `ptr`, which is page-aligned.

@@ -17,10 +17,11 @@ use gpu_kernels::apsp::{
     FwConfig, INIT_MATRIX_KERNEL, INIT_QUADS_PER_THREAD, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
     PEAK_UPDATES_PER_ITERATION, SCATTER_EDGES_KERNEL, fw_config,
 };
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::rows::DeviceRows;
-use crate::gpu::{Gpu, Timing, time_on_stream};
+use crate::gpu::{Gpu, Timing, check_driver, check_free_memory, time_on_stream};
 use rgk_core::apsp::format::{Edge, Graph, count_repeated, distance_pitch, fill_distances};
 
 /// Seconds spent in each stage of one GPU solve.
@@ -74,16 +75,10 @@ fn check_fits(vertices: usize, padded: usize, pitch: usize) -> Result<()> {
     if (padded as u64) * (pitch as u64) > rgk_core::apsp::limits::GPU_MAX_CELLS {
         bail!("V = {vertices} is too large: the padded matrix would exceed 2^32 cells");
     }
-    let bytes = padded * pitch * 4;
-    let (free, _) = cust::memory::mem_get_info()?;
-    if bytes > free {
-        bail!(
-            "V = {vertices} needs {:.2} GiB of GPU memory for the distance matrix but only {:.2} GiB is free",
-            bytes as f64 / (1u64 << 30) as f64,
-            free as f64 / (1u64 << 30) as f64
-        );
-    }
-    Ok(())
+    check_free_memory(
+        padded * pitch * 4,
+        format_args!("V = {vertices}'s distance matrix"),
+    )
 }
 
 /// The three phase kernels of one block factor, from the register-capped module (see
@@ -103,17 +98,18 @@ struct Phases<'a> {
 /// 2–3 of B = 64 keep 6 blocks of 33 KB per SM only with most of the 256 KB of L1 as shared
 /// memory.
 pub(crate) fn prefer_shared_memory(f: &Function) -> Result<()> {
-    let code = unsafe {
+    // SAFETY: a valid function handle of a loaded module; the attribute takes a percentage.
+    let status = unsafe {
         driver_sys::cuFuncSetAttribute(
             f.to_raw(),
             driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
             100,
         )
-    } as i32;
-    if code != 0 {
-        bail!("cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT) failed with error {code}");
-    }
-    Ok(())
+    };
+    Ok(check_driver(
+        status,
+        "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)",
+    )?)
 }
 
 impl<'a> Phases<'a> {
@@ -143,6 +139,9 @@ impl<'a> Phases<'a> {
     ) -> Result<()> {
         let (p1, p2, pitch) = (&self.phase1, &self.phase2, self.pitch);
         let (t1, t2) = (self.threads, self.phase2_threads);
+        // SAFETY: the phase kernels take (d, pitch, round); `d` is the padded x pitch matrix
+        // these phases were made for (this module's solves pass their own), and the grids stay
+        // inside it (one pivot block; its row and column of `rounds` blocks each).
         unsafe {
             launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, pitch, round))?;
             launch!(p2<<<GridSize::xy(self.rounds, 2), t2, 0, stream>>>(d, pitch, round))?;
@@ -154,6 +153,7 @@ impl<'a> Phases<'a> {
     fn rest(&self, stream: &Stream, d: DevicePointer<i32>, round: u32) -> Result<()> {
         let (p3, threads, pitch) = (&self.phase3, self.phase3_threads, self.pitch);
         let grid = GridSize::xy(self.rounds, self.rounds);
+        // SAFETY: as in `pivot_row_and_column`: `rounds` x `rounds` blocks of the matrix.
         unsafe { launch!(p3<<<grid, threads, 0, stream>>>(d, pitch, round)) }
             .context("launching Floyd–Warshall phase 3")
     }
@@ -173,7 +173,15 @@ pub struct DeviceSolution {
 /// `row0..row0 + rows` of the matrix (all of it on one GPU, a share of it on several) and
 /// `edges` are the edges leaving those rows, `src` counted from `row0`. The returned buffer
 /// must live until `gpu.stream` has run the kernels.
-pub(crate) fn init_on_device(
+///
+/// Fails with [`rgk_core::BadInput`] on an edge outside the rows (a [`Graph`] built field by
+/// field skips the checks of its constructors; the scatter kernel has none).
+///
+/// # Safety
+/// `d` must point to `rows` x `pitch` i32 of device memory on `gpu` that stays allocated until
+/// `gpu.stream` has run the kernels, with `pitch` a multiple of 4 and at least `row0 + rows`
+/// (the diagonal).
+pub(crate) unsafe fn init_on_device(
     gpu: &Gpu,
     edges: &[Edge],
     d: DevicePointer<i32>,
@@ -189,6 +197,8 @@ pub(crate) fn init_on_device(
         ((pitch / 4) as u32).div_ceil(quads_per_block),
         (rows as u32).min(u16::MAX as u32),
     );
+    // SAFETY: the kernel takes (d, pitch, rows, row0) and writes only the caller's `rows` x
+    // `pitch` cells (see `# Safety`).
     unsafe {
         launch!(init<<<grid, INIT_THREADS, 0, stream>>>(
             d,
@@ -201,10 +211,22 @@ pub(crate) fn init_on_device(
     if edges.is_empty() {
         return Ok(None);
     }
+    let outside = |e: &Edge| {
+        !(0..rows as i64).contains(&(e.src as i64)) || !(0..pitch as i64).contains(&(e.dst as i64))
+    };
+    if let Some(i) = edges.par_iter().position_first(outside) {
+        let Edge { src, dst, .. } = edges[i];
+        return rgk_core::bad_input(format!(
+            "edge {i} ({src} -> {dst}) lies outside the {rows} x {pitch} matrix"
+        ));
+    }
     // E <= V(V-1) < 2^32 cells: the edge count fits the kernel's u32.
     let n = edges.len() as u32;
     let edges = DeviceBuffer::from_slice(bytemuck::cast_slice::<_, i32>(edges))
         .context("copying the edge list to the GPU")?;
+    // SAFETY: the kernel takes (d, pitch, edges, n) and writes one cell per edge, inside the
+    // caller's matrix (see `# Safety`; the edges were checked above); the edge buffer is
+    // returned, to live until the stream has run it.
     unsafe {
         launch!(scatter<<<n.div_ceil(INIT_THREADS), INIT_THREADS, 0, stream>>>(
             d,
@@ -244,7 +266,9 @@ pub fn solve_on_device<T>(
     let (begin, start, stop) = (begin?, start?, stop?);
     let t = Instant::now();
     begin.record(stream)?;
-    let edges = init_on_device(gpu, &graph.edges, ptr, padded, 0, pitch)?;
+    // SAFETY: `d_dist` is the padded x pitch matrix (pitch ≥ padded ≥ V, a multiple of 4),
+    // kept until after the synchronize below.
+    let edges = unsafe { init_on_device(gpu, &graph.edges, ptr, padded, 0, pitch) }?;
     times.host_to_device_s = t.elapsed().as_secs_f64();
     start.record(stream)?;
     for r in 0..phases.rounds {
@@ -290,7 +314,9 @@ impl DeviceRows for DeviceSolution {
             return Ok(());
         }
         let src = self.dist.as_device_ptr().as_raw() + (first * self.pitch * 4) as u64;
-        copy_rows_to_host(src, self.pitch, v, dst)
+        // SAFETY: rows first..first + rows (checked above to be in 0..V) of the padded x pitch
+        // matrix this solution owns; `dst` holds exactly `rows * v` i32.
+        unsafe { copy_rows_to_host(src, self.pitch, v, dst) }
             .with_context(|| format!("copying rows {first}..{} from the GPU", first + rows))
     }
 }
@@ -298,7 +324,16 @@ impl DeviceRows for DeviceSolution {
 /// Copies `dst.len() / v` rows of `v` cells, `pitch` cells apart on the device from `src`, into
 /// `dst` (rows `v` apart) in one synchronous 2-D copy, which drops the padding columns; at full
 /// PCIe speed when `dst` is pinned. Needs the context of `src`'s GPU current.
-pub(crate) fn copy_rows_to_host(src: u64, pitch: usize, v: usize, dst: &mut [i32]) -> Result<()> {
+///
+/// # Safety
+/// `src` must be device memory of the current context holding `dst.len() / v` rows of `pitch`
+/// i32, with `v` ≤ `pitch`.
+pub(crate) unsafe fn copy_rows_to_host(
+    src: u64,
+    pitch: usize,
+    v: usize,
+    dst: &mut [i32],
+) -> Result<()> {
     let rows = dst.len() / v;
     if rows == 0 {
         return Ok(());
@@ -321,13 +356,10 @@ pub(crate) fn copy_rows_to_host(src: u64, pitch: usize, v: usize, dst: &mut [i32
         WidthInBytes: v * 4,
         Height: rows,
     };
-    // SAFETY: the caller's rows lie inside its device matrix and `dst` holds `rows * v` i32;
-    // the copy is synchronous.
-    let code = unsafe { driver_sys::cuMemcpy2D(&copy) } as i32;
-    if code != 0 {
-        bail!("the 2-D copy to the host failed with CUDA error {code}");
-    }
-    Ok(())
+    // SAFETY: the caller's rows lie inside its device matrix (see `# Safety`) and `dst` holds
+    // `rows * v` i32; the copy is synchronous.
+    let status = unsafe { driver_sys::cuMemcpy2D(&copy) };
+    Ok(check_driver(status, "cuMemcpy2D (the rows to the host)")?)
 }
 
 /// Solves `graph` on the GPU and copies the whole padded matrix back.
@@ -404,6 +436,8 @@ pub fn addmin_peak(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak
     let stream = &gpu.stream;
     // w = -1: every chain keeps changing (no fixed point), as distances do in Floyd–Warshall.
     let timing = time_on_stream(stream, 1, reps, || {
+        // SAFETY: the peak kernel takes (out, w, iterations) and writes only out[0], a live
+        // one-element buffer kept until the timing (which waits for the stream) is done.
         unsafe {
             launch!(f<<<GridSize::x(blocks), threads, 0, stream>>>(
                 out.as_device_ptr(),

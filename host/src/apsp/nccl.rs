@@ -1,21 +1,50 @@
 //! NCCL, loaded at run time: the few entry points the multi-GPU Floyd–Warshall needs (one
 //! communicator per GPU of this process, grouped broadcasts).
 //!
-//! Hand-written over `libloading` rather than cudarc's `nccl::sys` (0.19): cudarc's loader
+//! Resolved once per process into a table of function pointers (`crate::dynlib`), hand-written
+//! over `libloading` rather than cudarc's `nccl::sys` (0.19): cudarc's loader
 //! looks for `libnccl.so`, `libnccl.so.13`, `.12`, … but not `libnccl.so.2`, the only name the
 //! NCCL runtime package installs (`libnccl.so` comes with the development package), and it
 //! panics instead of returning an error when the library is missing. Seven C functions with
 //! plain integer and pointer arguments are little to restate; the ABI is NCCL's stable `nccl.h`
-//! (2.x). Like cuBLAS (`matmul::cublas`), nothing links NCCL, so the binary starts without it.
-use std::ffi::{CStr, c_char, c_int, c_void};
+//! (2.x). Like cuBLAS (`reference::cublas`), nothing links NCCL, so the binary starts without it.
+use std::{
+    ffi::{CStr, c_char, c_int, c_void},
+    fmt,
+    sync::OnceLock,
+};
 
-use anyhow::{Result, bail};
-use libloading::Library;
+use anyhow::{Result, anyhow};
+
+use crate::dynlib::{self, LoadError, Loaded};
 
 type Comm = *mut c_void;
 type NcclResult = c_int;
 /// `ncclInt32` in nccl.h's `ncclDataType_t`.
 const NCCL_INT32: c_int = 2;
+
+type Broadcast = unsafe extern "C" fn(
+    *const c_void,
+    *mut c_void,
+    usize,
+    c_int,
+    c_int,
+    Comm,
+    *mut c_void,
+) -> NcclResult;
+
+/// NCCL's entry points this module calls (nccl.h), resolved once per process.
+struct Api {
+    get_version: unsafe extern "C" fn(*mut c_int) -> NcclResult,
+    get_error_string: unsafe extern "C" fn(NcclResult) -> *const c_char,
+    comm_init_all: unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> NcclResult,
+    comm_destroy: unsafe extern "C" fn(Comm) -> NcclResult,
+    group_start: unsafe extern "C" fn() -> NcclResult,
+    group_end: unsafe extern "C" fn() -> NcclResult,
+    broadcast: Broadcast,
+    /// Keeps the pointers above valid: never unloaded.
+    lib: Loaded,
+}
 
 /// Where NCCL is looked for: `NCCL_LIBRARY` if set, then the runtime package's name.
 fn candidates() -> Vec<String> {
@@ -27,9 +56,78 @@ fn candidates() -> Vec<String> {
     c
 }
 
+impl Api {
+    /// The table, loaded on first use; the same error every time when NCCL is missing.
+    fn get() -> Result<&'static Api, LoadError> {
+        static API: OnceLock<Result<Api, LoadError>> = OnceLock::new();
+        API.get_or_init(|| {
+            let lib = dynlib::open_first(
+                "the NCCL library (libnccl.so.2, or set NCCL_LIBRARY to its path)",
+                &candidates(),
+            )?;
+            // SAFETY: each type is the entry point's declaration in nccl.h (2.x: `ncclResult_t`
+            // and `ncclDataType_t` are C ints, communicators and streams pointers); `lib` is kept
+            // in the table, which lives for the rest of the process.
+            unsafe {
+                Ok(Api {
+                    get_version: lib.symbol("ncclGetVersion")?,
+                    get_error_string: lib.symbol("ncclGetErrorString")?,
+                    comm_init_all: lib.symbol("ncclCommInitAll")?,
+                    comm_destroy: lib.symbol("ncclCommDestroy")?,
+                    group_start: lib.symbol("ncclGroupStart")?,
+                    group_end: lib.symbol("ncclGroupEnd")?,
+                    broadcast: lib.symbol("ncclBroadcast")?,
+                    lib,
+                })
+            }
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+    }
+
+    /// `Ok` for `ncclSuccess`, else an [`NcclError`] naming `call` and NCCL's description.
+    fn check(&self, call: &'static str, code: NcclResult) -> Result<(), NcclError> {
+        if code == 0 {
+            return Ok(());
+        }
+        // SAFETY: ncclGetErrorString takes any result code and returns null or a pointer to a
+        // static NUL-terminated string.
+        let text = unsafe {
+            let p = (self.get_error_string)(code);
+            (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+        };
+        Err(NcclError {
+            call,
+            code,
+            text: text.unwrap_or_default(),
+        })
+    }
+}
+
+/// An NCCL call that failed.
+#[derive(Clone, Debug)]
+pub struct NcclError {
+    pub call: &'static str,
+    pub code: NcclResult,
+    /// `ncclGetErrorString`'s description.
+    pub text: String,
+}
+
+impl fmt::Display for NcclError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} failed with NCCL error {} ({})",
+            self.call, self.code, self.text
+        )
+    }
+}
+
+impl std::error::Error for NcclError {}
+
 /// The loaded library and one communicator per GPU (rank i = the i-th device given).
 pub struct Nccl {
-    lib: Library,
+    api: &'static Api,
     comms: Vec<Comm>,
     /// Which file was loaded.
     pub path: String,
@@ -46,67 +144,28 @@ pub struct BroadcastPart {
 }
 
 impl Nccl {
-    /// Loads NCCL and creates one communicator per device ordinal in `devices`
-    /// (`ncclCommInitAll`: all in this process). Fails with one sentence naming the library
-    /// when it is not installed.
+    /// Loads NCCL (once per process) and creates one communicator per device ordinal in
+    /// `devices` (`ncclCommInitAll`: all in this process). Fails with one sentence naming the
+    /// library when it is not installed.
     pub fn init_all(devices: &[c_int]) -> Result<Nccl> {
-        let mut tried = Vec::new();
-        let (lib, path) = candidates()
-            .into_iter()
-            .find_map(|p| match unsafe { Library::new(&p) } {
-                Ok(lib) => Some((lib, p)),
-                Err(e) => {
-                    tried.push(format!("{p}: {e}"));
-                    None
-                }
-            })
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "several GPUs need the NCCL library (libnccl.so.2, or set NCCL_LIBRARY), \
-                     which could not be loaded ({})",
-                    tried.join("; ")
-                )
-            })?;
-        let mut nccl = Nccl {
-            lib,
-            comms: Vec::new(),
-            path,
-            version: String::new(),
-        };
+        let api = Api::get().map_err(|e| anyhow!("several GPUs need NCCL: {e}"))?;
         let mut v: c_int = 0;
-        unsafe {
-            let get_version: libloading::Symbol<unsafe extern "C" fn(*mut c_int) -> NcclResult> =
-                nccl.lib.get(b"ncclGetVersion")?;
-            nccl.check("ncclGetVersion", get_version(&mut v))?;
-        }
-        // NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9.
-        nccl.version = format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100);
+        // SAFETY: `v` is a valid place for the one int the call writes.
+        api.check("ncclGetVersion", unsafe { (api.get_version)(&mut v) })?;
         let mut comms = vec![std::ptr::null_mut(); devices.len()];
-        unsafe {
-            let init: libloading::Symbol<
-                unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> NcclResult,
-            > = nccl.lib.get(b"ncclCommInitAll")?;
-            let code = init(comms.as_mut_ptr(), devices.len() as c_int, devices.as_ptr());
-            nccl.check("ncclCommInitAll", code)?;
-        }
-        nccl.comms = comms;
-        Ok(nccl)
-    }
-
-    fn check(&self, what: &str, code: NcclResult) -> Result<()> {
-        if code == 0 {
-            return Ok(());
-        }
-        let text = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(NcclResult) -> *const c_char>(b"ncclGetErrorString")
-                .ok()
-                .map(|f| f(code))
-                .filter(|p| !p.is_null())
-                .map(|p| CStr::from_ptr(p).to_string_lossy().into_owned())
-                .unwrap_or_default()
+        // SAFETY: `comms` has room for one communicator per device, and `devices` holds that
+        // many ordinals.
+        let code = unsafe {
+            (api.comm_init_all)(comms.as_mut_ptr(), devices.len() as c_int, devices.as_ptr())
         };
-        bail!("{what} failed with NCCL error {code} ({text})")
+        api.check("ncclCommInitAll", code)?;
+        Ok(Nccl {
+            api,
+            comms,
+            path: api.lib.path.clone(),
+            // NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9.
+            version: format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100),
+        })
     }
 
     /// Ranks (GPUs).
@@ -117,26 +176,26 @@ impl Nccl {
     /// Enqueues a broadcast of `count` i32 from rank `root` on every rank's stream, as one NCCL
     /// group (one thread drives all GPUs, so the per-rank calls must be grouped). `parts[i]` is
     /// rank i's.
-    pub fn broadcast_i32(&self, parts: &[BroadcastPart], count: usize, root: usize) -> Result<()> {
+    ///
+    /// # Safety
+    /// Each part's `recv` (and the root's `send`) must be device memory of its rank's GPU
+    /// holding `count` i32, and its `stream` a live stream of that GPU; they must stay allocated
+    /// until the streams have run the broadcast.
+    pub unsafe fn broadcast_i32(
+        &self,
+        parts: &[BroadcastPart],
+        count: usize,
+        root: usize,
+    ) -> Result<()> {
         assert_eq!(parts.len(), self.comms.len(), "one part per rank");
-        type Broadcast = unsafe extern "C" fn(
-            *const c_void,
-            *mut c_void,
-            usize,
-            c_int,
-            c_int,
-            Comm,
-            *mut c_void,
-        ) -> NcclResult;
-        unsafe {
-            let group_start: libloading::Symbol<unsafe extern "C" fn() -> NcclResult> =
-                self.lib.get(b"ncclGroupStart")?;
-            let group_end: libloading::Symbol<unsafe extern "C" fn() -> NcclResult> =
-                self.lib.get(b"ncclGroupEnd")?;
-            let bcast: libloading::Symbol<Broadcast> = self.lib.get(b"ncclBroadcast")?;
-            self.check("ncclGroupStart", group_start())?;
-            for (p, &comm) in parts.iter().zip(&self.comms) {
-                let code = bcast(
+        let api = self.api;
+        // SAFETY: opens a group, closed below on every path.
+        api.check("ncclGroupStart", unsafe { (api.group_start)() })?;
+        for (p, &comm) in parts.iter().zip(&self.comms) {
+            // SAFETY: the caller's contract covers the buffers and the stream; `comm` is a live
+            // communicator of this rank; NCCL_INT32 matches `count` i32.
+            let code = unsafe {
+                (api.broadcast)(
                     p.send as *const c_void,
                     p.recv as *mut c_void,
                     count,
@@ -144,26 +203,24 @@ impl Nccl {
                     root as c_int,
                     comm,
                     p.stream,
-                );
-                if code != 0 {
-                    let _ = group_end();
-                    return self.check("ncclBroadcast", code);
-                }
+                )
+            };
+            if code != 0 {
+                // SAFETY: closes the group opened above.
+                let _ = unsafe { (api.group_end)() };
+                return Ok(api.check("ncclBroadcast", code)?);
             }
-            self.check("ncclGroupEnd", group_end())
         }
+        // SAFETY: closes the group opened above.
+        Ok(api.check("ncclGroupEnd", unsafe { (api.group_end)() })?)
     }
 }
 
 impl Drop for Nccl {
     fn drop(&mut self) {
-        if let Ok(destroy) = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(Comm) -> NcclResult>(b"ncclCommDestroy")
-        } {
-            for &c in &self.comms {
-                unsafe { destroy(c) };
-            }
+        for &c in &self.comms {
+            // SAFETY: each communicator was created by ncclCommInitAll and is destroyed once.
+            let _ = unsafe { (self.api.comm_destroy)(c) };
         }
     }
 }
@@ -175,10 +232,7 @@ mod tests {
     #[test]
     fn missing_library_is_one_sentence_naming_it() {
         let test = "missing_library_is_one_sentence_naming_it";
-        if candidates()
-            .iter()
-            .any(|p| unsafe { Library::new(p) }.is_ok())
-        {
+        if Api::get().is_ok() {
             return rgk_core::testdata::skip(test, "NCCL is installed here");
         }
         let err = Nccl::init_all(&[0, 1]).err().expect("no NCCL").to_string();

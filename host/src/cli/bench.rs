@@ -14,9 +14,10 @@ use host::{
     gpu::{Gpu, Timing},
     kernels::{OccupancyRow, occupancy_rows},
     matmul::{
-        cublas::Cublas,
         gpu::{self as mgpu, Problem},
+        problem::check_shape,
     },
+    reference::cublas::Cublas,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -237,7 +238,7 @@ fn bench_matmul(
         .ok();
     let pb = progress::bar((sizes.len() * (kernels.len() + 1)) as u64);
     for &n in sizes {
-        mgpu::check_shape(n, n, n)?;
+        check_shape(n, n, n)?;
         let (a, b, re) = square_inputs(n, seed ^ n as u64);
         let p = Problem {
             a: &a,

@@ -7,10 +7,11 @@ use gpu_kernels::matmul::Rung;
 use host::{
     gpu::Gpu,
     matmul::{
-        cublas::Cublas,
-        gpu::{self as mgpu, GpuResult, Kernel, Problem, check_shape},
-        sgemm,
+        gpu::{self as mgpu, GpuResult, Kernel, Problem},
+        problem::check_shape,
+        select,
     },
+    reference::cublas::Cublas,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -239,7 +240,7 @@ fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
 /// separated by commas.
 fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Kernel>> {
     let all = mgpu::kernels();
-    let picked = || mgpu::kernel(sgemm::dense_kernel(gpu, m, n, k)?.name);
+    let picked = || mgpu::kernel(select::dense_kernel(gpu, m, n, k)?.name);
     Ok(match which {
         "sgemm" => vec![picked()?],
         "all" => all,

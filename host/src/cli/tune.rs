@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result};
 use clap::Args;
 use host::{
     gpu::Gpu,
-    matmul::tune::{TuneOptions, steps_per_class, tune},
+    tune::{TuneOptions, steps_per_class, tune},
 };
 use rgk_core::{
     apsp::format::write_atomically,

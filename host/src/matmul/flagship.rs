@@ -1,22 +1,23 @@
-//! Launching the flagship SGEMM kernels: the function (with its dynamic shared memory allowed),
-//! the grid and schedule (data-parallel or stream-K, `gpu_kernels::matmul::stream_k`), and the
-//! stream-K workspace, kept per [`Gpu`] and grown as needed.
-use std::{cell::RefCell, ffi::c_void, rc::Rc};
+//! The flagship SGEMM runner: the function (with its dynamic shared memory allowed), the grid
+//! and schedule (data-parallel or stream-K, `gpu_kernels::matmul::stream_k`), and the stream-K
+//! workspace, which this module owns: one per [`Gpu`] (kept in its runner state), grown as
+//! needed. A [`FlagshipLaunch`] checks its problem against its buffers, so launching it is safe.
+use std::{cell::RefCell, ffi::c_void, marker::PhantomData, rc::Rc};
 
 use anyhow::{Context as _, Result, bail};
 use cust::{
     function::{BlockSize, Function, GridSize},
     memory::{DeviceBuffer, DeviceCopy, DeviceSlice},
-    stream::Stream,
 };
 use cust_raw::driver_sys;
 use gpu_kernels::matmul::{
     FLAGSHIP, FlagshipConfig, SgemmParams,
     stream_k::{Schedule, Split, plan},
 };
+use rgk_core::bad_input;
 
-use super::sgemm::Gemm;
-use crate::gpu::Gpu;
+use super::problem::Gemm;
+use crate::gpu::{Gpu, check_driver};
 
 /// The flagship kernel named `name`.
 pub fn flagship_config(name: &str) -> Result<&'static FlagshipConfig> {
@@ -26,35 +27,10 @@ pub fn flagship_config(name: &str) -> Result<&'static FlagshipConfig> {
         .with_context(|| format!("no flagship SGEMM kernel named {name:?}"))
 }
 
-/// The rasterization group (`SgemmParams::group`, tile rows walked down per column sweep) that
-/// `RGK_SGEMM_GROUP` asks for, if it names one (≥ 1): it overrides the tuned and the default
-/// group, for tuning runs.
-pub fn group_override() -> Option<u32> {
-    std::env::var("RGK_SGEMM_GROUP")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&g| g >= 1)
-}
-
-/// The schedule `RGK_SGEMM_SCHEDULE` asks for (`data-parallel` or `stream-k`), if any: it
-/// overrides the tuned and the default schedule, for timing runs.
-pub fn schedule_override() -> Option<Schedule> {
-    std::env::var("RGK_SGEMM_SCHEDULE")
-        .ok()
-        .and_then(|v| Schedule::from_name(&v))
-}
-
-/// Rasterization group of the flagship launches without a tuned or requested one.
-pub const DEFAULT_GROUP: u32 = 8;
-
-/// Schedule of the flagship launches without a tuned or requested one: stream-K, which is
-/// data-parallel wherever the tiles fill whole waves (`stream_k::plan`).
-pub const DEFAULT_SCHEDULE: Schedule = Schedule::StreamK;
-
 /// The flagship's parameters for `op` on the device memory at `a`, `b` and `c`, launched with
 /// rasterization group `group`; the stream-K fields are left empty for [`FlagshipLaunch::new`]
-/// to fill in. The caller has checked `op` ([`Gemm::check`]: every value fits in 32 bits).
-pub(crate) fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> SgemmParams {
+/// to fill in. `op` has been checked ([`Gemm::check`]: every value fits in 32 bits).
+fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> SgemmParams {
     SgemmParams {
         a: a.as_device_ptr().as_raw() as *const f32,
         b: b.as_device_ptr().as_raw() as *const f32,
@@ -75,27 +51,6 @@ pub(crate) fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u
     }
 }
 
-/// The flagship's parameters for a dense C = A·B (`alpha = 1`, `beta = 0`, A and C as wide as
-/// their rows, B `ldb` floats apart) on device buffers: the shape every timing run launches.
-pub(crate) fn dense_params(
-    [a, b, c]: [&DeviceBuffer<f32>; 3],
-    (m, n, k): (usize, usize, usize),
-    ldb: usize,
-    group: u32,
-) -> SgemmParams {
-    gemm_params(
-        &Gemm::new(m, n, k).leading_dims(k, ldb, n),
-        [a, b, c],
-        group,
-    )
-}
-
-/// Whether B can be copied in 16-byte pieces (`FlagshipConfig::vec_b`): rows a multiple of 4
-/// floats apart and the pointer 16-byte aligned.
-pub fn b_vector_ok(p: &SgemmParams) -> bool {
-    p.ldb.is_multiple_of(4) && (p.b as usize).is_multiple_of(16)
-}
-
 /// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
 /// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
 pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
@@ -106,40 +61,42 @@ pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Funct
         )
     })?;
     // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
-    let code = unsafe {
+    let status = unsafe {
         driver_sys::cuFuncSetAttribute(
             func.to_raw(),
             driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             cfg.shared_bytes() as i32,
         )
     };
-    if code != driver_sys::cudaError_enum::CUDA_SUCCESS {
-        bail!(
-            "{} needs {} B of shared memory per block, which this GPU does not allow ({code:?})",
-            cfg.name,
-            cfg.shared_bytes()
-        );
-    }
+    check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)").with_context(
+        || {
+            format!(
+                "{} needs {} B of shared memory per block, which this GPU does not allow",
+                cfg.name,
+                cfg.shared_bytes()
+            )
+        },
+    )?;
     Ok(func)
 }
 
 /// Device memory for stream-K's partial sums and per-tile counters (`SgemmParams::partials`,
 /// `counters`). The kernel leaves every counter at zero, so one workspace serves every launch
-/// on the GPU's stream in turn; launches on other streams at the same time would need their
-/// own.
-pub struct Workspace {
+/// on the GPU's stream in turn (the only stream [`FlagshipLaunch::launch`] uses).
+struct Workspace {
     partials: DeviceBuffer<f32>,
     counters: DeviceBuffer<u32>,
 }
 
-/// The [`Gpu`]'s workspace, shared by the launches that use it (a launch keeps its own
-/// reference, so growing it never frees memory a prepared launch points to).
-pub(crate) type WorkspaceCell = RefCell<Option<Rc<Workspace>>>;
+/// A GPU's workspace, shared by the launches that use it (a launch keeps its own reference,
+/// so growing it never frees memory a prepared launch points to).
+type WorkspaceCell = RefCell<Option<Rc<Workspace>>>;
 
 /// A workspace of at least `partials` floats and `counters` counters, reusing the GPU's when
 /// it is large enough.
 fn workspace(gpu: &Gpu, partials: usize, counters: usize) -> Result<Rc<Workspace>> {
-    let mut cell = gpu.sgemm_workspace.borrow_mut();
+    let cell = gpu.runner_state::<WorkspaceCell>();
+    let mut cell = cell.borrow_mut();
     if let Some(ws) = cell.as_ref()
         && ws.partials.len() >= partials
         && ws.counters.len() >= counters
@@ -161,31 +118,51 @@ fn workspace(gpu: &Gpu, partials: usize, counters: usize) -> Result<Rc<Workspace
 }
 
 fn alloc<T: DeviceCopy>(len: usize) -> cust::error::CudaResult<DeviceBuffer<T>> {
-    // SAFETY: every element is written by the kernel before it is read (stream_k.rs).
+    // SAFETY: every element is written by the kernel before it is read (stream_k.rs), and no
+    // host code reads the buffer.
     unsafe { DeviceBuffer::uninitialized(len.max(1)) }
 }
 
-/// A flagship launch ready to go: the function, its grid and its complete parameters.
-pub struct FlagshipLaunch<'g> {
-    func: Function<'g>,
+/// A flagship launch ready to go: the function, its grid and its complete parameters, on
+/// buffers borrowed for `'a` (so they outlive it).
+pub struct FlagshipLaunch<'a> {
+    gpu: &'a Gpu,
+    func: Function<'a>,
     cfg: &'static FlagshipConfig,
     params: SgemmParams,
     split: Split,
     grid: u32,
     _workspace: Option<Rc<Workspace>>,
+    _buffers: PhantomData<&'a DeviceSlice<f32>>,
 }
 
-impl<'g> FlagshipLaunch<'g> {
-    /// Prepares `cfg` for `params` (whose stream-K fields are filled in here) under `schedule`.
-    /// The caller has checked `params` (shapes, leading dimensions, buffer sizes, and
-    /// [`b_vector_ok`] when `cfg.vec_b`).
+impl<'a> FlagshipLaunch<'a> {
+    /// Prepares `cfg` for `op` on the buffers of A, B and C, with rasterization group `group`
+    /// under `schedule`. Fails with [`rgk_core::BadInput`] when `op` is invalid or does not fit
+    /// its buffers ([`Gemm::check_buffers`]), or when `cfg` copies B in 16-byte pieces and B
+    /// does not allow them ([`Gemm::b_vector_ok`]).
     pub fn new(
-        gpu: &'g Gpu,
+        gpu: &'a Gpu,
         cfg: &'static FlagshipConfig,
-        params: &SgemmParams,
+        op: &Gemm,
+        [a, b, c]: [&'a DeviceSlice<f32>; 3],
+        group: u32,
         schedule: Schedule,
-    ) -> Result<FlagshipLaunch<'g>> {
+    ) -> Result<FlagshipLaunch<'a>> {
+        op.check_buffers([a, b, c])?;
+        if cfg.vec_b && !op.b_vector_ok(b) {
+            return bad_input(format!(
+                "{} copies B in 16-byte pieces, which needs ldb a multiple of 4 and B 16-byte \
+                 aligned (ldb = {})",
+                cfg.name, op.ldb
+            ));
+        }
+        if group == 0 {
+            // The kernel divides by it.
+            bail!("the rasterization group must be at least 1");
+        }
         let func = flagship_function(gpu, cfg)?;
+        let params = gemm_params(op, [a, b, c], group);
         let tiles = cfg.tiles(params.m, params.n);
         let ktiles = cfg.ktiles(params.k);
         let split = match schedule {
@@ -203,7 +180,7 @@ impl<'g> FlagshipLaunch<'g> {
         let mut params = SgemmParams {
             sk_blocks: split.sk_blocks,
             sk_tiles: split.sk_tiles,
-            ..*params
+            ..params
         };
         let mut ws = None;
         if split.sk_blocks > 0 {
@@ -214,12 +191,14 @@ impl<'g> FlagshipLaunch<'g> {
             ws = Some(w);
         }
         Ok(FlagshipLaunch {
+            gpu,
             func,
             cfg,
             params,
             split,
             grid: split.grid(tiles),
             _workspace: ws,
+            _buffers: PhantomData,
         })
     }
 
@@ -228,17 +207,50 @@ impl<'g> FlagshipLaunch<'g> {
         self.split
     }
 
-    /// Launches it on `stream`.
-    pub fn launch(&self, stream: &Stream) -> Result<()> {
+    /// Launches it on the GPU's stream, without waiting.
+    pub fn launch(&self) -> Result<()> {
         // The kernel's one parameter is the `#[repr(C)]` struct, by value: cuLaunchKernel takes
         // a pointer to it. (Not `launch!`, which wants `DeviceCopy`, a foreign trait for a
         // foreign type here.)
         let args = [&self.params as *const SgemmParams as *mut c_void];
         let (grid, block) = (GridSize::x(self.grid), BlockSize::x(self.cfg.threads()));
-        // SAFETY: the argument list matches the kernel's signature (one `SgemmParams`); the
-        // caller of `new` guaranteed that the pointers in it cover the shapes it names, and the
-        // workspace is held by `self`.
+        let stream = &self.gpu.stream;
+        // SAFETY: the argument list matches the kernel's signature (one `SgemmParams`, checked
+        // against the PTX by a test below). `new` checked the shapes against the
+        // buffers, which are borrowed for as long as `self` lives, and the kernel stays inside
+        // the shapes (edge tiles are bounds-checked); the workspace it points to is held by
+        // `self` and sized by `plan` for this split; the group is ≥ 1. The one workspace per GPU
+        // is used only on the GPU's stream, in launch order. A buffer dropped while the kernel
+        // still runs is not reused early: cuMemFree waits for the device's work.
         unsafe { stream.launch(&self.func, grid, block, self.cfg.shared_bytes(), &args) }
             .with_context(|| format!("launching {}", self.cfg.name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flagship_entries_take_one_params_struct() {
+        // `FlagshipLaunch::launch` passes one pointer to an `SgemmParams`: the PTX entry must take
+        // exactly one parameter of its size.
+        let want = format!("[{}]", size_of::<gpu_kernels::matmul::SgemmParams>());
+        for cfg in FLAGSHIP {
+            let head = format!(".visible .entry {}(", cfg.name);
+            let at = gpu_kernels::PTX
+                .find(&head)
+                .unwrap_or_else(|| panic!("{} not in the PTX", cfg.name));
+            let params = &gpu_kernels::PTX[at + head.len()..];
+            let params = &params[..params.find(')').unwrap()];
+            assert_eq!(
+                params.matches(".param").count(),
+                1,
+                "{}: {params}",
+                cfg.name
+            );
+            assert!(params.trim().ends_with(&want), "{}: {params}", cfg.name);
+            assert!(cfg.shared_bytes() <= 227 * 1024, "{}", cfg.name);
+        }
     }
 }

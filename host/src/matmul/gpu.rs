@@ -1,22 +1,24 @@
-//! Running the Rust SGEMM kernels: padding, launch geometry (from `gpu_kernels::matmul`), timing.
-//! The flagship kernels need no padding: they are launched through [`super::flagship::FlagshipLaunch`].
-use anyhow::{Context as _, Result, bail};
+//! Running and timing every Rust SGEMM kernel (`host matmul`, `host bench`): padding, launch
+//! geometry (from `gpu_kernels::matmul`), timing. The flagship kernels need no padding: they are
+//! launched through [`super::flagship::FlagshipLaunch`], with the library's group and schedule.
+use anyhow::{Context as _, Result};
 use cust::{
     function::{BlockSize, GridSize},
     launch,
-    memory::{CopyDestination, DeviceBuffer, DevicePointer},
+    memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
 use gpu_kernels::matmul::{
     FLAGSHIP, FlagshipConfig, RUNG_TABLES, TILED, VECTORIZED, stream_k::Schedule,
 };
 use serde::Serialize;
 
-use super::flagship::{FlagshipLaunch, dense_params, flagship_config};
-use crate::gpu::{Gpu, Timing, time_on_stream};
+use super::{
+    flagship::{FlagshipLaunch, flagship_config},
+    problem::{Gemm, check_len, check_shape},
+    select,
+};
+use crate::gpu::{Gpu, Timing, check_free_memory, time_on_stream};
 use rgk_core::matmul::pad::{pad, round_up, unpad};
-
-/// Largest accepted dimension (the CLI promises 1 ≤ each ≤ 16384).
-pub const MAX_DIM: usize = 16384;
 
 /// One launchable SGEMM kernel.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -77,31 +79,6 @@ pub fn kernel(name: &str) -> Result<Kernel> {
         })
 }
 
-/// Checks a problem shape: every dimension in 1..=MAX_DIM ([`rgk_core::BadInput`] if not).
-pub fn check_shape(m: usize, n: usize, k: usize) -> Result<()> {
-    for (what, v) in [("M", m), ("N", n), ("K", k)] {
-        if v == 0 || v > MAX_DIM {
-            return rgk_core::bad_input(format!(
-                "{what} = {v} is out of range: each dimension must be between 1 and {MAX_DIM}"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Fails with one sentence when the padded problem does not fit in the GPU's free memory.
-pub fn check_fits(bytes: usize) -> Result<()> {
-    let (free, _total) = cust::memory::mem_get_info()?;
-    if bytes > free {
-        bail!(
-            "the problem needs {:.2} GiB of GPU memory but only {:.2} GiB is free",
-            bytes as f64 / (1u64 << 30) as f64,
-            free as f64 / (1u64 << 30) as f64
-        );
-    }
-    Ok(())
-}
-
 /// A row-major product to compute: `a` is m x k, `b` is k x n.
 #[derive(Clone, Copy)]
 pub struct Problem<'a> {
@@ -135,7 +112,7 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
         kernel.tile.2 as usize,
     );
     let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
-    check_fits(4 * (mp * kp + kp * np + mp * np))?;
+    check_free_memory(4 * (mp * kp + kp * np + mp * np), "the padded problem")?;
     let a_pad = pad(a, m, k, mp, kp);
     let b_pad = pad(b, k, n, kp, np);
     let d_a = DeviceBuffer::from_slice(&a_pad)?;
@@ -143,16 +120,7 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
     let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; mp * np])?;
     let stream = &gpu.stream;
     let timing = time_on_stream(stream, 1, reps, || {
-        launch_padded(
-            gpu,
-            kernel,
-            [
-                d_a.as_device_ptr(),
-                d_b.as_device_ptr(),
-                d_c.as_device_ptr(),
-            ],
-            (mp, np, kp),
-        )
+        launch_padded(gpu, kernel, [&d_a, &d_b, &d_c], (mp, np, kp))
     })?;
     let mut c_pad = vec![0f32; mp * np];
     d_c.copy_to(&mut c_pad[..])?;
@@ -165,15 +133,29 @@ pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuRe
 }
 
 /// Launches `kernel` on `gpu.stream` for a problem already padded to its tile multiples:
-/// `a` is mp x kp, `b` kp x np, `c` mp x np, all dense row-major.
-pub(crate) fn launch_padded(
+/// `a` is mp x kp, `b` kp x np, `c` mp x np, all dense row-major (checked: the kernels do no
+/// bounds checks of their own).
+fn launch_padded(
     gpu: &Gpu,
     kernel: &Kernel,
-    [a, b, c]: [DevicePointer<f32>; 3],
+    [a, b, c]: [&DeviceSlice<f32>; 3],
     (mp, np, kp): (usize, usize, usize),
 ) -> Result<()> {
-    let (tm, tn) = (kernel.tile.0 as usize, kernel.tile.1 as usize);
-    debug_assert!(mp % tm == 0 && np % tn == 0 && kp % kernel.tile.2 as usize == 0);
+    let (tm, tn, tk) = (
+        kernel.tile.0 as usize,
+        kernel.tile.1 as usize,
+        kernel.tile.2 as usize,
+    );
+    anyhow::ensure!(
+        mp % tm == 0 && np % tn == 0 && kp % tk == 0,
+        "{mp}x{np}x{kp} is not padded to {}'s tile",
+        kernel.name
+    );
+    check_len("A", a.len(), mp * kp, false)?;
+    check_len("B", b.len(), kp * np, false)?;
+    check_len("C", c.len(), mp * np, false)?;
+    anyhow::ensure!(np <= u32::MAX as usize && kp <= u32::MAX as usize);
+    let [a, b, c] = [a, b, c].map(|s| s.as_device_ptr());
     let func = gpu.module.get_function(kernel.name).with_context(|| {
         format!(
             "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
@@ -183,6 +165,10 @@ pub(crate) fn launch_padded(
     let grid = GridSize::xy((np / tn) as u32, (mp / tm) as u32);
     let block = BlockSize::xy(kernel.block.0, kernel.block.1);
     let stream = &gpu.stream;
+    // SAFETY: the ladder kernels take (a, b, c, n, k) as here and touch exactly the padded
+    // mp x kp, kp x np and mp x np matrices, which the buffers (checked above) hold; the grid
+    // has one block per tile; the buffers are the caller's, which waits for the stream before
+    // it frees them (cuMemFree would wait for the device anyway).
     unsafe { launch!(func<<<grid, block, 0, stream>>>(a, b, c, np as u32, kp as u32)) }
         .with_context(|| format!("launching {}", kernel.name))
 }
@@ -201,7 +187,7 @@ fn run_flagship(
     // A kernel that copies B in 16-byte pieces needs rows a multiple of 4 floats apart: give B
     // such a leading dimension (a layout, the problem stays m x n x k).
     let ldb = if cfg.vec_b { round_up(n, 4) } else { n };
-    check_fits(4 * (m * k + k * ldb + m * n))?;
+    check_free_memory(4 * (m * k + k * ldb + m * n), "the problem")?;
     let d_a = DeviceBuffer::from_slice(a)?;
     let d_b = if ldb == n {
         DeviceBuffer::from_slice(b)?
@@ -210,10 +196,10 @@ fn run_flagship(
     };
     let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
     let vec_b = n.is_multiple_of(4);
-    let (group, schedule) = super::sgemm::launch_settings(gpu, cfg, m, n, k, vec_b);
-    let params = dense_params([&d_a, &d_b, &d_c], (m, n, k), ldb, group);
-    let launch = FlagshipLaunch::new(gpu, cfg, &params, schedule)?;
-    let timing = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))?;
+    let (group, schedule) = select::launch_settings(gpu, cfg, m, n, k, vec_b);
+    let op = Gemm::new(m, n, k).leading_dims(k, ldb, n);
+    let launch = FlagshipLaunch::new(gpu, cfg, &op, [&d_a, &d_b, &d_c], group, schedule)?;
+    let timing = time_on_stream(&gpu.stream, 1, reps, || launch.launch())?;
     let mut c = vec![0f32; m * n];
     d_c.copy_to(&mut c[..])?;
     Ok(GpuResult {
@@ -255,42 +241,5 @@ mod tests {
             let k = kernel(rung.kernel()).unwrap();
             assert_eq!(k.family, rung.family(), "{rung:?}");
         }
-    }
-
-    #[test]
-    fn flagship_entries_take_one_params_struct() {
-        // `FlagshipLaunch::launch` passes one pointer to an `SgemmParams`: the PTX entry must take
-        // exactly one parameter of its size.
-        let want = format!("[{}]", size_of::<gpu_kernels::matmul::SgemmParams>());
-        for cfg in FLAGSHIP {
-            let head = format!(".visible .entry {}(", cfg.name);
-            let at = gpu_kernels::PTX
-                .find(&head)
-                .unwrap_or_else(|| panic!("{} not in the PTX", cfg.name));
-            let params = &gpu_kernels::PTX[at + head.len()..];
-            let params = &params[..params.find(')').unwrap()];
-            assert_eq!(
-                params.matches(".param").count(),
-                1,
-                "{}: {params}",
-                cfg.name
-            );
-            assert!(params.trim().ends_with(&want), "{}: {params}", cfg.name);
-            assert!(cfg.shared_bytes() <= 227 * 1024, "{}", cfg.name);
-        }
-    }
-
-    #[test]
-    fn shapes_are_checked() {
-        assert!(check_shape(1, 1, 1).is_ok());
-        assert!(check_shape(16384, 1, 16384).is_ok());
-        let e = check_shape(0, 5, 5).unwrap_err().to_string();
-        assert!(e.contains("M = 0"), "{e}");
-        assert!(
-            check_shape(5, 16385, 5)
-                .unwrap_err()
-                .to_string()
-                .contains("N = 16385")
-        );
     }
 }

@@ -37,7 +37,7 @@ use super::{
     gpu::{self as agpu, geometry},
     nccl::Nccl,
 };
-use crate::gpu::{Gpu, device_count, init_driver};
+use crate::gpu::{Gpu, check_free_memory, device_count, init_driver};
 
 /// How many GPUs `--gpus` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,10 +182,6 @@ pub fn config(block: u32) -> Result<FwMultiConfig> {
     })
 }
 
-fn gib(bytes: usize) -> f64 {
-    bytes as f64 / (1u64 << 30) as f64
-}
-
 /// All-pairs shortest paths of `graph` on the GPUs of `multi` (block factor `block`, 64 only):
 /// the result stays on the GPUs, read by rows through [`DeviceRows`](super::rows::DeviceRows).
 /// Fails with one sentence when V does not fit in some GPU's free memory.
@@ -206,18 +202,16 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
     for (g, gpu) in multi.gpus.iter().enumerate() {
         gpu.make_current()?;
         let bytes = bytes_per_gpu(parts[g].len(), b, pitch);
-        let (free, _) = cust::memory::mem_get_info()?;
-        if bytes > free {
-            bail!(
-                "V = {} on {n} GPU(s) needs {:.2} GiB on GPU {} ({} of {nb} block rows of {b} \
-                 plus {PIVOT_BUFFERS} pivot rows) but only {:.2} GiB is free there",
-                graph.vertices,
-                gib(bytes),
+        check_free_memory(
+            bytes,
+            format_args!(
+                "GPU {}'s share of V = {} on {n} GPU(s) ({} of {nb} block rows of {b} plus \
+                 {PIVOT_BUFFERS} pivot rows)",
                 gpu.ordinal(),
+                graph.vertices,
                 parts[g].len(),
-                gib(free)
-            );
-        }
+            ),
+        )?;
         times.per_gpu.push(GpuSplit {
             ordinal: gpu.ordinal(),
             block_rows: parts[g].len(),
@@ -251,14 +245,11 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
                 ..*e
             })
             .collect();
-        uploads.push(agpu::init_on_device(
-            gpu,
-            &edges,
-            d.as_device_ptr(),
-            r.len(),
-            r.start,
-            pitch,
-        )?);
+        // SAFETY: `d` holds this GPU's r.len() rows of `pitch` (≥ padded, a multiple of 4)
+        // i32 and is kept (in `rows`) until the synchronize below.
+        uploads.push(unsafe {
+            agpu::init_on_device(gpu, &edges, d.as_device_ptr(), r.len(), r.start, pitch)
+        }?);
         rows.push(Some(d));
     }
     times.host_to_device_s = t.elapsed().as_secs_f64();
@@ -278,6 +269,7 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         gpu.make_current()?;
         let pivots = if n > 1 {
             (0..PIVOT_BUFFERS)
+                // SAFETY: a pivot buffer is read only after a broadcast has filled it.
                 .map(|_| unsafe { DeviceBuffer::<i32>::uninitialized(b * pitch) })
                 .collect::<Result<Vec<_>, _>>()?
         } else {

@@ -2,7 +2,7 @@
 //! streams and events (`Lane`), and the order of launches, broadcasts and waits (`Rounds`).
 use std::ops::Range;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use cust::{
     event::{Event, EventFlags},
     function::{BlockSize, Function, GridSize},
@@ -17,7 +17,7 @@ use rgk_core::apsp::split::{PIVOT_BUFFERS, owner};
 use super::MultiGpu;
 use crate::{
     apsp::{gpu::prefer_shared_memory, nccl::BroadcastPart},
-    gpu::Gpu,
+    gpu::{Gpu, check_driver},
 };
 
 /// One GPU's kernels and launch geometry.
@@ -51,13 +51,9 @@ impl<'a> Kernels<'a> {
 /// The highest priority a stream can have in the current context (cuda.h: lower is higher).
 pub(super) fn greatest_priority() -> Result<i32> {
     let (mut least, mut greatest) = (0, 0);
-    let code = unsafe { driver_sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
-    if code as i32 != 0 {
-        bail!(
-            "cuCtxGetStreamPriorityRange failed with error {}",
-            code as i32
-        );
-    }
+    // SAFETY: two valid places for the ints the call writes.
+    let status = unsafe { driver_sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
+    check_driver(status, "cuCtxGetStreamPriorityRange")?;
     Ok(greatest)
 }
 
@@ -104,8 +100,10 @@ pub(super) fn warm_up(multi: &MultiGpu, lanes: &[Lane], count: usize) -> Result<
                 }
             })
             .collect();
-        nccl.broadcast_i32(&parts, count, root)
-            .context("warming up NCCL")?;
+        // SAFETY: every lane's first pivot buffer holds a block row (B x pitch i32, allocated
+        // by `solve`), of which `count` is at most one; the comm streams belong to the lanes'
+        // GPUs; the buffers outlive the lanes, which wait for the comm streams below.
+        unsafe { nccl.broadcast_i32(&parts, count, root) }.context("warming up NCCL")?;
     }
     for lane in lanes {
         lane.gpu.make_current()?;
@@ -183,6 +181,11 @@ impl Rounds<'_, '_> {
                     let piv = self.pivot_ptr(g, r);
                     let (col, rest, tt) = (&k.col, &k.rest, k.tile_threads);
                     let round = r as u32;
+                    // SAFETY: the kernels' signatures (gpu_kernels::apsp, multi-GPU kernels) take
+                    // these arguments; `rows` holds this GPU's `local` block rows and `piv` one
+                    // block row, each B x pitch i32, and the grids stay inside them (one block per
+                    // B x B tile of `local` rows by nb columns, `first + count <= local`); both
+                    // outlive the solve, which waits for the streams.
                     unsafe {
                         launch!(col<<<GridSize::x(local), tt, 0, stream>>>(
                             rows, piv, pitch, round, skip
@@ -190,6 +193,7 @@ impl Rounds<'_, '_> {
                     }
                     let launch_rest = |first: u32, count: u32| -> Result<()> {
                         if count > 0 {
+                            // SAFETY: as for `col` above.
                             unsafe {
                                 launch!(rest<<<GridSize::xy(nb, count), tt, 0, stream>>>(
                                     rows, piv, pitch, round, first, skip
@@ -234,6 +238,9 @@ impl Rounds<'_, '_> {
         let stream = &lane.gpu.stream;
         let k = &lane.kernels;
         let (p, w, pt, tt) = (&k.pivot, &k.row, k.pivot_threads, k.tile_threads);
+        // SAFETY: the kernels take (row, pitch, round); `row` is block row `r` inside the
+        // owner's rows (B x pitch i32), and the grids touch only it (one pivot block, nb tiles
+        // along it); the rows outlive the solve, which waits for the streams.
         unsafe {
             launch!(p<<<GridSize::x(1), pt, 0, stream>>>(row, pitch, round))?;
             launch!(w<<<GridSize::x(nb), tt, 0, stream>>>(row, pitch, round))?;
@@ -269,7 +276,10 @@ impl Rounds<'_, '_> {
                 stream: lane.comm.as_inner() as *mut std::ffi::c_void,
             });
         }
-        nccl.broadcast_i32(&parts, self.b * self.pitch, root)
+        // SAFETY: each part is one block row (B x pitch i32): the owner's own row r (inside its
+        // rows) or a pivot buffer of that size; the comm streams belong to the lanes' GPUs; the
+        // rows and buffers outlive the solve, which waits for every stream.
+        unsafe { nccl.broadcast_i32(&parts, self.b * self.pitch, root) }
             .with_context(|| format!("broadcasting pivot row {r}"))?;
         for lane in self.lanes.iter_mut() {
             lane.gpu.make_current()?;

@@ -1,10 +1,10 @@
 //! The split matrix read back by rows ([`DeviceRows`]): each GPU copies its own rows, all at
 //! once, with the same 2-D copy as one GPU (padding dropped; full speed into pinned staging).
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use cust_raw::driver_sys;
 
 use super::MultiSolution;
-use crate::apsp::rows::DeviceRows;
+use crate::{apsp::rows::DeviceRows, gpu::check_driver};
 
 impl DeviceRows for MultiSolution<'_> {
     fn vertices(&self) -> usize {
@@ -31,10 +31,9 @@ impl DeviceRows for MultiSolution<'_> {
             }
             gpu.make_current()?;
             let mut ctx = std::ptr::null_mut();
-            let code = unsafe { driver_sys::cuCtxGetCurrent(&mut ctx) } as i32;
-            if code != 0 {
-                bail!("cuCtxGetCurrent failed with error {code}");
-            }
+            // SAFETY: `ctx` is a valid place for the handle the call writes.
+            let status = unsafe { driver_sys::cuCtxGetCurrent(&mut ctx) };
+            check_driver(status, "cuCtxGetCurrent")?;
             let (out, tail) = rest.split_at_mut((hi - lo) * v);
             rest = tail;
             jobs.push(CopyJob {
@@ -60,6 +59,8 @@ impl DeviceRows for MultiSolution<'_> {
 
 /// A context handle to make current on another thread (the driver allows that).
 struct RawContext(driver_sys::CUcontext);
+// SAFETY: a context handle is a plain value; the driver API lets any thread make a context
+// current, and the context outlives the copy threads (`copy_rows` joins them).
 unsafe impl Send for RawContext {}
 
 /// Rows of one GPU into host memory: `out.len() / v` rows of `v` cells from `src` (row pitch
@@ -75,18 +76,17 @@ struct CopyJob<'a> {
 
 impl CopyJob<'_> {
     fn run(self) -> Result<()> {
-        let check = |code: driver_sys::CUresult, what: &str| -> Result<()> {
-            let code = code as i32;
-            if code != 0 {
-                bail!("{what} on GPU {} failed with error {code}", self.ordinal);
-            }
-            Ok(())
-        };
-        check(
-            unsafe { driver_sys::cuCtxSetCurrent(self.ctx.0) },
-            "cuCtxSetCurrent",
-        )?;
-        crate::apsp::gpu::copy_rows_to_host(self.src, self.pitch, self.v, self.out)
+        // SAFETY: a live context (see `RawContext`), made current on this thread only.
+        let status = unsafe { driver_sys::cuCtxSetCurrent(self.ctx.0) };
+        check_driver(status, "cuCtxSetCurrent").with_context(|| {
+            format!(
+                "making GPU {}'s context current on a copy thread",
+                self.ordinal
+            )
+        })?;
+        // SAFETY: `copy_rows` built the job from rows lo..hi inside this GPU's own rows (whose
+        // context is now current) and an `out` of exactly (hi - lo) x v i32.
+        unsafe { crate::apsp::gpu::copy_rows_to_host(self.src, self.pitch, self.v, self.out) }
             .with_context(|| format!("copying rows to the host from GPU {}", self.ordinal))
     }
 }

@@ -1,7 +1,8 @@
 //! The SGEMM autotuner behind `host tune`: times every flagship kernel on each shape class's
 //! representative problem, then the rasterization groups of the best ones, then re-times the
 //! front runners longer, and returns the winners as a [`TuneCache`] (format and matching in
-//! `rgk_core::matmul::tune`).
+//! `rgk_core::matmul::tune`; the library reads it through `matmul::select`, which this module
+//! imports, not the other way round).
 use std::time::Instant;
 
 use anyhow::{Context as _, Result};
@@ -12,30 +13,19 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rgk_core::matmul::{
     reference::random_matrix,
-    tune::{GpuIdentity, SCHEMA, ShapeClass, TuneCache, Winner},
+    tune::{SCHEMA, ShapeClass, TuneCache, Winner},
 };
 use serde::Serialize;
 
-use super::{
-    cublas::Cublas,
-    flagship::{DEFAULT_GROUP, FlagshipLaunch, dense_params},
-    gpu::check_fits,
+use crate::{
+    gpu::{Gpu, check_free_memory, time_on_stream},
+    matmul::{
+        flagship::FlagshipLaunch,
+        problem::Gemm,
+        select::{DEFAULT_GROUP, identity},
+    },
+    reference::cublas::Cublas,
 };
-use crate::gpu::{Gpu, time_on_stream};
-
-/// What a tuning cache must match to be used on `gpu`.
-pub fn identity(gpu: &Gpu) -> Result<GpuIdentity> {
-    let info = gpu.info()?;
-    Ok(GpuIdentity {
-        name: info.name,
-        compute_capability: [info.compute_capability.0, info.compute_capability.1],
-        driver: info.driver_version,
-        // A build from outside git matches no cache: "unknown" names no one build.
-        commit: crate::BUILD_COMMIT
-            .unwrap_or("unknown (no cache matches)")
-            .to_string(),
-    })
-}
 
 /// Rasterization groups tried for the best kernels (the default, 8, is in the first round).
 pub const GROUPS: [u32; 5] = [1, 2, 4, 16, 32];
@@ -142,7 +132,7 @@ fn tune_one(
     let shape = class.representative(vec_b);
     let (m, n, k) = shape;
     bar.set_message(format!("{class} ({m}x{n}x{k})"));
-    check_fits(4 * (m * k + k * n + m * n))?;
+    check_free_memory(4 * (m * k + k * n + m * n), "the representative problem")?;
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let a = DeviceBuffer::from_slice(&random_matrix(m, k, &mut rng))?;
     let b = DeviceBuffer::from_slice(&random_matrix(k, n, &mut rng))?;
@@ -165,14 +155,14 @@ fn tune_one(
     let mut measurements = Vec::new();
     let mut time =
         |cfg: &'static FlagshipConfig, group, schedule, reps, round| -> Result<Option<f64>> {
-            let p = dense_params([&a, &b, &c], (m, n, k), n, group);
-            let launch = FlagshipLaunch::new(gpu, cfg, &p, schedule)?;
+            let op = Gemm::new(m, n, k);
+            let launch = FlagshipLaunch::new(gpu, cfg, &op, [&a, &b, &c], group, schedule)?;
             bar.inc(1);
             if schedule == Schedule::StreamK && launch.split().sk_blocks == 0 {
                 // The tiles fill whole waves: stream-K would launch as data-parallel.
                 return Ok(None);
             }
-            let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch(&gpu.stream))
+            let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch())
                 .with_context(|| format!("timing {} on {m}x{n}x{k}", cfg.name))?;
             measurements.push(Measurement {
                 class,

@@ -1,0 +1,213 @@
+//! Which flagship kernel, rasterization group and schedule a problem runs with: the tuning cache
+//! that `host tune` writes (one winner per shape class, used only on the GPU, driver and commit it
+//! was measured with; its format and matching are `rgk_core::matmul::tune`), else the defaults
+//! ([`choose_kernel`], [`DEFAULT_GROUP`], [`DEFAULT_SCHEDULE`]), each overridable from the
+//! environment for timing runs. docs/matmul.md and docs/stream-k.md have the measurements behind
+//! the defaults.
+//!
+//! Reading the cache is all this module does with tuning: the tuner (`crate::tune`), which
+//! times kernels against cuBLAS, imports this module, never the other way round.
+use std::sync::OnceLock;
+
+use anyhow::Result;
+use gpu_kernels::matmul::{FlagshipConfig, stream_k::Schedule};
+use rgk_core::matmul::tune::{self as tuning, GpuIdentity, Loaded, ShapeClass, TuneCache, Winner};
+
+use super::{flagship::flagship_config, problem::MAX_DIM};
+use crate::gpu::Gpu;
+
+/// Rasterization group of the flagship launches without a tuned or requested one.
+pub const DEFAULT_GROUP: u32 = 8;
+
+/// Schedule of the flagship launches without a tuned or requested one: stream-K, which is
+/// data-parallel wherever the tiles fill whole waves (`stream_k::plan`).
+pub const DEFAULT_SCHEDULE: Schedule = Schedule::StreamK;
+
+/// The rasterization group (`SgemmParams::group`, tile rows walked down per column sweep) that
+/// `RGK_SGEMM_GROUP` asks for, if it names one (≥ 1): it overrides the tuned and the default
+/// group, for tuning runs.
+pub fn group_override() -> Option<u32> {
+    std::env::var("RGK_SGEMM_GROUP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&g| g >= 1)
+}
+
+/// The schedule `RGK_SGEMM_SCHEDULE` asks for (`data-parallel` or `stream-k`), if any: it
+/// overrides the tuned and the default schedule, for timing runs.
+pub fn schedule_override() -> Option<Schedule> {
+    std::env::var("RGK_SGEMM_SCHEDULE")
+        .ok()
+        .and_then(|v| Schedule::from_name(&v))
+}
+
+/// The kernel for an `m x n x k` problem on the GPU at hand: the tuned winner of its shape
+/// class when a matching cache has one, else [`choose_kernel`]'s pick. `vec_b` says whether B
+/// allows 16-byte copies.
+pub fn pick(
+    gpu: &Gpu,
+    m: usize,
+    n: usize,
+    k: usize,
+    vec_b: bool,
+) -> Result<&'static FlagshipConfig> {
+    if let Some(w) = tuned_winner(gpu, m, n, k, vec_b) {
+        return flagship_config(&w.kernel);
+    }
+    Ok(choose_kernel(m, n, k, vec_b, gpu.multiprocessors()?))
+}
+
+/// The flagship kernel the library runs for dense `m x k` and `k x n` operands in their own
+/// allocations: the driver aligns those to 256 bytes, so B allows 16-byte copies exactly when N
+/// is a multiple of 4.
+pub fn dense_kernel(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<&'static FlagshipConfig> {
+    pick(gpu, m, n, k, n.is_multiple_of(4))
+}
+
+/// The rasterization group and schedule to launch `cfg` with: each from `RGK_SGEMM_GROUP` /
+/// `RGK_SGEMM_SCHEDULE` if set, else the tuned one when `cfg` is the tuned winner for the
+/// problem, else [`DEFAULT_GROUP`] / [`DEFAULT_SCHEDULE`].
+pub fn launch_settings(
+    gpu: &Gpu,
+    cfg: &FlagshipConfig,
+    m: usize,
+    n: usize,
+    k: usize,
+    vec_b: bool,
+) -> (u32, Schedule) {
+    let tuned = tuned_winner(gpu, m, n, k, vec_b).filter(|w| w.kernel == cfg.name);
+    (
+        group_override()
+            .or(tuned.map(|w| w.group))
+            .unwrap_or(DEFAULT_GROUP),
+        schedule_override()
+            .or(tuned.map(|w| w.schedule))
+            .unwrap_or(DEFAULT_SCHEDULE),
+    )
+}
+
+fn tuned_winner(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Option<&'static Winner> {
+    tuned_cache(gpu)?.choice(ShapeClass::of(m, n, k), vec_b)
+}
+
+/// What a tuning cache must match to be used on `gpu` (and what the tuner writes into one).
+pub fn identity(gpu: &Gpu) -> Result<GpuIdentity> {
+    let info = gpu.info()?;
+    Ok(GpuIdentity {
+        name: info.name,
+        compute_capability: [info.compute_capability.0, info.compute_capability.1],
+        driver: info.driver_version,
+        // A build from outside git matches no cache: "unknown" names no one build.
+        commit: crate::BUILD_COMMIT
+            .unwrap_or("unknown (no cache matches)")
+            .to_string(),
+    })
+}
+
+/// The tuning cache (`rgk_core::matmul::tune::default_cache_path`), read once per process;
+/// `None` when there is none or it does not match this GPU and build, which is said once on
+/// stderr. (The library always runs on device 0, so one answer per process suffices.)
+pub fn tuned_cache(gpu: &Gpu) -> Option<&'static TuneCache> {
+    static CACHE: OnceLock<Option<TuneCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let path = tuning::default_cache_path()?;
+            let here = match identity(gpu) {
+                Ok(id) => id,
+                Err(e) => {
+                    eprintln!("warning: not using the SGEMM tuning cache: {e:#}");
+                    return None;
+                }
+            };
+            let known = |name: &str| flagship_config(name).ok().map(|c| c.vec_b);
+            match tuning::load(&path, &here, known) {
+                Loaded::Absent => None,
+                Loaded::Usable(c) => Some(c),
+                Loaded::Ignored(why) => {
+                    eprintln!("warning: {why}");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// Tile shapes [`choose_kernel`] picks from, largest first, for B copied in 16-byte pieces and
+/// in 4-byte pieces.
+const VEC_CHOICES: &[&str] = &[
+    // 8x16 outputs per thread: 1-2% faster than 16x8 at 2048²-8192² since stream-K changed the
+    // kernels' register allocation (docs/matmul.md).
+    "sgemm_128x256x8_s4_8x16",
+    "sgemm_128x128x8_s4_16x8",
+    "sgemm_64x128x16_s3_8x8",
+    "sgemm_64x64x16_s4_8x4",
+];
+const SCALAR_CHOICES: &[&str] = &[
+    "sgemm_128x256x8_s4_16x8_u",
+    "sgemm_128x128x8_s4_16x8_u",
+    "sgemm_64x128x16_s3_8x8_u",
+];
+
+/// Below this K the 128-row tiles lose to the 64x128 one: one block per SM runs too few
+/// k-slices to hide its pipeline fill and its 128-output epilogue, while three 64x128 blocks
+/// per SM overlap them (H200, % of cuBLAS: 4097x4095x1023 90.4 vs 95.4, unaligned 86.2 vs 90.7;
+/// 2048³ 99.9 vs 92.5; docs/matmul.md). The same bound as the tuner's short-K shape class.
+const SHORT_K: usize = tuning::SHORT_K;
+
+/// The default flagship kernel for an `m x n x k` problem on a GPU with `sms` multiprocessors
+/// (used on every architecture when no tuning cache matches); `vec_b` says whether B allows
+/// 16-byte copies ([`FlagshipConfig::vec_b`]).
+///
+/// The largest tile whose grid has a block for at least 90% of the multiprocessors (large
+/// tiles load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors
+/// idle: at 1024² the 128x256 tile makes 32 blocks for 132 SMs, 37% of cuBLAS, against 103% for
+/// the 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win), and no
+/// 128-row tile when K is below `SHORT_K` (2048).
+pub fn choose_kernel(
+    m: usize,
+    n: usize,
+    k: usize,
+    vec_b: bool,
+    sms: u32,
+) -> &'static FlagshipConfig {
+    let names = if vec_b { VEC_CHOICES } else { SCALAR_CHOICES };
+    let configs = names
+        .iter()
+        .map(|name| flagship_config(name).expect("the choice lists name flagship kernels"))
+        .filter(|cfg| k >= SHORT_K || cfg.bm < 128);
+    let (m, n) = (m.min(MAX_DIM) as u32, n.min(MAX_DIM) as u32);
+    let enough = sms.saturating_mul(9).div_ceil(10);
+    let mut last = None;
+    for cfg in configs {
+        if cfg.tiles(m, n) >= enough {
+            return cfg;
+        }
+        last = Some(cfg);
+    }
+    last.expect("the choice lists are not empty")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_choice_is_a_flagship_kernel_with_matching_copies() {
+        for (names, vec_b) in [(VEC_CHOICES, true), (SCALAR_CHOICES, false)] {
+            for name in names {
+                assert_eq!(flagship_config(name).unwrap().vec_b, vec_b, "{name}");
+            }
+        }
+        // Large problems get the largest tile; smaller ones a tile that fills 132 SMs.
+        let pick = |m, n, k, vec_b| choose_kernel(m, n, k, vec_b, 132).name;
+        assert_eq!(pick(8192, 8192, 8192, true), "sgemm_128x256x8_s4_8x16");
+        assert_eq!(pick(4096, 4096, 4096, true), "sgemm_128x256x8_s4_8x16");
+        assert_eq!(pick(2048, 2048, 2048, true), "sgemm_128x256x8_s4_8x16");
+        assert_eq!(pick(1536, 1536, 2048, true), "sgemm_128x128x8_s4_16x8");
+        assert_eq!(pick(1024, 1024, 1024, true), "sgemm_64x128x16_s3_8x8");
+        assert_eq!(pick(1, 1, 1, true), "sgemm_64x64x16_s4_8x4");
+        assert_eq!(pick(4097, 4095, 1023, false), "sgemm_64x128x16_s3_8x8_u");
+        assert_eq!(pick(4097, 4095, 4095, false), "sgemm_128x256x8_s4_16x8_u");
+        assert_eq!(pick(17, 33, 5, false), "sgemm_64x128x16_s3_8x8_u");
+    }
+}
