@@ -11,10 +11,10 @@ pub const MAX_WEIGHT: i32 = 1000;
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
 /// Register cap of the Floyd–Warshall kernels marked `capped` in `for_each_fw!` (B = 16 and 32;
-/// [`FwConfig::max_registers`], and so [`crate::registry::max_registers`]): the host adds
-/// `.maxnreg` with this value to their PTX entries before compiling them (rust-cuda has no
-/// launch-bounds attribute). At 32, two blocks of 1024 threads fit on an SM. `cargo xtask
-/// build-ptx` checks (with `ptxas -maxrregcount`) that no capped kernel spills under it.
+/// [`FwConfig::max_registers`], and so [`crate::registry::max_registers`]): `cargo xtask
+/// build-ptx` writes it into their PTX entries as `.maxnreg` (rust-cuda has no launch-bounds
+/// attribute) and checks with ptxas that no capped kernel spills under it. At 32, two blocks of
+/// 1024 threads fit on an SM.
 ///
 /// The B = 64 kernels run without the cap: phase 3 keeps 64 cells and the operands of 4 k per
 /// thread in registers (167 registers, see `docs/ptxas.md`; with 64 threads per block, shared
