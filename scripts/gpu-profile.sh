@@ -29,8 +29,7 @@ for k in ${MATMUL_KERNELS:-matmul_tiled_t16 matmul_tiled_t32 matmul_vec_b16x16_i
 done
 for b in 16 32 64; do
     for p in 1 2 3; do
-        # B = 64 kernels are named fwt_ (register-tiled, run without the register cap).
-        k=$("$HOST" info | sed -n "s/^  \(fwt\?_phase${p}_b$b\) .*/\1/p")
+        k=fw_phase${p}_b$b
         profile "$k" "$HOST" apsp "$tmp/g.in" "$tmp/g.out" --block "$b"
     done
 done

@@ -1,5 +1,6 @@
 //! Benchmark records: one JSON object per measured configuration, written by `host bench` on
 //! the GPU machine and rendered into tables and charts by `host report` (see `report`).
+use gpu_kernels::registry::Family;
 use serde::{Deserialize, Serialize};
 
 /// Seconds per stage of one APSP run, file to file.
@@ -20,6 +21,10 @@ pub struct BenchRecord {
     pub suite: String,
     /// Kernel name, "cublas_sgemm", or "fw_b16"/"fw_b32"/"fw_b64" for a whole APSP solve.
     pub kernel: String,
+    /// The kernel's family in the registry (`gpu_kernels::registry`), by name; absent for
+    /// cuBLAS, whole APSP solves and records from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "family_name")]
+    pub family: Option<Family>,
     /// Human-readable configuration, e.g. "tile 64x64x32, block 16x16, item 4x4".
     pub config: String,
     /// N for square SGEMM, V for APSP.
@@ -42,6 +47,28 @@ pub struct BenchRecord {
     /// UTC, ISO 8601.
     pub date: String,
     pub commit: String,
+}
+
+/// A [`Family`] as its name ([`Family::name`]) in JSON.
+mod family_name {
+    use gpu_kernels::registry::Family;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(f: &Option<Family>, s: S) -> Result<S::Ok, S::Error> {
+        match f {
+            Some(f) => s.serialize_some(f.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Family>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|name| {
+                Family::from_name(&name)
+                    .ok_or_else(|| D::Error::custom(format!("unknown kernel family {name:?}")))
+            })
+            .transpose()
+    }
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
@@ -88,7 +115,8 @@ mod tests {
     fn records_round_trip_through_json() {
         let r = BenchRecord {
             suite: "apsp".into(),
-            kernel: "fw_b64".into(),
+            kernel: "fw_phase3_b64".into(),
+            family: Some(Family::FwPhase3),
             config: "block 64".into(),
             size: 10_000,
             threads_per_block: 1024,
@@ -109,7 +137,21 @@ mod tests {
             date: now_utc(),
             commit: "abc".into(),
         };
-        let back: BenchRecord = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains(r#""family":"fw_phase3""#), "{json}");
+        let back: BenchRecord = serde_json::from_str(&json).unwrap();
         assert_eq!(back, r);
+        // Records without the field (cuBLAS, older records) read as no family; an unknown
+        // family is an error naming it.
+        let old = json.replace(r#""family":"fw_phase3","#, "");
+        let back: BenchRecord = serde_json::from_str(&old).unwrap();
+        assert_eq!(back.family, None);
+        let bad = json.replace("fw_phase3", "warp_drive");
+        let e = serde_json::from_str::<BenchRecord>(&bad).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown kernel family \"warp_drive\""),
+            "{e}"
+        );
     }
 }

@@ -114,25 +114,6 @@ pub fn ptx_kernel_names(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-/// Adds the performance-tuning directive `.maxnreg max_registers` to every entry whose name
-/// starts with `prefix` (PTX: `.entry name (params) .maxnreg N { body }`).
-pub fn with_maxnreg(ptx: &str, prefix: &str, max_registers: u32) -> String {
-    let mut out = String::with_capacity(ptx.len() + 1024);
-    let mut pending = false;
-    for line in ptx.lines() {
-        if let Some(rest) = line.trim_start().strip_prefix(".visible .entry ") {
-            pending = rest.starts_with(prefix);
-        }
-        if pending && line.trim() == "{" {
-            out.push_str(&format!(".maxnreg {max_registers}\n"));
-            pending = false;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
 /// GPUs the driver sees (after [`init_driver`]).
 pub fn device_count() -> Result<u32> {
     Device::num_devices().context("counting GPUs")
@@ -141,12 +122,9 @@ pub fn device_count() -> Result<u32> {
 /// A context on one device (device 0 unless [`Gpu::on_device`]) with the project's PTX loaded.
 pub struct Gpu {
     pub module: Module,
-    /// The same PTX JIT-compiled under the Floyd–Warshall register cap; loaded on first use.
-    apsp_module: std::cell::OnceCell<Module>,
     /// What runners keep on this GPU between calls (their device memory is freed before the
     /// context, which is dropped last).
     runner_state: state::RunnerState,
-    ptx_text: String,
     pub stream: Stream,
     pub device: Device,
     ordinal: u32,
@@ -213,10 +191,8 @@ impl Gpu {
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
         Ok(Gpu {
             module,
-            apsp_module: std::cell::OnceCell::new(),
             runner_state: Default::default(),
             kernels: ptx_kernel_names(&text),
-            ptx_text: text,
             stream,
             device,
             ordinal,
@@ -225,15 +201,11 @@ impl Gpu {
         })
     }
 
-    /// The module to take Floyd–Warshall kernels from: the same PTX with a `.maxnreg` directive
-    /// (`gpu_kernels::apsp::FW_MAX_REGISTERS`) on each `fw_` entry, which rust-cuda cannot emit.
+    /// The module to take Floyd–Warshall kernels from: the one module, since the register caps
+    /// (`gpu_kernels::registry::max_registers`) are `.maxnreg` directives in the PTX itself,
+    /// written by `cargo xtask build-ptx`.
     pub fn apsp_module(&self) -> Result<&Module> {
-        if let Some(m) = self.apsp_module.get() {
-            return Ok(m);
-        }
-        let ptx = with_maxnreg(&self.ptx_text, "fw_", gpu_kernels::apsp::FW_MAX_REGISTERS);
-        let m = Module::from_ptx(&ptx, &[]).context("JIT-compiling the APSP kernels")?;
-        Ok(self.apsp_module.get_or_init(|| m))
+        Ok(&self.module)
     }
 
     /// An APSP kernel of [`Gpu::apsp_module`] by name; a missing one names the PTX it was looked
@@ -296,19 +268,6 @@ mod tests {
             ptx_kernel_names(ptx),
             vec!["matmul_tiled_t16", "fw_phase1_b64"]
         );
-    }
-
-    #[test]
-    fn maxnreg_goes_on_matching_entries_only() {
-        let ptx = ".visible .entry fw_a(\n.param .u32 p\n)\n{\nret;\n}\n.visible .entry mm(\n)\n{\nret;\n}\n";
-        let out = with_maxnreg(ptx, "fw_", 32);
-        assert_eq!(out.matches(".maxnreg 32").count(), 1);
-        let at = out.find(".maxnreg 32").unwrap();
-        assert!(
-            at > out.find("fw_a(").unwrap() && at < out.find("mm(").unwrap(),
-            "{out}"
-        );
-        assert_eq!(out.replace(".maxnreg 32\n", ""), ptx);
     }
 
     #[test]

@@ -1,54 +1,24 @@
-//! Every kernel in the PTX with its launch block, and its occupancy: the project's calculator
-//! beside the driver's answer.
+//! Every kernel of the registry (`gpu_kernels::registry`) with its launch block, and its
+//! occupancy: the project's calculator beside the driver's answer.
 use anyhow::{Context as _, Result};
 use cust::function::{BlockSize, FunctionAttribute};
-use gpu_kernels::apsp::FW_CONFIGS;
+use gpu_kernels::registry::{KERNELS, KernelSpec};
 use serde::Serialize;
 
 use rgk_core::occupancy::{self, KernelResources, SmLimits};
 
 use crate::{gpu::Gpu, matmul};
 
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Launch {
-    pub name: &'static str,
-    pub family: &'static str,
-    pub block: (u32, u32),
-    /// Dynamic shared memory per block (the flagship SGEMM kernels'; 0 for the others).
-    pub dynamic_shared_bytes: u32,
-}
-
-pub fn launches() -> Vec<Launch> {
-    let mut all: Vec<Launch> = matmul::gpu::kernels()
-        .into_iter()
-        .map(|k| Launch {
-            name: k.name,
-            family: k.family,
-            block: k.block,
-            dynamic_shared_bytes: matmul::flagship::flagship_config(k.name)
-                .map_or(0, |c| c.shared_bytes()),
-        })
-        .collect();
-    for c in FW_CONFIGS {
-        for (name, t) in [
-            (c.phase1, c.threads),
-            (c.phase2, c.phase2_threads()),
-            (c.phase3, c.phase3_threads),
-        ] {
-            all.push(Launch {
-                name,
-                family: "floyd-warshall",
-                block: (t, t),
-                dynamic_shared_bytes: 0,
-            });
-        }
-    }
-    all
+/// Every kernel with its launch geometry, in registry order: what `host occupancy` and `host
+/// bench` iterate, so a kernel added to a list is measured without another edit.
+pub fn launches() -> impl Iterator<Item = &'static KernelSpec> {
+    KERNELS.iter()
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct OccupancyRow {
     pub kernel: &'static str,
+    /// The kernel's `gpu_kernels::registry::Family`, by name.
     pub family: &'static str,
     pub threads: u32,
     pub registers: u32,
@@ -75,16 +45,11 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
     })?;
     let mut rows = Vec::new();
     for l in launches() {
-        // The APSP kernels run from the register-capped module: report what actually runs.
-        let module = if l.family == "floyd-warshall" {
-            gpu.apsp_module()?
-        } else {
-            &gpu.module
-        };
         let f = match matmul::flagship::flagship_config(l.name) {
             // Allowed its dynamic shared memory first, as launches do.
             Ok(cfg) => matmul::flagship::flagship_function(gpu, cfg)?,
-            Err(_) => module
+            Err(_) => gpu
+                .module
                 .get_function(l.name)
                 .with_context(|| format!("kernel {} not in the PTX", l.name))?,
         };
@@ -105,7 +70,7 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
         )?;
         rows.push(OccupancyRow {
             kernel: l.name,
-            family: l.family,
+            family: l.family.name(),
             threads,
             registers,
             static_shared_bytes,
@@ -118,4 +83,55 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
         });
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use gpu_kernels::registry::{self, Family};
+
+    use crate::gpu::ptx_kernel_names;
+
+    /// The registry and the committed PTX name the same kernels: a row added to a `for_each_*!`
+    /// list is a registry entry (with its family, geometry and cap) and, once `cargo xtask
+    /// build-ptx` has run, a PTX entry; a kernel in the PTX without a registry entry fails here.
+    #[test]
+    fn the_registry_is_the_ptx_entry_list() {
+        let mut in_ptx = ptx_kernel_names(gpu_kernels::PTX);
+        let mut in_registry: Vec<String> = super::launches().map(|k| k.name.into()).collect();
+        in_ptx.sort();
+        in_registry.sort();
+        assert_eq!(in_ptx, in_registry);
+    }
+
+    /// Each entry of the committed PTX carries the register cap the registry gives it, and no
+    /// other (ptx-builder writes them; a stale PTX fails here).
+    #[test]
+    fn the_ptx_carries_the_registry_register_caps() {
+        let mut caps = Vec::new();
+        let mut current = None;
+        for line in gpu_kernels::PTX.lines() {
+            if let Some(rest) = line.trim().strip_prefix(".visible .entry ") {
+                current = rest.split('(').next().map(str::trim);
+                caps.push((current.unwrap(), None));
+            } else if let Some(n) = line.trim().strip_prefix(".maxnreg ") {
+                let last = caps.last_mut().expect(".maxnreg before any entry");
+                assert_eq!(Some(last.0), current);
+                last.1 = Some(n.parse::<u32>().unwrap());
+            }
+        }
+        assert!(
+            caps.iter().any(|c| c.1.is_some()),
+            "no capped kernel in the PTX"
+        );
+        for (name, cap) in caps {
+            assert_eq!(cap, registry::max_registers(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn launches_cover_every_family() {
+        for f in Family::ALL {
+            assert!(super::launches().any(|k| k.family == f), "{f}");
+        }
+    }
 }

@@ -36,14 +36,10 @@ fn apsp_kernels_as_loaded_respect_the_register_cap() {
             let regs = f
                 .get_attribute(cust::function::FunctionAttribute::NumRegisters)
                 .unwrap() as u32;
-            if name.starts_with("fw_") {
-                assert!(
-                    regs <= gpu_kernels::apsp::FW_MAX_REGISTERS,
-                    "{name}: {regs} registers, cap {}",
-                    gpu_kernels::apsp::FW_MAX_REGISTERS
-                );
+            if let Some(cap) = gpu_kernels::registry::max_registers(name) {
+                assert!(regs <= cap, "{name}: {regs} registers, cap {cap}");
             } else if tile_update {
-                // The uncapped register-tiled update (`fwt_*`): registers must not be what
+                // The uncapped register-tiled update (B = 64): registers must not be what
                 // limits it below the 6 blocks per SM that its shared memory allows.
                 assert!(regs * threads * 6 <= 65536, "{name}: {regs} registers");
             } else {

@@ -70,8 +70,8 @@ fn codegen_ready() -> Result<State> {
     Ok(state)
 }
 
-/// `PTX_PATH` from gpu-kernels' source (where the committed PTX lives), read as text for the
-/// same reason as `fw_register_cap`.
+/// `PTX_PATH` from gpu-kernels' source (where the committed PTX lives), read as text: xtask
+/// cannot depend on the kernels crate (it must build without the rust-cuda source).
 fn committed_ptx_path() -> Result<PathBuf> {
     let root = xenv::repo_root();
     let src = fs::read_to_string(root.join("gpu-kernels/src/lib.rs"))?;
@@ -117,8 +117,9 @@ fn build_ptx(state: &State, arch: &str) -> Result<PathBuf> {
 }
 
 /// The ptxas resource checks on a PTX file (for sm_90): fails on spills, stack frames or
-/// generic loads and stores, for every kernel as compiled and for the Floyd–Warshall kernels
-/// under the register cap the host gives them.
+/// generic loads and stores, for every kernel as compiled (the register caps of the kernels
+/// that have one are `.maxnreg` directives in the PTX, written by ptx-builder from the kernel
+/// registry, so ptxas applies them here as everywhere).
 fn check_ptx(state: &State, ptx: &Path) -> Result<Vec<ptxas::KernelReport>> {
     let sm = CHECK_SM;
     let root = xenv::repo_root();
@@ -133,18 +134,6 @@ fn check_ptx(state: &State, ptx: &Path) -> Result<Vec<ptxas::KernelReport>> {
     print_table(&reports, sm);
     let mut problems = resource_problems(&reports, "");
 
-    // The host JIT-compiles the Floyd–Warshall kernels under a register cap: check them under it too.
-    let cap = fw_register_cap(&root)?;
-    let capped_cubin = dir.join(format!("{stem}.sm_{sm}.maxrreg{cap}.cubin"));
-    let cap_arg = format!("-maxrregcount={cap}");
-    let (capped, _) = ptxas_report(&ptxas_bin, sm, ptx, &capped_cubin, &[&cap_arg])?;
-    let capped: Vec<_> = capped
-        .into_iter()
-        .filter(|k| k.name.starts_with("fw_"))
-        .collect();
-    println!("Floyd–Warshall kernels as the host loads them ({cap_arg}):");
-    print_table(&capped, sm);
-    problems.extend(resource_problems(&capped, &format!(" under {cap_arg}")));
     let ptx_text = fs::read_to_string(ptx)?;
     for (func, line) in ptxas::generic_accesses(&ptx_text) {
         problems.push(format!(
@@ -207,16 +196,6 @@ fn resource_problems(reports: &[ptxas::KernelReport], context: &str) -> Vec<Stri
         }
     }
     problems
-}
-
-/// `FW_MAX_REGISTERS` from gpu-kernels' source: xtask cannot depend on the kernels crate (it
-/// must build without the rust-cuda source), and the constant must stay defined once.
-fn fw_register_cap(root: &Path) -> Result<u32> {
-    let src = fs::read_to_string(root.join("gpu-kernels/src/apsp/mod.rs"))?;
-    src.lines()
-        .find_map(|l| l.trim().strip_prefix("pub const FW_MAX_REGISTERS: u32 = "))
-        .and_then(|v| v.trim_end_matches(';').trim().parse().ok())
-        .context("FW_MAX_REGISTERS not found in gpu-kernels/src/apsp/mod.rs")
 }
 
 fn print_table(reports: &[ptxas::KernelReport], sm: &str) {

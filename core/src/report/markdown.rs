@@ -248,7 +248,7 @@ fn threads_table(recs: &[&BenchRecord]) -> String {
     let mut order: Vec<usize> = (0..recs.len()).collect();
     order.sort_by_key(|&i| {
         let r = recs[i];
-        (family(&r.kernel), r.size, r.threads_per_block, &r.kernel)
+        (family(r), r.size, r.threads_per_block, &r.kernel)
     });
     let rows: Vec<Vec<String>> = order
         .into_iter()

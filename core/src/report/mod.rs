@@ -63,6 +63,7 @@ pub(crate) mod tests {
         BenchRecord {
             suite: suite.into(),
             kernel: kernel.into(),
+            family: None,
             config: "tile 64x64x8, block 16x16, item 4x4".into(),
             size,
             threads_per_block: 256,

@@ -2,6 +2,8 @@
 //! of a record, kernel families, the performance number of a record and the latest-wins rule.
 use std::collections::{BTreeMap, BTreeSet};
 
+use gpu_kernels::registry;
+
 use super::format::{fmt_num, fmt_si, fmt_si_tick, fmt_tick};
 use crate::bench::BenchRecord;
 
@@ -125,18 +127,12 @@ pub(super) fn is_cublas(kernel: &str) -> bool {
     kernel == "cublas_sgemm"
 }
 
-/// A kernel's family: its name up to the second underscore (`matmul_tiled_t16` and
-/// `matmul_tiled_t32` are `matmul_tiled`, `fw_phase3_b64` is `fw_phase3`). Kernels are named
-/// family first, variant after.
-pub(super) fn family(kernel: &str) -> &str {
-    // B = 64 runs the register-tiled `fwt_` kernels: one phase-3 family for every block factor.
-    if kernel.starts_with("fwt_phase3") {
-        return "fw_phase3";
-    }
-    match kernel.match_indices('_').nth(1) {
-        Some((i, _)) => &kernel[..i],
-        None => kernel,
-    }
+/// A record's kernel family: the one it carries, else the registry's for its kernel, else the
+/// kernel's own name (cuBLAS, whole APSP solves: each a family of its own).
+pub(super) fn family(r: &BenchRecord) -> &str {
+    r.family
+        .or_else(|| registry::family_of(&r.kernel))
+        .map_or(r.kernel.as_str(), |f| f.name())
 }
 
 /// GFLOP/s of a square SGEMM record, derived from the median time when not recorded.
@@ -209,14 +205,14 @@ impl Group {
 pub(super) fn threads_groups(recs: &[&BenchRecord]) -> Vec<Group> {
     let mut sizes: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     for r in recs {
-        sizes.entry(family(&r.kernel)).or_default().insert(r.size);
+        sizes.entry(family(r)).or_default().insert(r.size);
     }
     let mut groups: Vec<Group> = Vec::new();
     for (i, r) in recs.iter().enumerate() {
         let Some((metric, v)) = performance(r) else {
             continue;
         };
-        let fam = family(&r.kernel);
+        let fam = family(r);
         let name = if sizes[fam].len() > 1 {
             format!("{fam}, size {}", r.size)
         } else {
@@ -299,11 +295,20 @@ mod tests {
 
     #[test]
     fn families_and_suites() {
-        assert_eq!(family("matmul_vec_b16x16_i4x4_k32"), "matmul_vec");
-        assert_eq!(family("fw_phase3_b64"), "fw_phase3");
-        assert_eq!(family("fwt_phase3_b64"), "fw_phase3");
-        assert_eq!(family("cublas_sgemm"), "cublas_sgemm");
-        assert_eq!(family("naive"), "naive");
+        // Every kernel of the registry has the registry's family, whether or not its record
+        // carries it; a record's own family wins; other names are their own family.
+        for k in registry::KERNELS {
+            let mut r = rec("matmul", k.name, 1024);
+            assert_eq!(family(&r), k.family.name(), "{}", k.name);
+            r.family = Some(k.family);
+            assert_eq!(family(&r), k.family.name(), "{}", k.name);
+        }
+        let mut r = rec("matmul", "custom_kernel", 1024);
+        assert_eq!(family(&r), "custom_kernel");
+        r.family = Some(registry::Family::Tiled);
+        assert_eq!(family(&r), "tiled");
+        assert_eq!(family(&rec("matmul", "cublas_sgemm", 1)), "cublas_sgemm");
+        assert_eq!(family(&rec("apsp", "fw_b64", 1)), "fw_b64");
         for name in ["matmul", "threads", "apsp", "custom"] {
             assert_eq!(Suite::of(name).name(), name);
         }
@@ -321,14 +326,7 @@ mod tests {
         let d = rec("threads", "fw_phase3_b32", 8192);
         let groups = threads_groups(&[&a, &b, &c, &d]);
         let names: Vec<_> = groups.iter().map(|g| g.name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "fw_phase3",
-                "matmul_tiled, size 1024",
-                "matmul_tiled, size 2048"
-            ]
-        );
+        assert_eq!(names, ["fw_phase3", "tiled, size 1024", "tiled, size 2048"]);
         assert_eq!(groups[0].metric, Metric::UpdatesPerSecond);
         // d has no performance number and is left out.
         assert_eq!(groups[0].members, [(2, 1e11)]);

@@ -163,6 +163,37 @@ macro_rules! fw_tile_update {
     }};
 }
 
+/// The in-place k loop of phase 1 and of phase 2 (`column` layout): for each k of the block,
+/// `cell[I][J] = min(cell[I][J], A[i][k] + B[k][j])` for the thread's `R x R` cells `(i, j) =
+/// (ty + I*T, tx + J*T)`, where A and B are `B x B` blocks in shared memory at `$sa` and `$sb`
+/// (both the pivot block in phase 1; the pivot and the block itself in phase 2). An improved
+/// cell is also stored to the block at `$own` in shared memory, which the other threads read
+/// from in the next steps; one barrier per k. Uses the caller's constants `B` and `T`.
+///
+/// Both operands are read once per k: with non-negative weights and a zero diagonal, column k
+/// and row k do not change in step k (see the module comment).
+macro_rules! fw_relax_in_place {
+    ($cell:ident, $r:tt, ($tx:ident, $ty:ident), a: $sa:expr, b: $sb:expr, own: $so:expr) => {{
+        let (tx, ty, sa, sb, so) = ($tx, $ty, $sa, $sb, $so);
+        for kk in 0..B {
+            let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
+            seq!(I in 0..$r {
+                a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
+                b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
+            });
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                let via = a[I] + b[J];
+                if via < $cell[I][J] {
+                    $cell[I][J] = via;
+                    unsafe { sts(so + 4 * (i * B + j), via) };
+                }
+            }); });
+            thread::sync_threads();
+        }
+    }};
+}
+
 /// Phase 1 on the `B x B` block at `$base` (row pitch `$pitch`): closes it in place, one block of
 /// `T x T` threads with `R x R` cells each.
 macro_rules! fw_pivot_block {
@@ -182,23 +213,7 @@ macro_rules! fw_pivot_block {
             unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
         }); });
         thread::sync_threads();
-        for kk in 0..B {
-            // d[i][k] and d[k][j] once per k: column k and row k do not change in step k.
-            let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
-            seq!(I in 0..$r {
-                a[I] = unsafe { lds(sp + 4 * ((ty + I * T) * B + kk)) };
-                b[I] = unsafe { lds(sp + 4 * (kk * B + tx + I * T)) };
-            });
-            seq!(I in 0..$r { seq!(J in 0..$r {
-                let (i, j) = (ty + I * T, tx + J * T);
-                let via = a[I] + b[J];
-                if via < cell[I][J] {
-                    cell[I][J] = via;
-                    unsafe { sts(sp + 4 * (i * B + j), via) };
-                }
-            }); });
-            thread::sync_threads();
-        }
+        fw_relax_in_place!(cell, $r, (tx, ty), a: sp, b: sp, own: sp);
         seq!(I in 0..$r { seq!(J in 0..$r {
             let (i, j) = (ty + I * T, tx + J * T);
             unsafe { st_global::<1>(base.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
@@ -245,23 +260,7 @@ macro_rules! fw_phase23 {
             thread::sync_threads();
             // Row block: d[i][j] via pivot[i][k] + own[k][j]; column block: own[i][k] + pivot[k][j].
             let (sa, sb) = if in_row { (sp, so) } else { (so, sp) };
-            for kk in 0..B {
-                // Both operands once per k: column k and row k of `own` do not change in step k.
-                let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
-                seq!(I in 0..$r {
-                    a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
-                    b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
-                });
-                seq!(I in 0..$r { seq!(J in 0..$r {
-                    let (i, j) = (ty + I * T, tx + J * T);
-                    let via = a[I] + b[J];
-                    if via < cell[I][J] {
-                        cell[I][J] = via;
-                        unsafe { sts(so + 4 * (i * B + j), via) };
-                    }
-                }); });
-                thread::sync_threads();
-            }
+            fw_relax_in_place!(cell, $r, (tx, ty), a: sa, b: sb, own: so);
             seq!(I in 0..$r { seq!(J in 0..$r {
                 let (i, j) = (ty + I * T, tx + J * T);
                 unsafe { st_global::<1>(own.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
@@ -384,7 +383,8 @@ macro_rules! fw_phase23 {
 }
 
 macro_rules! fw_kernels {
-    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?))),* $(,)?) => {$(
+    ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?),
+        $cap:ident)),* $(,)?) => {$(
         /// Phase 1: closes the pivot block `(round, round)`. One block.
         #[kernel]
         #[allow(improper_ctypes_definitions)]

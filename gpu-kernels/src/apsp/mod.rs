@@ -10,17 +10,18 @@ pub const INF: i32 = 1_073_741_823;
 pub const MAX_WEIGHT: i32 = 1000;
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
-/// Register cap for the Floyd–Warshall kernels named `fw_*` (B = 16 and 32): the host adds
-/// `.maxnreg` with this value to their PTX entries before JIT compilation (rust-cuda has no
-/// launch-bounds attribute). At 32, two blocks of 1024 threads fit on an SM. `cargo xtask
-/// build-ptx` checks (with `ptxas -maxrregcount`) that no kernel spills under it.
+/// Register cap of the Floyd–Warshall kernels marked `capped` in `for_each_fw!` (B = 16 and 32;
+/// [`FwConfig::max_registers`], and so [`crate::registry::max_registers`]): `cargo xtask
+/// build-ptx` writes it into their PTX entries as `.maxnreg` (rust-cuda has no launch-bounds
+/// attribute) and checks with ptxas that no capped kernel spills under it. At 32, two blocks of
+/// 1024 threads fit on an SM.
 ///
-/// The B = 64 kernels are named `fwt_*` ("tiled") so that they run without the cap: phase 3
-/// keeps 64 cells and the operands of 4 k per thread in registers (167 registers, see
-/// `docs/ptxas.md`; with 64 threads per block, shared memory and registers both allow 6 blocks
-/// per SM), and phases 1–2 keep 16 cells per thread (56 registers, 256 threads). One larger
-/// cap for all would not do: under `-maxrregcount=128` ptxas gives phase 3 of B = 16 and 32 39
-/// and 35 registers, one block of 1024 threads per SM instead of two.
+/// The B = 64 kernels run without the cap: phase 3 keeps 64 cells and the operands of 4 k per
+/// thread in registers (167 registers, see `docs/ptxas.md`; with 64 threads per block, shared
+/// memory and registers both allow 6 blocks per SM), and phases 1–2 keep 16 cells per thread
+/// (56 registers, 256 threads). One larger cap for all would not do: under `-maxrregcount=128`
+/// ptxas gives phase 3 of B = 16 and 32 39 and 35 registers, one block of 1024 threads per SM
+/// instead of two.
 pub const FW_MAX_REGISTERS: u32 = 32;
 /// Block factors with kernels.
 pub const BLOCK_FACTORS: [u32; 3] = [16, 32, 64];
@@ -50,6 +51,8 @@ pub struct FwConfig {
     pub phase1: &'static str,
     pub phase2: &'static str,
     pub phase3: &'static str,
+    /// The register cap the three kernels are compiled under, if any ([`FW_MAX_REGISTERS`]).
+    pub max_registers: Option<u32>,
 }
 
 impl FwConfig {
@@ -73,21 +76,31 @@ impl FwConfig {
 }
 
 /// Invokes `$m!` with, for every block factor,
-/// `(phase1, phase2, phase3, block, threads, cells, layout(phase3_threads, n))`: kernel names,
+/// `(phase1, phase2, phase3, block, threads, cells, layout(phase3_threads, n), cap)`: kernel names,
 /// block factor B, a `threads x threads` block for phase 1 (and phase 2 with `column`) with
 /// `cells x cells` cells per thread, and phase 3 as `column(T3, rows)` (T3 x T3 threads, `rows`
 /// rows of one column each; phase 2 is the in-place k loop of phase 1)
 /// or `tile(T3, cells, quads)` (T3 x T3 threads, `cells x cells` cells each, `quads` 16-byte
 /// quads of each operand block copied per thread: `B * B / 4 / T3^2`, asserted in the kernel;
-/// phase 2 is the same register-tiled update).
-/// The single source of both `FW_CONFIGS` and the kernels in `fw.rs`.
+/// phase 2 is the same register-tiled update); `cap` is `capped` (compiled under
+/// [`FW_MAX_REGISTERS`]) or `uncapped`.
+/// The single source of `FW_CONFIGS`, the kernels in `fw.rs` and their registry rows.
 macro_rules! for_each_fw {
     ($m:ident) => {
         $m! {
-            (fw_phase1_b16, fw_phase2_b16, fw_phase3_b16, 16, 16, 1, column(16, 1)),
-            (fw_phase1_b32, fw_phase2_b32, fw_phase3_b32, 32, 32, 1, column(32, 1)),
-            (fwt_phase1_b64, fwt_phase2_b64, fwt_phase3_b64, 64, 16, 4, tile(8, 8, 16)),
+            (fw_phase1_b16, fw_phase2_b16, fw_phase3_b16, 16, 16, 1, column(16, 1), capped),
+            (fw_phase1_b32, fw_phase2_b32, fw_phase3_b32, 32, 32, 1, column(32, 1), capped),
+            (fw_phase1_b64, fw_phase2_b64, fw_phase3_b64, 64, 16, 4, tile(8, 8, 16), uncapped),
         }
+    };
+}
+
+macro_rules! fw_cap {
+    (capped) => {
+        Some(FW_MAX_REGISTERS)
+    };
+    (uncapped) => {
+        None
     };
 }
 
@@ -101,7 +114,8 @@ macro_rules! fw_layout {
 }
 
 macro_rules! fw_table {
-    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?))),* $(,)?) => {
+    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?),
+        $cap:ident)),* $(,)?) => {
         /// Every block factor's kernels and launch geometry.
         pub const FW_CONFIGS: [FwConfig; 3] = [$(FwConfig {
             block: $b,
@@ -111,6 +125,7 @@ macro_rules! fw_table {
             phase1: stringify!($p1),
             phase2: stringify!($p2),
             phase3: stringify!($p3),
+            max_registers: fw_cap!($cap),
         }),*];
     };
 }

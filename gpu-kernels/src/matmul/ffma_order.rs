@@ -1,5 +1,6 @@
 //! The order of the FMAs of one k-step of a flagship thread tile, which decides how many FFMAs
 //! ptxas leaves reading two operands from one register bank (docs/matmul.md).
+use super::FfmaOrder;
 
 /// The `l`-th FMA of a k-step: which (row, column) of the `rm x rn` thread tile it updates.
 ///
@@ -8,26 +9,26 @@
 /// read two operands from one register bank. Measured on the H200 at 4096 (docs/matmul.md):
 /// 99.0% of cuBLAS for the 128x256 tile against 94.8% row by row; other orders (row-serpentine,
 /// row pairs, 4x4 blocks, interleaved groups) were in between or worse. Orders 1 and 2 are
-/// candidates for `host tune`: 1 zig-zags over pairs of columns (each FMA shares one operand
-/// with the one before, A and B in turn), 2 is order 0 with the columns of the two 4-column
-/// groups interleaved (0, 4, 1, 5, …). Orders 3 and 4 are searched tables, [`ORDER_3`] for 16x8
-/// tiles and [`ORDER_4`] for 8x16 ones.
-pub(super) const fn ffma_order(l: usize, rm: usize, rn: usize, ord: u32) -> (usize, usize) {
+/// candidates for `host tune`: 1 (`ColumnPairs`) zig-zags over pairs of columns (each FMA
+/// shares one operand with the one before, A and B in turn), 2 (`InterleavedGroups`) is order 0
+/// with the columns of the two 4-column groups interleaved (0, 4, 1, 5, …). Orders 3 and 4 are
+/// searched tables, [`ORDER_3`] for 16x8 tiles and [`ORDER_4`] for 8x16 ones.
+pub(super) const fn ffma_order(l: usize, rm: usize, rn: usize, ord: FfmaOrder) -> (usize, usize) {
     match ord {
-        3 => (ORDER_3[l].0 as usize, ORDER_3[l].1 as usize),
-        4 => (ORDER_4[l].0 as usize, ORDER_4[l].1 as usize),
-        1 => {
+        FfmaOrder::Searched16x8 => (ORDER_3[l].0 as usize, ORDER_3[l].1 as usize),
+        FfmaOrder::Searched8x16 => (ORDER_4[l].0 as usize, ORDER_4[l].1 as usize),
+        FfmaOrder::ColumnPairs => {
             let (p, i) = (l / (2 * rm), l % (2 * rm));
             let (ri, j) = (i / 2, i % 2);
             let row = if p % 2 == 0 { ri } else { rm - 1 - ri };
             (row, 2 * p + if ri % 2 == 0 { j } else { 1 - j })
         }
-        2 => {
+        FfmaOrder::InterleavedGroups => {
             let (c, r) = (l / rm, l % rm);
             let col = (c % 2) * (rn / 2) + c / 2;
             (if c % 2 == 0 { r } else { rm - 1 - r }, col)
         }
-        _ => {
+        FfmaOrder::Columns => {
             let (c, r) = (l / rm, l % rm);
             (if c % 2 == 0 { r } else { rm - 1 - r }, c)
         }
@@ -306,7 +307,7 @@ const ORDER_4: [(u8, u8); 128] = [
 ];
 
 /// Whether `ffma_order` visits every (row, column) of an `rm x rn` tile exactly once.
-pub(super) const fn order_is_permutation(rm: usize, rn: usize, ord: u32) -> bool {
+pub(super) const fn order_is_permutation(rm: usize, rn: usize, ord: FfmaOrder) -> bool {
     let mut seen = [false; 256];
     let mut l = 0;
     while l < rm * rn {

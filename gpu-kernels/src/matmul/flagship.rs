@@ -30,9 +30,9 @@
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
-use super::SgemmParams;
 use super::ffma_order::{ffma_order, order_is_permutation};
 use super::stream_k::Split;
+use super::{FfmaOrder, SgemmParams};
 use crate::ptx::{
     atom_add_acq_rel_gpu, cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait,
     fence_acq_rel_gpu, fresh_ctaid_x, fresh_tid_x, ld_global_cg, ld_shared, shared_addr, st_global,
@@ -191,8 +191,9 @@ unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
 }
 
 macro_rules! flagship_kernels {
-    ($(($name:ident, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $ly:tt, $lx:tt, $st:tt, $vec:tt,
-        $rm:tt, $rn:tt, $ga:tt, $gb:tt, $al:tt, $bl:tt, $ord:tt)),* $(,)?) => {$(
+    ($(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+        stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: SgemmParams) {
@@ -228,7 +229,7 @@ macro_rules! flagship_kernels {
                 // B: each thread copies one column position of `bl` rows.
                 assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
                 assert!(STAGES >= 2 && STAGES <= 5);
-                assert!(order_is_permutation($rm, $rn, $ord));
+                assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
             };
 
             let (m, n, k) = (p.m, p.n, p.k);
@@ -421,7 +422,7 @@ macro_rules! flagship_kernels {
                             const CB: usize = KK % 2;
                             seq!(R in 0..$rm {
                                 seq!(C in 0..$rn {{
-                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, $ord);
+                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, FfmaOrder::$ord);
                                     acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
                                 }});
                             });

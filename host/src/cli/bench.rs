@@ -9,6 +9,7 @@ use std::{
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
+use gpu_kernels::registry::{self, Family};
 use host::{
     apsp::{gpu as agpu, pipeline::solve_file},
     gpu::{Gpu, Timing},
@@ -57,7 +58,7 @@ pub enum Suite {
         /// Timed launches per kernel and size (after one warm-up); the median is recorded.
         #[arg(long, default_value_t = 10, value_parser = super::at_least_one::<usize>)]
         reps: usize,
-        /// Kernel name, `tiled`, `vectorized` or `all`.
+        /// Kernel name, a family (`tiled`, `vectorized`, `flagship`, a rung's family) or `all`.
         #[arg(long, default_value = "all")]
         kernel: String,
     },
@@ -120,6 +121,8 @@ impl Sink {
     }
 }
 
+/// A record of one measurement, its kernel's family taken from the registry (none for cuBLAS and
+/// whole APSP solves).
 fn blank(
     suite: &str,
     kernel: &str,
@@ -131,6 +134,7 @@ fn blank(
     BenchRecord {
         suite: suite.into(),
         kernel: kernel.into(),
+        family: registry::family_of(kernel),
         config,
         size,
         threads_per_block: threads,
@@ -228,7 +232,7 @@ fn bench_matmul(
     let seed = sink.seed;
     let kernels: Vec<_> = mgpu::kernels()
         .into_iter()
-        .filter(|k| which == "all" || k.family == which || k.name == which)
+        .filter(|k| which == "all" || k.family.name() == which || k.name == which)
         .collect();
     if kernels.is_empty() {
         bail!("no kernel matches {which:?}");
@@ -359,7 +363,7 @@ fn bench_threads(
     let seed = sink.seed;
     let tiled: Vec<_> = mgpu::kernels()
         .into_iter()
-        .filter(|k| k.family == "tiled")
+        .filter(|k| k.family == Family::Tiled)
         .collect();
     let pb = progress::bar((tiled.len() + gpu_kernels::apsp::FW_CONFIGS.len()) as u64);
     pb.set_message(format!("N={n}: inputs and f64 reference"));
@@ -413,4 +417,31 @@ fn bench_threads(
     }
     pb.finish_and_clear();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_take_the_family_from_the_registry() {
+        let t = Timing {
+            median_ms: 1.0,
+            min_ms: 1.0,
+            max_ms: 1.0,
+            reps: 1,
+        };
+        for k in registry::KERNELS {
+            let r = blank("matmul", k.name, String::new(), 1, k.threads(), &t);
+            assert_eq!(r.family, Some(k.family), "{}", k.name);
+        }
+        assert_eq!(
+            blank("matmul", "cublas_sgemm", String::new(), 1, 0, &t).family,
+            None
+        );
+        assert_eq!(
+            blank("apsp", "fw_b64", String::new(), 1, 0, &t).family,
+            None
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! `host info`: each GPU's properties and the kernels of the PTX with their resources.
 use anyhow::Result;
 use clap::Args;
+use gpu_kernels::registry::{Family, family_of};
 use host::gpu::{DeviceInfo, Gpu, init_driver};
 use serde::Serialize;
 
@@ -15,10 +16,12 @@ pub struct InfoArgs {
     pub ptx: PtxArg,
 }
 
-/// One kernel of the PTX as the driver loaded it.
+/// One kernel of the PTX as the driver loaded it, with its family from the registry (none for a
+/// `--ptx` file's kernel that the registry does not know).
 #[derive(Serialize)]
 struct KernelResources {
     name: String,
+    family: Option<&'static str>,
     registers: i32,
     static_shared_bytes: i32,
 }
@@ -36,6 +39,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         let f = gpu.module.get_function(name)?;
         kernels.push(KernelResources {
             name: name.clone(),
+            family: family_of(name).map(Family::name),
             registers: f.get_attribute(cust::function::FunctionAttribute::NumRegisters)?,
             static_shared_bytes: f
                 .get_attribute(cust::function::FunctionAttribute::SharedMemorySizeBytes)?,
@@ -55,8 +59,11 @@ pub fn run(args: &InfoArgs) -> Result<()> {
     println!("\nPTX {} ({} kernels):", gpu.ptx_source, kernels.len());
     for k in &kernels {
         println!(
-            "  {:<32} {:>3} registers  {:>6} B static shared",
-            k.name, k.registers, k.static_shared_bytes
+            "  {:<32} {:<12} {:>3} registers  {:>6} B static shared",
+            k.name,
+            k.family.unwrap_or("-"),
+            k.registers,
+            k.static_shared_bytes
         );
     }
     Ok(())

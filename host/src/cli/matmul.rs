@@ -3,7 +3,7 @@ use clap::{
     Args, ValueEnum,
     builder::{PossibleValuesParser, TypedValueParser},
 };
-use gpu_kernels::matmul::Rung;
+use gpu_kernels::{matmul::Rung, registry::Family};
 use host::{
     gpu::Gpu,
     matmul::{
@@ -166,7 +166,7 @@ impl Step {
 }
 
 fn is_flagship(family: &str) -> bool {
-    family == mgpu::FLAGSHIP_FAMILY
+    family == Family::Flagship.name()
 }
 
 /// The ladder's kernels in order: each rung's kernel, then the flagship kernel picked for the shape.
@@ -245,9 +245,10 @@ fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> R
         "sgemm" => vec![picked()?],
         "all" => all,
         LADDER => ladder(picked()?)?.into_iter().map(|(_, k)| k).collect(),
-        family if all.iter().any(|k| k.family == family) => {
-            all.into_iter().filter(|k| k.family == family).collect()
-        }
+        family if all.iter().any(|k| k.family.name() == family) => all
+            .into_iter()
+            .filter(|k| k.family.name() == family)
+            .collect(),
         names => names.split(',').map(mgpu::kernel).collect::<Result<_>>()?,
     })
 }
@@ -347,7 +348,7 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
         let r = mgpu::run(&gpu, kernel, &problem, args.reps)?;
         records.push(record(
             kernel.name,
-            kernel.family,
+            kernel.family.name(),
             &r,
             check(&r, &reference),
             cublas_ms,

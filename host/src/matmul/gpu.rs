@@ -7,10 +7,10 @@ use cust::{
     launch,
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
-use gpu_kernels::matmul::{
-    FLAGSHIP, FlagshipConfig, RUNG_TABLES, TILED, VECTORIZED, stream_k::Schedule,
+use gpu_kernels::{
+    matmul::{FlagshipConfig, stream_k::Schedule},
+    registry::{self, Family},
 };
-use serde::Serialize;
 
 use super::{
     flagship::{FlagshipLaunch, flagship_config},
@@ -21,50 +21,30 @@ use crate::gpu::{Gpu, Timing, check_free_memory, time_on_stream};
 use rgk_core::matmul::pad::{pad, round_up, unpad};
 
 /// One launchable SGEMM kernel.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     pub name: &'static str,
-    pub family: &'static str,
+    pub family: Family,
     pub block: (u32, u32),
     /// Output rows, output columns and k-depth of one block's tile.
     pub tile: (u32, u32, u32),
 }
 
+/// Every SGEMM kernel of the registry (the ladder in the study's order, then the flagship).
 pub fn kernels() -> Vec<Kernel> {
-    let tiled = TILED.iter().map(|c| Kernel {
-        name: c.name,
-        family: "tiled",
-        block: c.block_dim(),
-        tile: c.tile_mnk(),
-    });
-    let vectorized = VECTORIZED.iter().map(|c| Kernel {
-        name: c.name,
-        family: "vectorized",
-        block: c.block_dim(),
-        tile: c.tile_mnk(),
-    });
-    // The ladder's own rungs (docs/matmul.md), family named by their `Rung`.
-    let rungs = RUNG_TABLES.iter().flat_map(|t| t.iter()).map(|c| Kernel {
-        name: c.name,
-        family: c.rung.family(),
-        block: c.block_dim(),
-        tile: c.tile_mnk(),
-    });
-    let flagship = FLAGSHIP.iter().map(|c| Kernel {
-        name: c.name,
-        family: FLAGSHIP_FAMILY,
-        block: (c.threads(), 1),
-        tile: (c.bm, c.bn, c.bk),
-    });
-    tiled
-        .chain(vectorized)
-        .chain(rungs)
-        .chain(flagship)
+    registry::KERNELS
+        .iter()
+        .filter(|k| k.family.is_sgemm())
+        .filter_map(|k| {
+            Some(Kernel {
+                name: k.name,
+                family: k.family,
+                block: k.block,
+                tile: k.tile?,
+            })
+        })
         .collect()
 }
-
-/// The family name of the flagship kernels in [`kernels`].
-pub const FLAGSHIP_FAMILY: &str = "flagship";
 
 pub fn kernel(name: &str) -> Result<Kernel> {
     kernels()
@@ -101,7 +81,7 @@ pub struct GpuResult {
 /// Multiplies `a` (m x k) by `b` (k x n) with `kernel`: one warm-up launch, `reps` timed ones.
 /// C is poisoned with NaN first, so an element no launch writes fails the check.
 pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuResult> {
-    if kernel.family == FLAGSHIP_FAMILY {
+    if kernel.family == Family::Flagship {
         return run_flagship(gpu, flagship_config(kernel.name)?, p, reps);
     }
     let Problem { a, b, m, n, k } = *p;
@@ -226,6 +206,9 @@ mod tests {
             assert!(k.block.0 * k.block.1 <= 1024, "{}", k.name);
             assert!(k.tile.0 > 0 && k.tile.1 > 0 && k.tile.2 > 0);
         }
+        // Every SGEMM kernel of the registry has a tile, so none is left out.
+        let sgemm = registry::KERNELS.iter().filter(|k| k.family.is_sgemm());
+        assert_eq!(all.len(), sgemm.count());
         assert!(kernel("matmul_tiled_t32").is_ok());
         assert!(
             kernel("nope")

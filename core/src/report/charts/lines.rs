@@ -85,10 +85,7 @@ pub(super) fn matmul<'a>(recs: &[&BenchRecord], device: &'a str) -> Vec<Chart<'a
         if is_cublas(&first.kernel) {
             references.push(Line::new(format!("{label} (cuBLAS)"), points, true));
         } else {
-            kernels.push((
-                family(&first.kernel).to_string(),
-                Line::new(label, points, false),
-            ));
+            kernels.push((family(first).to_string(), Line::new(label, points, false)));
         }
     }
     if kernels.is_empty() && references.is_empty() {
@@ -116,10 +113,7 @@ pub(super) fn matmul<'a>(recs: &[&BenchRecord], device: &'a str) -> Vec<Chart<'a
                     format!("SGEMM throughput, square N×N — {device}"),
                 ),
                 Some(fam) => (
-                    format!(
-                        "matmul_gflops_{}.png",
-                        slug(fam.strip_prefix("matmul_").unwrap_or(fam))
-                    ),
+                    format!("matmul_gflops_{}.png", slug(fam)),
                     format!("SGEMM throughput, square N×N, {fam} kernels — {device}"),
                 ),
             };

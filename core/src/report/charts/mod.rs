@@ -183,6 +183,7 @@ mod tests {
 
     use super::*;
     use crate::report::tests::{rec, synthetic};
+    use gpu_kernels::registry::Family;
 
     fn assert_png(path: &Path) {
         let bytes = std::fs::read(path).unwrap();
@@ -249,8 +250,9 @@ mod tests {
             r.gflops = Some(40_000.0);
             records.push(r);
             for k in 0..8 {
-                for family in ["matmul_vec", "matmul_tiled"] {
+                for family in [Family::Vectorized, Family::Tiled] {
                     let mut r = rec("matmul", &format!("{family}_v{k}"), n);
+                    r.family = Some(family);
                     r.gflops = Some(1000.0 * f64::from(k + 1));
                     records.push(r);
                 }
@@ -260,10 +262,10 @@ mod tests {
         let paths = render_charts(&records, dir.path()).unwrap();
         assert_eq!(
             names(&paths),
-            ["matmul_gflops_tiled.png", "matmul_gflops_vec.png"]
+            ["matmul_gflops_tiled.png", "matmul_gflops_vectorized.png"]
         );
         // Ten kernels or fewer share one chart.
-        records.retain(|r| !r.kernel.starts_with("matmul_vec"));
+        records.retain(|r| r.family != Some(Family::Vectorized));
         let paths = render_charts(&records, dir.path()).unwrap();
         assert_eq!(names(&paths), ["matmul_gflops.png"]);
     }

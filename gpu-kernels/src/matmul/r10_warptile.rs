@@ -79,54 +79,11 @@ macro_rules! warptile_kernels {
             while k0 < k {
                 load_k_tile!(a_tile, b_tile, n, k, k0, sa, sb, t);
                 thread::sync_threads();
-                let mut d = 0;
-                while d < BK {
-                    seq!(U in 0..4 {
-                        let kq = d + U;
-                        let mut reg_m = [0.0f32; $wmi * $tm];
-                        let mut reg_n = [0.0f32; $wni * $tn];
-                        seq!(WI in 0..$wmi {
-                            seq!(V in 0..$tm4 {
-                                let x = unsafe { ld_shared::<4>(sa + 4 * (kq * BM + m0 + WI * WSUBM + 4 * V)) };
-                                seq!(J in 0..4 { reg_m[WI * TM as usize + 4 * V + J] = f32::from_bits(x[J]); });
-                            });
-                        });
-                        seq!(WJ in 0..$wni {
-                            seq!(V in 0..$tn4 {
-                                let y = unsafe { ld_shared::<4>(sb + 4 * (kq * BN + n0 + WJ * WSUBN + 4 * V)) };
-                                seq!(J in 0..4 { reg_n[WJ * TN as usize + 4 * V + J] = f32::from_bits(y[J]); });
-                            });
-                        });
-                        seq!(I in 0..$wmi {
-                            seq!(RI in 0..$tm {
-                                seq!(JW in 0..$wni {
-                                    seq!(RJ in 0..$tn {
-                                        acc[I * TM as usize + RI][JW * TN as usize + RJ] +=
-                                            reg_m[I * TM as usize + RI] * reg_n[JW * TN as usize + RJ];
-                                    });
-                                });
-                            });
-                        });
-                    });
-                    d += UNROLL;
-                }
+                warp_tile_compute!(acc, sa, sb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
                 thread::sync_threads();
                 k0 += BK;
             }
-            seq!(WI in 0..$wmi {
-                seq!(WJ in 0..$wni {
-                    seq!(I in 0..$tm {
-                        seq!(V in 0..$tn4 {
-                            let mut v = [0u32; 4];
-                            seq!(J in 0..4 {
-                                v[J] = acc[WI * TM as usize + I][WJ * TN as usize + 4 * V + J].to_bits();
-                            });
-                            let idx = (row0 + m0 + WI * WSUBM + I) * n + col0 + n0 + WJ * WSUBN + 4 * V;
-                            unsafe { st_global::<4>((c as *mut u32).add(idx as usize), v) };
-                        });
-                    });
-                });
-            });
+            warp_tile_store!(acc, c, n, (row0, col0), (m0, n0), $wmi, $wni, $tm, $tn4);
         }
     )*};
 }

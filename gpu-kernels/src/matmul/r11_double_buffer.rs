@@ -29,46 +29,6 @@ use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
 /// k-steps unrolled per iteration of the inner loop (the `seq!(U in 0..4)` bound below).
 const UNROLL: u32 = 4;
 
-/// Accumulates the product of the tiles at `sa` and `sb` into `acc` (the warp-tiled inner loop
-/// of rung 10). `m0`/`n0`: the thread's first row/column within the block tile.
-macro_rules! dbuf_compute {
-    ($acc:ident, $sa:expr, $sb:expr, $m0:ident, $n0:ident, $wmi:tt, $wni:tt, $tm:tt, $tn:tt,
-     $tm4:tt, $tn4:tt) => {{
-        let (sa, sb) = ($sa, $sb);
-        let mut d = 0;
-        while d < BK {
-            seq!(U in 0..4 {
-                let kq = d + U;
-                let mut reg_m = [0.0f32; $wmi * $tm];
-                let mut reg_n = [0.0f32; $wni * $tn];
-                seq!(WI in 0..$wmi {
-                    seq!(V in 0..$tm4 {
-                        let x = unsafe { ld_shared::<4>(sa + 4 * (kq * BM + $m0 + WI * WSUBM + 4 * V)) };
-                        seq!(J in 0..4 { reg_m[WI * TM as usize + 4 * V + J] = f32::from_bits(x[J]); });
-                    });
-                });
-                seq!(WJ in 0..$wni {
-                    seq!(V in 0..$tn4 {
-                        let y = unsafe { ld_shared::<4>(sb + 4 * (kq * BN + $n0 + WJ * WSUBN + 4 * V)) };
-                        seq!(J in 0..4 { reg_n[WJ * TN as usize + 4 * V + J] = f32::from_bits(y[J]); });
-                    });
-                });
-                seq!(I in 0..$wmi {
-                    seq!(RI in 0..$tm {
-                        seq!(JW in 0..$wni {
-                            seq!(RJ in 0..$tn {
-                                $acc[I * TM as usize + RI][JW * TN as usize + RJ] +=
-                                    reg_m[I * TM as usize + RI] * reg_n[JW * TN as usize + RJ];
-                            });
-                        });
-                    });
-                });
-            });
-            d += UNROLL;
-        }
-    }};
-}
-
 macro_rules! double_buffer_kernels {
     ($(($name:ident, $nt:tt, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $wni:tt, $tm:tt, $tn:tt,
         $wmi:tt, $tm4:tt, $tn4:tt)),* $(,)?) => {$(
@@ -144,19 +104,19 @@ macro_rules! double_buffer_kernels {
                         load_k_tile!(a_tile, b_tile, n, k, k0 + BK, sa1, sb1, lt);
                     }
                 } else {
-                    dbuf_compute!(acc, sa, sb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
+                    warp_tile_compute!(acc, sa, sb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
                 }
                 thread::sync_threads();
                 // Phase 2: half 0 computes buffer 1, half 1 buffer 0.
                 if loader_half || next {
                     let (pa, pb) = if loader_half { (sa, sb) } else { (sa1, sb1) };
-                    dbuf_compute!(acc, pa, pb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
+                    warp_tile_compute!(acc, pa, pb, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
                 }
                 thread::sync_threads();
                 // Phase 3.
                 if loader_half {
                     if next {
-                        dbuf_compute!(acc, sa1, sb1, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
+                        warp_tile_compute!(acc, sa1, sb1, m0, n0, $wmi, $wni, $tm, $tn, $tm4, $tn4);
                     }
                 } else if k0 + 2 * BK < k {
                     load_k_tile!(a_tile, b_tile, n, k, k0 + 2 * BK, sa, sb, lt);
@@ -164,20 +124,7 @@ macro_rules! double_buffer_kernels {
                 thread::sync_threads();
                 k0 += 2 * BK;
             }
-            seq!(WI in 0..$wmi {
-                seq!(WJ in 0..$wni {
-                    seq!(I in 0..$tm {
-                        seq!(V in 0..$tn4 {
-                            let mut v = [0u32; 4];
-                            seq!(J in 0..4 {
-                                v[J] = acc[WI * TM as usize + I][WJ * TN as usize + 4 * V + J].to_bits();
-                            });
-                            let idx = (row0 + m0 + WI * WSUBM + I) * n + col0 + n0 + WJ * WSUBN + 4 * V;
-                            unsafe { st_global::<4>((c as *mut u32).add(idx as usize), v) };
-                        });
-                    });
-                });
-            });
+            warp_tile_store!(acc, c, n, (row0, col0), (m0, n0), $wmi, $wni, $tm, $tn4);
         }
     )*};
 }

@@ -1,0 +1,419 @@
+//! Every kernel of the PTX in one typed table: name, [`Family`], launch block, tile, dynamic
+//! shared memory and register cap. Built at compile time from the per-family tables, which are
+//! themselves expanded from the `for_each_*!` lists, so a row added to a list is a kernel in the
+//! PTX, a row of its family's table and a row here with nothing else to edit. The host (`host
+//! info`, `host occupancy`, `host bench`, the `.maxnreg` caps) and the report read kernels from
+//! here; none of them parses kernel names.
+use core::fmt;
+
+use crate::apsp::{
+    FW_CONFIGS, FW_MULTI, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
+    SCATTER_EDGES_KERNEL,
+};
+use crate::matmul::{
+    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
+    RungConfig, TILED, VECTORIZED, WARPTILE,
+};
+
+/// What a kernel is: a rung of the SGEMM study's ladder, the flagship SGEMM, or a part of the
+/// APSP solver. The SGEMM families are the ones `host matmul --kernel FAMILY` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Rung 1 (`r01_naive.rs`).
+    Naive,
+    /// Rung 2 (`r02_coalesced.rs`).
+    Coalesced,
+    /// Rung 3, shared-memory tiles (`r03_tiled.rs`).
+    Tiled,
+    /// Rung 4 (`r04_blocktile_1d.rs`).
+    Blocktile1d,
+    /// Rung 5 (`r05_blocktile_2d.rs`).
+    Blocktile2d,
+    /// Rung 6 (`r06_vectorized.rs`).
+    Vectorized,
+    /// Rungs 7 and 8, bank conflicts (`r07_bank.rs`).
+    Bank,
+    /// Rung 9 (`r09_autotuned.rs`).
+    Autotuned,
+    /// Rung 10, warp tiling (`r10_warptile.rs`).
+    Warptile,
+    /// Rung 11, double buffering (`r11_double_buffer.rs`).
+    DoubleBuffer,
+    /// The flagship SGEMM (`flagship.rs`).
+    Flagship,
+    /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
+    FwPhase1,
+    /// Floyd–Warshall phase 2, the pivot row and column.
+    FwPhase2,
+    /// Floyd–Warshall phase 3, every other block.
+    FwPhase3,
+    /// Floyd–Warshall split over several GPUs (`apsp/multi.rs`).
+    FwMulti,
+    /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
+    ApspInit,
+    /// The add-min throughput ceiling (`apsp/peak.rs`).
+    ApspPeak,
+}
+
+impl Family {
+    /// Every family, in the order of [`KERNELS`].
+    pub const ALL: [Family; 17] = [
+        Family::Naive,
+        Family::Coalesced,
+        Family::Tiled,
+        Family::Blocktile1d,
+        Family::Blocktile2d,
+        Family::Vectorized,
+        Family::Bank,
+        Family::Autotuned,
+        Family::Warptile,
+        Family::DoubleBuffer,
+        Family::Flagship,
+        Family::FwPhase1,
+        Family::FwPhase2,
+        Family::FwPhase3,
+        Family::FwMulti,
+        Family::ApspInit,
+        Family::ApspPeak,
+    ];
+
+    /// The family's one name: on the command line (`--kernel tiled`), in bench records and
+    /// JSON, and in the report.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Naive => "naive",
+            Family::Coalesced => "coalesced",
+            Family::Tiled => "tiled",
+            Family::Blocktile1d => "blocktile1d",
+            Family::Blocktile2d => "blocktile2d",
+            Family::Vectorized => "vectorized",
+            Family::Bank => "bank",
+            Family::Autotuned => "autotuned",
+            Family::Warptile => "warptile",
+            Family::DoubleBuffer => "dbuf",
+            Family::Flagship => "flagship",
+            Family::FwPhase1 => "fw_phase1",
+            Family::FwPhase2 => "fw_phase2",
+            Family::FwPhase3 => "fw_phase3",
+            Family::FwMulti => "fw_multi",
+            Family::ApspInit => "apsp_init",
+            Family::ApspPeak => "apsp_peak",
+        }
+    }
+
+    /// The family named `name` ([`Family::name`]).
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// An SGEMM kernel with the common argument list `(a, b, c, n, k)` on padded matrices, or
+    /// the flagship (`SgemmParams`): what `host matmul` runs.
+    pub const fn is_sgemm(self) -> bool {
+        (self as u32) <= (Family::Flagship as u32)
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One kernel of the PTX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSpec {
+    pub name: &'static str,
+    pub family: Family,
+    /// Threads per block, (x, y).
+    pub block: (u32, u32),
+    /// One block's tile: output rows, output columns and k-depth per step for SGEMM; `(B, B, B)`
+    /// for a Floyd–Warshall block factor B; `None` for kernels without one (init, peak).
+    pub tile: Option<(u32, u32, u32)>,
+    /// Dynamic shared memory per block (the flagship's; 0 for the others).
+    pub dynamic_shared_bytes: u32,
+    /// The `.maxnreg` the kernel is compiled under, if any.
+    pub max_registers: Option<u32>,
+}
+
+impl KernelSpec {
+    pub const fn threads(&self) -> u32 {
+        self.block.0 * self.block.1
+    }
+}
+
+/// Every kernel: the SGEMM ladder in the study's order, the flagship, then the APSP kernels.
+pub const KERNELS: &[KernelSpec] = &ALL;
+
+/// The kernel named `name`.
+pub fn kernel(name: &str) -> Option<&'static KernelSpec> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// The family of the kernel named `name`.
+pub fn family_of(name: &str) -> Option<Family> {
+    kernel(name).map(|k| k.family)
+}
+
+/// The register cap (`.maxnreg`) to compile the kernel named `name` under; `None` for a kernel
+/// without one or a name that is not a kernel.
+pub fn max_registers(name: &str) -> Option<u32> {
+    kernel(name).and_then(|k| k.max_registers)
+}
+
+/// The kernels of one family, in [`KERNELS`] order.
+pub fn kernels_of(family: Family) -> impl Iterator<Item = &'static KernelSpec> {
+    KERNELS.iter().filter(move |k| k.family == family)
+}
+
+// --- Building the table in const context --------------------------------------------------
+
+const EMPTY: KernelSpec = KernelSpec {
+    name: "",
+    family: Family::Naive,
+    block: (0, 0),
+    tile: None,
+    dynamic_shared_bytes: 0,
+    max_registers: None,
+};
+
+/// The rows of one typed table, `$c` bound to each of its entries in turn.
+macro_rules! rows {
+    ($table:expr, $c:ident => $row:expr) => {{
+        const N: usize = $table.len();
+        let mut out = [EMPTY; N];
+        let mut i = 0;
+        while i < N {
+            let $c = &$table[i];
+            out[i] = $row;
+            i += 1;
+        }
+        out
+    }};
+}
+
+const fn sgemm(
+    name: &'static str,
+    family: Family,
+    block: (u32, u32),
+    tile: (u32, u32, u32),
+) -> KernelSpec {
+    KernelSpec {
+        name,
+        family,
+        block,
+        tile: Some(tile),
+        ..EMPTY
+    }
+}
+
+const fn rung(c: &RungConfig) -> KernelSpec {
+    sgemm(c.name, c.rung.family(), c.block_dim(), c.tile_mnk())
+}
+
+/// A kernel of the APSP solver with `t x t` threads on a B x B block.
+const fn fw(name: &'static str, family: Family, t: u32, b: u32, cap: Option<u32>) -> KernelSpec {
+    KernelSpec {
+        name,
+        family,
+        block: (t, t),
+        tile: Some((b, b, b)),
+        dynamic_shared_bytes: 0,
+        max_registers: cap,
+    }
+}
+
+/// A one-dimensional kernel without a tile.
+const fn flat(name: &'static str, family: Family, threads: u32) -> KernelSpec {
+    KernelSpec {
+        name,
+        family,
+        block: (threads, 1),
+        ..EMPTY
+    }
+}
+
+/// Phase 1 of every block factor, then phase 2, then phase 3.
+const FW_ROWS: [KernelSpec; 3 * FW_CONFIGS.len()] = {
+    const N: usize = FW_CONFIGS.len();
+    let mut out = [EMPTY; 3 * N];
+    let mut i = 0;
+    while i < N {
+        let c = &FW_CONFIGS[i];
+        let (b, cap) = (c.block, c.max_registers);
+        out[i] = fw(c.phase1, Family::FwPhase1, c.threads, b, cap);
+        out[N + i] = fw(c.phase2, Family::FwPhase2, c.phase2_threads(), b, cap);
+        out[2 * N + i] = fw(c.phase3, Family::FwPhase3, c.phase3_threads, b, cap);
+        i += 1;
+    }
+    out
+};
+
+const FW_MULTI_ROWS: [KernelSpec; 4 * FW_MULTI.len()] = {
+    let mut out = [EMPTY; 4 * FW_MULTI.len()];
+    let mut i = 0;
+    while i < FW_MULTI.len() {
+        let c = &FW_MULTI[i];
+        let (b, t) = (c.block, c.tile_threads);
+        out[4 * i] = fw(c.pivot, Family::FwMulti, c.pivot_threads, b, None);
+        out[4 * i + 1] = fw(c.row, Family::FwMulti, t, b, None);
+        out[4 * i + 2] = fw(c.col, Family::FwMulti, t, b, None);
+        out[4 * i + 3] = fw(c.rest, Family::FwMulti, t, b, None);
+        i += 1;
+    }
+    out
+};
+
+/// Every table, in [`KERNELS`] order.
+const PARTS: &[&[KernelSpec]] = &[
+    &rows!(NAIVE, c => rung(c)),
+    &rows!(COALESCED, c => rung(c)),
+    &rows!(TILED, c => sgemm(c.name, Family::Tiled, c.block_dim(), c.tile_mnk())),
+    &rows!(BLOCKTILE_1D, c => rung(c)),
+    &rows!(BLOCKTILE_2D, c => rung(c)),
+    &rows!(VECTORIZED, c => sgemm(c.name, Family::Vectorized, c.block_dim(), c.tile_mnk())),
+    &rows!(BANK, c => rung(c)),
+    &rows!(AUTOTUNED, c => rung(c)),
+    &rows!(WARPTILE, c => rung(c)),
+    &rows!(DOUBLE_BUFFER, c => rung(c)),
+    &rows!(FLAGSHIP, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        ..sgemm(c.name, Family::Flagship, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
+    &FW_ROWS,
+    &FW_MULTI_ROWS,
+    &[
+        flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
+        flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
+        flat(PEAK_KERNEL, Family::ApspPeak, PEAK_THREADS),
+    ],
+];
+
+const COUNT: usize = {
+    let (mut n, mut i) = (0, 0);
+    while i < PARTS.len() {
+        n += PARTS[i].len();
+        i += 1;
+    }
+    n
+};
+
+const ALL: [KernelSpec; COUNT] = {
+    let mut out = [EMPTY; COUNT];
+    let (mut o, mut i) = (0, 0);
+    while i < PARTS.len() {
+        let mut j = 0;
+        while j < PARTS[i].len() {
+            out[o] = PARTS[i][j];
+            o += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matmul::{RUNG_TABLES, Rung};
+
+    #[test]
+    fn names_are_unique_and_every_family_has_kernels() {
+        for (i, k) in KERNELS.iter().enumerate() {
+            assert!(
+                !k.name.is_empty() && k.threads() > 0 && k.threads() <= 1024,
+                "{k:?}"
+            );
+            assert!(
+                KERNELS[i + 1..].iter().all(|o| o.name != k.name),
+                "{}",
+                k.name
+            );
+            assert_eq!(kernel(k.name), Some(k));
+        }
+        for f in Family::ALL {
+            assert!(kernels_of(f).next().is_some(), "{f}: no kernel");
+            assert_eq!(Family::from_name(f.name()), Some(f));
+        }
+        // Families appear in `Family::ALL` order, each in one run.
+        let order: Vec<Family> = KERNELS.iter().map(|k| k.family).collect();
+        assert!(order.is_sorted(), "{order:?}");
+    }
+
+    #[test]
+    fn every_table_row_is_in_the_registry_with_its_family() {
+        let mut expected: Vec<(&str, Family)> = Vec::new();
+        expected.extend(TILED.iter().map(|c| (c.name, Family::Tiled)));
+        expected.extend(VECTORIZED.iter().map(|c| (c.name, Family::Vectorized)));
+        for t in RUNG_TABLES {
+            expected.extend(t.iter().map(|c| (c.name, c.rung.family())));
+        }
+        expected.extend(FLAGSHIP.iter().map(|c| (c.name, Family::Flagship)));
+        for c in FW_CONFIGS {
+            expected.push((c.phase1, Family::FwPhase1));
+            expected.push((c.phase2, Family::FwPhase2));
+            expected.push((c.phase3, Family::FwPhase3));
+        }
+        for c in FW_MULTI {
+            for name in [c.pivot, c.row, c.col, c.rest] {
+                expected.push((name, Family::FwMulti));
+            }
+        }
+        expected.push((INIT_MATRIX_KERNEL, Family::ApspInit));
+        expected.push((SCATTER_EDGES_KERNEL, Family::ApspInit));
+        expected.push((PEAK_KERNEL, Family::ApspPeak));
+        assert_eq!(expected.len(), KERNELS.len());
+        for (name, family) in expected {
+            assert_eq!(family_of(name), Some(family), "{name}");
+        }
+        for r in Rung::ALL {
+            assert_eq!(family_of(r.kernel()), Some(r.family()), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn geometry_comes_from_the_tables() {
+        for c in FLAGSHIP {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+            assert_eq!(
+                (k.threads(), k.tile),
+                (c.threads(), Some((c.bm, c.bn, c.bk)))
+            );
+        }
+        for c in FW_CONFIGS {
+            let t = |name| kernel(name).unwrap().block.0;
+            assert_eq!(t(c.phase1), c.threads);
+            assert_eq!(t(c.phase2), c.phase2_threads());
+            assert_eq!(t(c.phase3), c.phase3_threads);
+        }
+        assert!(
+            KERNELS
+                .iter()
+                .all(|k| k.family == Family::Flagship || k.dynamic_shared_bytes == 0)
+        );
+    }
+
+    #[test]
+    fn only_the_capped_floyd_warshall_kernels_have_a_register_cap() {
+        for k in KERNELS {
+            let fw = FW_CONFIGS
+                .iter()
+                .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));
+            assert_eq!(
+                k.max_registers,
+                fw.and_then(|c| c.max_registers),
+                "{}",
+                k.name
+            );
+            assert_eq!(max_registers(k.name), k.max_registers);
+        }
+        assert_eq!(
+            max_registers("fw_phase3_b16"),
+            Some(crate::apsp::FW_MAX_REGISTERS)
+        );
+        assert_eq!(max_registers("fw_phase3_b64"), None);
+        assert_eq!(max_registers("no_such_kernel"), None);
+        assert!(Family::Flagship.is_sgemm() && !Family::FwPhase1.is_sgemm());
+    }
+}
