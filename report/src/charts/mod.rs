@@ -182,7 +182,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::report::tests::{rec, synthetic};
+    use crate::tests::{rec, synthetic};
 
     fn assert_png(path: &Path) {
         let bytes = std::fs::read(path).unwrap();
