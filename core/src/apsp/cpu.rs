@@ -4,10 +4,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use gpu_kernels::apsp::INF;
 use rayon::prelude::*;
 
-use super::format::{Graph, fill_distances};
+use super::format::{Graph, INF, fill_distances};
 
 /// Floyd–Warshall in place on the first `n` rows and columns of a matrix with row pitch `pitch`.
 /// Entries must be in `0..=INF` (INF + INF still fits in an i32).

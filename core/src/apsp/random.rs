@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use anyhow::{Result, ensure};
-use gpu_kernels::apsp::MAX_WEIGHT;
+use super::format::MAX_WEIGHT;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

@@ -5,9 +5,8 @@
 
 pub mod shared;
 
-use gpu_kernels::apsp::MAX_WEIGHT;
 use rgk_core::BadInput;
-use rgk_core::apsp::format::{Graph, parse_graph};
+use rgk_core::apsp::format::{Graph, MAX_WEIGHT, parse_graph};
 use shared::assert_one_line_sentence;
 
 const HEADER_BYTES: usize = 8;
