@@ -3,13 +3,12 @@
 use std::collections::HashSet;
 
 use anyhow::{Result, ensure};
-use super::format::MAX_WEIGHT;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
-use super::format::{Edge, Graph};
+use super::format::{Edge, Graph, MAX_WEIGHT};
 
 /// A graph with `vertices` vertices and `edges` distinct `(src, dst)` pairs (no self-loops),
 /// weights uniform in `0..=MAX_WEIGHT`, in random order. The same seed gives the same graph.

@@ -319,5 +319,8 @@ fn compute_while_preparing<T>(
         (computed, prepared)
     });
     let computed = computed?;
-    Ok((computed, prepared.context("preparing the output while the GPU computes")?))
+    Ok((
+        computed,
+        prepared.context("preparing the output while the GPU computes")?,
+    ))
 }
