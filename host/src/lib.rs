@@ -1,7 +1,8 @@
 //! The GPU side of rust-gpu-kernels: driver start-up and PTX loading (`gpu`), the SGEMM and
 //! Floyd–Warshall runners (`matmul`, `apsp`), cuBLAS as the reference, and the occupancy of
 //! every kernel as the driver reports it (`kernels`). Everything CUDA-free (formats, CPU
-//! references, the occupancy calculator, records, report) is in [`rgk_core`].
+//! references, the occupancy calculator, records) is in [`rgk_core`]; the report made from the
+//! records is `rgk-report`, used by the CLI only.
 //!
 //! The library API:
 //! - [`Gpu::new`] opens device 0 with the kernels (PTX built into the binary);
