@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A short fuzz run of every target, for CI: each starts from the committed regression corpus
-# (core/tests/fuzz_regressions/<target>, only read) and writes what it finds to a temporary
+# (<crate>/tests/fuzz_regressions/<target>, only read) and writes what it finds to a temporary
 # directory, so the tree is left as it was. Exits non-zero on the first crash, panic, leak or
 # hang; the input that caused it is in fuzz/artifacts/<target>/. See docs/fuzzing.md.
 #
@@ -15,13 +15,14 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 
-for target in graph_reader bench_records; do
+for entry in core/graph_reader report/bench_records; do
+    crate=${entry%/*} target=${entry#*/}
     options=(-max_total_time="$seconds" -print_final_stats=1)
     if [[ -f "$target.dict" ]]; then
         options+=(-dict="$target.dict")
     fi
     found=$(mktemp -d)
     echo "==> fuzzing $target for $seconds s"
-    cargo fuzz run "$target" "$found" "../core/tests/fuzz_regressions/$target" -- "${options[@]}"
+    cargo fuzz run "$target" "$found" "../$crate/tests/fuzz_regressions/$target" -- "${options[@]}"
     rm -rf "$found"
 done

@@ -6,7 +6,8 @@
 //! - [`matmul`]: the CPU SGEMM ladder, padding to tile multiples, and the f64 reference every
 //!   SGEMM result is checked against.
 //! - [`occupancy`]: the theoretical-occupancy calculator.
-//! - [`bench`](mod@bench) and [`report`]: benchmark records and the tables and charts made from them.
+//! - [`bench`](mod@bench): benchmark records (the report made from them is the `rgk-report`
+//!   crate).
 //! - [`envelope`]: the one shape of every `--json` output (schema, device, commit, date, results).
 //! - [`memory`]: host memory for sizes that come from a file, checked before and allocated
 //!   fallibly.
@@ -16,7 +17,6 @@ pub mod envelope;
 pub mod matmul;
 pub mod memory;
 pub mod occupancy;
-pub mod report;
 pub mod testdata;
 
 /// Marks an error caused by invalid input (a malformed file, an out-of-range argument), as

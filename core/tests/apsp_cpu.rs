@@ -4,13 +4,12 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use gpu_kernels::apsp::{INF, MAX_WEIGHT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rgk_core::apsp::cpu::{Adjacency, dijkstra, floyd_warshall, solve};
 use rgk_core::apsp::format::{
-    Edge, Graph, distance_pitch, fill_distances, parse_graph, read_graph, write_distances,
-    write_graph,
+    Edge, Graph, INF, MAX_WEIGHT, distance_pitch, fill_distances, parse_graph, read_graph,
+    write_distances, write_graph,
 };
 use rgk_core::apsp::random::generate;
 

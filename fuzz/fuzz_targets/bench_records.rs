@@ -1,10 +1,10 @@
-//! `rgk_core::report::parse_records` (and the markdown made from what it accepts) on arbitrary
-//! bytes; the properties are in `core/tests/fuzz_props`, shared with the regression test.
+//! `rgk_report::parse_records` (and the markdown made from what it accepts) on arbitrary
+//! bytes; the properties are in `report/tests/fuzz_props`, shared with the regression test.
 #![no_main]
 
-// Each target uses one of the checks.
+// The corpus replay in it is for the regression test.
 #[allow(dead_code)]
-#[path = "../../core/tests/fuzz_props/mod.rs"]
+#[path = "../../report/tests/fuzz_props/mod.rs"]
 mod fuzz_props;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

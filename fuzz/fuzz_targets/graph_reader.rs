@@ -2,7 +2,7 @@
 //! `core/tests/fuzz_props`, shared with the regression test that replays the corpus.
 #![no_main]
 
-// Each target uses one of the checks.
+// The corpus replay in it is for the regression test.
 #[allow(dead_code)]
 #[path = "../../core/tests/fuzz_props/mod.rs"]
 mod fuzz_props;

@@ -1,8 +1,8 @@
 //! The GPU side of rust-gpu-kernels: driver start-up and PTX loading (`gpu`), the SGEMM and
 //! Floyd–Warshall runners (`matmul`, `apsp`), cuBLAS as the reference (`reference`), the SGEMM
 //! autotuner (`tune`), and the occupancy of every kernel as the driver reports it (`kernels`).
-//! Everything CUDA-free (formats, CPU references, the occupancy calculator, records, report) is
-//! in [`rgk_core`].
+//! Everything CUDA-free (formats, CPU references, the occupancy calculator, records) is in
+//! [`rgk_core`]; the report made from the records is `rgk-report`, used by the CLI only.
 //!
 //! Imports point one way: the CLI (the `host` binary) → the library API ([`sgemm`], [`apsp()`])
 //! → kernel selection (`matmul::select`) → the runners (`matmul::flagship`, `apsp::gpu`, …) →

@@ -7,7 +7,8 @@ use clap::{Parser, Subcommand};
 use cli::{
     apsp::{ApspArgs, ApspGenArgs},
     info::InfoArgs,
-    matmul::{MatmulArgs, MatmulCpuArgs},
+    matmul::MatmulArgs,
+    matmul_cpu::MatmulCpuArgs,
     occupancy::OccupancyArgs,
 };
 use host::gpu::NoGpu;
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(a) => cli::info::run(&a),
         Command::Matmul(a) => cli::matmul::run(&a),
-        Command::MatmulCpu(a) => cli::matmul::run_cpu(&a),
+        Command::MatmulCpu(a) => cli::matmul_cpu::run(&a),
         Command::Apsp(a) => cli::apsp::run(&a),
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
         Command::ApspPeak(a) => cli::apsp_peak::run(&a),

@@ -5,10 +5,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use anyhow::{Context, Result};
-use gpu_kernels::apsp::INF;
 use rayon::prelude::*;
 
-use super::format::{Graph, fill_distances};
+use super::format::{Graph, INF, fill_distances};
 use crate::memory;
 
 /// Floyd–Warshall in place on the first `n` rows and columns of a matrix with row pitch `pitch`.

@@ -1,18 +1,35 @@
-//! The classic course format, all int32 little-endian.
+//! The classic course format, all int32 little-endian; this module is its one owner.
 //!
-//! Input: `V, E`, then E triples `(src, dst, w)`. Output: V*V row-major distances with
-//! `d[i][i] = 0` and `INF` for "no path".
+//! Input: `V, E`, then E triples `(src, dst, w)` with `0 <= w <=` [`MAX_WEIGHT`] (this file: the
+//! graph and its reader). Output: V*V row-major distances with `d[i][i] = 0` and [`INF`] for "no
+//! path" (`output`: its encoding, used by every writer of it). Beside them: the padded distance
+//! matrix the solvers start from (`matrix`), and whole-file writes through a temporary file
+//! (`files`).
 
-use std::fs::{File, Permissions};
-use std::io::{BufWriter, Read, Write};
-use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail, ensure};
 use bytemuck::{Pod, Zeroable};
-use gpu_kernels::apsp::{INF, MAX_WEIGHT, PITCH_ALIGN};
 use rayon::prelude::*;
-use tempfile::NamedTempFile;
+
+mod files;
+mod matrix;
+mod output;
+
+pub use files::{persist, temp_beside, write_atomically};
+/// "No path": defined beside the kernels, which write it into the initial matrix on the GPU.
+pub use gpu_kernels::apsp::format::INF;
+pub use matrix::{count_repeated, distance_pitch, fill_distance_rows, fill_distances};
+pub use output::{DISTANCE_BYTES, encode, output_len, row_bytes, write_distances};
+
+/// Largest edge weight the file format allows.
+pub const MAX_WEIGHT: i32 = 1000;
+
+// A shortest path has at most V - 1 edges, so its length stays below INF for every V up to
+// INF / MAX_WEIGHT (over a million vertices, a 4 TB output): "no path" is never a distance.
+const _: () = assert!(INF / MAX_WEIGHT > 1_000_000);
 
 // The files are little-endian and are cast straight into memory.
 #[cfg(not(target_endian = "little"))]
@@ -22,8 +39,6 @@ compile_error!("the APSP file format is read by casting bytes; a little-endian h
 const HEADER_BYTES: usize = 8;
 /// Size of one `(src, dst, w)` record in bytes.
 const EDGE_BYTES: usize = std::mem::size_of::<Edge>();
-/// Buffer size for the output writers: large enough that syscalls do not matter.
-const WRITE_BUFFER: usize = 4 << 20;
 
 /// One directed edge exactly as stored in the file.
 /// The derive checks at compile time that the layout has no padding.
@@ -220,159 +235,6 @@ fn read_stream(file: File) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Row pitch (in i32) for a matrix of `n_padded` columns: a multiple of `PITCH_ALIGN`.
-pub fn distance_pitch(n_padded: usize) -> usize {
-    n_padded.div_ceil(PITCH_ALIGN) * PITCH_ALIGN
-}
-
-/// Initialises a `padded x pitch` distance matrix: INF everywhere, 0 on the diagonal of all
-/// `padded` rows, then the smallest weight of each `(src, dst)`. Returns how many edges repeat
-/// an earlier `(src, dst)` pair.
-pub fn fill_distances(graph: &Graph, padded: usize, pitch: usize, out: &mut [i32]) -> usize {
-    assert!(
-        padded >= graph.vertices,
-        "padded {padded} < V {}",
-        graph.vertices
-    );
-    fill_distance_rows(graph, 0..padded, pitch, out)
-}
-
-/// [`fill_distances`] for the rows `rows` of a `padded x pitch` matrix only (`out` holds those
-/// rows, `rows.len() x pitch`): one GPU's share when the matrix is split between GPUs. Counts
-/// the repeated edges whose source row is in `rows`.
-pub fn fill_distance_rows(
-    graph: &Graph,
-    rows: std::ops::Range<usize>,
-    pitch: usize,
-    out: &mut [i32],
-) -> usize {
-    assert!(pitch >= rows.end, "pitch {pitch} < padded {}", rows.end);
-    assert_eq!(
-        out.len(),
-        rows.len() * pitch,
-        "distance buffer must be rows * pitch"
-    );
-    if pitch == 0 || rows.is_empty() {
-        return 0;
-    }
-    out.par_chunks_mut(pitch).enumerate().for_each(|(i, row)| {
-        row.fill(INF);
-        row[rows.start + i] = 0;
-    });
-    let mut repeated = 0;
-    for edge in &graph.edges {
-        debug_assert!((edge.src as usize) < graph.vertices && (edge.dst as usize) < graph.vertices);
-        let src = edge.src as usize;
-        if !rows.contains(&src) {
-            continue;
-        }
-        let cell = &mut out[(src - rows.start) * pitch + edge.dst as usize];
-        // Weights are <= MAX_WEIGHT < INF and there are no self-loops, so a cell that is not INF
-        // was set by an earlier edge.
-        if *cell != INF {
-            repeated += 1;
-        }
-        *cell = (*cell).min(edge.w);
-    }
-    repeated
-}
-
-/// How many edges repeat an earlier `(src, dst)` pair (what [`fill_distances`] returns), without
-/// a matrix: for solvers that build the matrix elsewhere (on the GPU).
-pub fn count_repeated(graph: &Graph) -> usize {
-    let v = graph.vertices as u64;
-    let mut keys: Vec<u64> = graph
-        .edges
-        .par_iter()
-        .map(|e| e.src as u64 * v + e.dst as u64)
-        .collect();
-    keys.par_sort_unstable();
-    keys.par_windows(2).filter(|w| w[0] == w[1]).count()
-}
-
-/// A temporary file beside `path` (so the final rename stays on one file system), removed on
-/// drop unless persisted. Created with mode 0666 minus the umask, like `File::create`, since the
-/// persisted file is the output (tempfile's default 0600 would hide it from other users).
-pub fn temp_beside(path: &Path) -> Result<NamedTempFile> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} has no file name", path.display()))?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.to_string_lossy()))
-        .suffix(".tmp")
-        .permissions(Permissions::from_mode(0o666))
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))
-}
-
-/// Renames the finished temporary file onto `path`; on failure the temporary file is removed.
-pub fn persist(temp: NamedTempFile, path: &Path) -> Result<()> {
-    temp.persist(path)
-        .map(drop)
-        .map_err(|e| anyhow::Error::from(e.error))
-        .with_context(|| format!("cannot rename the temporary file to {}", path.display()))
-}
-
-/// Writes `path` through a temporary file in the same directory and a rename, so a failed
-/// write leaves no partial output. `fill` gets a large buffered writer. (Used for every file
-/// the CLI writes whole, not only graphs.)
-pub fn write_atomically(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
-) -> Result<()> {
-    let temp = temp_beside(path)?;
-    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, temp.as_file());
-    fill(&mut writer)
-        .and_then(|()| Ok(writer.flush()?))
-        .with_context(|| format!("cannot write {}", temp.path().display()))?;
-    drop(writer);
-    persist(temp, path)
-}
-
-/// Writes the top-left `v x v` block of a matrix with row pitch `pitch` in the output format.
-pub fn write_distances(path: &Path, dist: &[i32], v: usize, pitch: usize) -> Result<()> {
-    ensure!(pitch >= v, "pitch {pitch} is smaller than V = {v}");
-    let needed = if v == 0 { 0 } else { (v - 1) * pitch + v };
-    ensure!(
-        dist.len() >= needed,
-        "distance buffer has {} elements, {v} rows of pitch {pitch} need {needed}",
-        dist.len()
-    );
-    // Blocks of rows are written in parallel at their offsets: a single writer thread copying
-    // gigabytes into the page cache was most of the file-to-file time at V = 30000.
-    let temp = temp_beside(path)?;
-    let file = temp.as_file();
-    let row_bytes = v * 4;
-    let rows_per_block = (WRITE_BUFFER / row_bytes.max(1)).max(1);
-    let written = file
-        .set_len((v * row_bytes) as u64)
-        .map_err(anyhow::Error::from)
-        .and_then(|()| {
-            (0..v.div_ceil(rows_per_block))
-                .into_par_iter()
-                .try_for_each(|block| {
-                    let first = block * rows_per_block;
-                    let last = (first + rows_per_block).min(v);
-                    let mut buf = Vec::with_capacity((last - first) * row_bytes);
-                    for row in first..last {
-                        buf.extend_from_slice(bytemuck::cast_slice(
-                            &dist[row * pitch..row * pitch + v],
-                        ));
-                    }
-                    file.write_all_at(&buf, (first * row_bytes) as u64)
-                })?;
-            Ok(())
-        });
-    written
-        .with_context(|| format!("cannot write {}", temp.path().display()))
-        .and_then(|()| persist(temp, path))
-        .with_context(|| format!("cannot write distances to {}", path.display()))
-}
-
 /// Writes a graph in the input format.
 pub fn write_graph(path: &Path, g: &Graph) -> Result<()> {
     let v = i32::try_from(g.vertices).context("V does not fit in an int32")?;
@@ -396,17 +258,6 @@ mod tests {
         bytes.extend_from_slice(&(edges.len() as i32).to_le_bytes());
         bytes.extend_from_slice(bytemuck::cast_slice(edges));
         bytes
-    }
-
-    #[test]
-    fn pitch_is_aligned_and_minimal() {
-        for n in 0..200 {
-            let p = distance_pitch(n);
-            assert!(
-                p >= n && p.is_multiple_of(PITCH_ALIGN) && p < n + PITCH_ALIGN,
-                "n {n} -> {p}"
-            );
-        }
     }
 
     #[test]
@@ -456,89 +307,5 @@ mod tests {
             err.contains("edge 70000") && err.contains(&format!("byte offset {at}")),
             "{err}"
         );
-    }
-
-    #[test]
-    fn outputs_get_the_permissions_of_a_created_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let plain = dir.path().join("plain");
-        File::create(&plain).unwrap();
-        let want = std::fs::metadata(&plain).unwrap().permissions().mode();
-        let g = Graph::from_edges(
-            2,
-            vec![Edge {
-                src: 0,
-                dst: 1,
-                w: 3,
-            }],
-        )
-        .unwrap();
-        write_graph(&dir.path().join("g.in"), &g).unwrap();
-        write_distances(&dir.path().join("d.out"), &[0, 3, INF, 0], 2, 2).unwrap();
-        for name in ["g.in", "d.out"] {
-            let mode = std::fs::metadata(dir.path().join(name))
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode, want, "{name}: {mode:o}, File::create gives {want:o}");
-        }
-    }
-
-    #[test]
-    fn row_ranges_fill_as_the_whole_matrix() {
-        let g = crate::apsp::random::generate(150, 2000, 3).unwrap();
-        let (padded, pitch) = (192, distance_pitch(192));
-        let mut whole = vec![0; padded * pitch];
-        let repeated = fill_distances(&g, padded, pitch, &mut whole);
-        let mut sum = 0;
-        for rows in [0..64, 64..100, 100..100, 100..192] {
-            let mut part = vec![-1; rows.len() * pitch];
-            sum += fill_distance_rows(&g, rows.clone(), pitch, &mut part);
-            assert_eq!(
-                part,
-                whole[rows.start * pitch..rows.end * pitch],
-                "{rows:?}"
-            );
-        }
-        assert_eq!(sum, repeated);
-    }
-
-    #[test]
-    fn fill_sets_padding_and_min_weight() {
-        let g = Graph {
-            vertices: 3,
-            edges: vec![
-                Edge {
-                    src: 0,
-                    dst: 1,
-                    w: 9,
-                },
-                Edge {
-                    src: 0,
-                    dst: 1,
-                    w: 4,
-                },
-                Edge {
-                    src: 2,
-                    dst: 0,
-                    w: 0,
-                },
-            ],
-        };
-        let (padded, pitch) = (5, distance_pitch(5));
-        let mut d = vec![-1; padded * pitch];
-        assert_eq!(fill_distances(&g, padded, pitch, &mut d), 1);
-        assert_eq!(count_repeated(&g), 1);
-        for i in 0..padded {
-            for j in 0..pitch {
-                let want = match (i, j) {
-                    _ if i == j => 0,
-                    (0, 1) => 4,
-                    (2, 0) => 0,
-                    _ => INF,
-                };
-                assert_eq!(d[i * pitch + j], want, "cell ({i}, {j})");
-            }
-        }
     }
 }

@@ -11,4 +11,4 @@ pub mod split;
 pub mod verify;
 
 pub use distances::{Distances, solve_cpu};
-pub use gpu_kernels::apsp::{INF, MAX_WEIGHT};
+pub use format::{INF, MAX_WEIGHT};

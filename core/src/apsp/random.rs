@@ -3,13 +3,12 @@
 use std::collections::HashSet;
 
 use anyhow::{Context, Result, ensure};
-use gpu_kernels::apsp::MAX_WEIGHT;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
-use super::format::{Edge, Graph};
+use super::format::{Edge, Graph, MAX_WEIGHT};
 use crate::memory;
 
 /// Host bytes per entry of a `HashSet<u64>` at its worst load factor (8 of data, 1 of control,

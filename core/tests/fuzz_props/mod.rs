@@ -1,11 +1,13 @@
-//! The properties that the fuzz targets (`fuzz/`) assert on every input, shared with the test
-//! that replays the kept corpus (`core/tests/fuzz_regressions.rs`) so that both check the same
-//! things. Each check panics on a violation; libFuzzer reports the panic as a crash.
+//! The properties that the fuzz target `graph_reader` (`fuzz/`) asserts on every input, shared
+//! with the test that replays the kept corpus (`core/tests/fuzz_regressions.rs`) so that both
+//! check the same things. Each check panics on a violation; libFuzzer reports the panic as a
+//! crash. The benchmark records' properties are in `report/tests/fuzz_props`.
 
-use gpu_kernels::apsp::MAX_WEIGHT;
+pub mod shared;
+
 use rgk_core::BadInput;
-use rgk_core::apsp::format::{Graph, parse_graph};
-use rgk_core::report::{markdown, parse_records};
+use rgk_core::apsp::format::{Graph, MAX_WEIGHT, parse_graph};
+use shared::assert_one_line_sentence;
 
 const HEADER_BYTES: usize = 8;
 const EDGE_BYTES: usize = 12;
@@ -48,20 +50,6 @@ fn encode(g: &Graph) -> Vec<u8> {
     out
 }
 
-/// An error message is one sentence on one line: it starts with a letter, has no line breaks
-/// and no surrounding space.
-fn assert_one_line_sentence(message: &str) {
-    assert!(
-        message.starts_with(|c: char| c.is_alphabetic()),
-        "error does not start with a word: {message:?}"
-    );
-    assert!(
-        !message.contains(['\n', '\r']),
-        "error spans lines: {message:?}"
-    );
-    assert_eq!(message.trim_end(), message, "error ends in space");
-}
-
 /// `parse_graph` accepts exactly the valid files; what it accepts satisfies the invariants of
 /// `Graph` and re-encodes to the input bytes; what it rejects gets a one-line `BadInput` that
 /// names the byte offset of the problem. Returns whether the input was accepted.
@@ -97,60 +85,6 @@ pub fn check_graph(bytes: &[u8]) -> bool {
             let message = format!("{e:#}");
             assert_one_line_sentence(&message);
             assert!(message.contains("byte offset"), "no byte offset: {message}");
-            false
-        }
-    }
-}
-
-/// Lines of a Markdown table (consecutive lines starting with `|`) all have the header's number
-/// of cells, counting unescaped `|`.
-fn assert_tables_are_rectangular(md: &str) {
-    let cells = |line: &str| {
-        let mut escaped = false;
-        let mut n = 0;
-        for c in line.chars() {
-            n += usize::from(c == '|' && !escaped);
-            escaped = c == '\\' && !escaped;
-        }
-        n
-    };
-    let mut header: Option<usize> = None;
-    for line in md.lines() {
-        if !line.starts_with('|') {
-            header = None;
-            continue;
-        }
-        let n = cells(line);
-        let want = *header.get_or_insert(n);
-        assert_eq!(
-            n, want,
-            "table row with {n} separators, header has {want}: {line:?}"
-        );
-    }
-}
-
-/// `parse_records` on UTF-8 text (files are read as UTF-8 before parsing): what it accepts
-/// survives a round trip through JSON Lines and a JSON array unchanged, and its Markdown tables
-/// stay rectangular; what it rejects gets a one-line message. Returns whether the input was
-/// accepted.
-pub fn check_records(data: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return false;
-    };
-    match parse_records(text) {
-        Ok(records) => {
-            let lines: String = records
-                .iter()
-                .map(|r| serde_json::to_string(r).unwrap() + "\n")
-                .collect();
-            assert_eq!(parse_records(&lines).unwrap(), records, "JSON Lines");
-            let array = serde_json::to_string(&records).unwrap();
-            assert_eq!(parse_records(&array).unwrap(), records, "JSON array");
-            assert_tables_are_rectangular(&markdown(&records, &[]));
-            true
-        }
-        Err(e) => {
-            assert_one_line_sentence(&format!("{e:#}"));
             false
         }
     }

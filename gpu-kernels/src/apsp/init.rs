@@ -5,7 +5,7 @@ use cuda_std::{kernel, thread};
 
 use crate::ptx::{red_min_global, st_global};
 
-use super::{INF, INIT_QUADS_PER_THREAD};
+use super::{INIT_QUADS_PER_THREAD, format::INF};
 
 /// Sets every cell of `rows` rows of `pitch` cells to INF, and the diagonal to 0 (padding rows
 /// and columns included, so that padding never shortens a path). The rows are rows

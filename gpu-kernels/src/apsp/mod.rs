@@ -4,10 +4,8 @@
 //! pivot row and column, phase 3 every other block. Each kernel family is instantiated for
 //! block factors 16, 32 and 64; the host pads V to a multiple of the block factor.
 
-/// "No path" in the course file format (2^30 - 1): INF + INF still fits in an i32.
-pub const INF: i32 = 1_073_741_823;
-/// Largest edge weight the file format allows.
-pub const MAX_WEIGHT: i32 = 1000;
+pub mod format;
+
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
 /// Register cap of the Floyd–Warshall kernels marked `capped` in `for_each_fw!` (B = 16 and 32;

@@ -1,12 +1,13 @@
 //! Blocked Floyd–Warshall on the GPU: builds the padded matrix on the GPU from the edge list
 //! (padding is INF with a zero diagonal, so it never shortens a path), runs phases 1–3 per
-//! round, times each stage. The result stays on the GPU ([`DeviceSolution`], read by rows) or
+//! round, times each stage. The kernels are queued ([`start_on_device`]) and the CPU is free
+//! until [`Running::finish`]; the result stays on the GPU ([`DeviceSolution`], read by rows) or
 //! comes back whole ([`solve`]).
 use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use cust::{
-    event::{Event, EventFlags, EventStatus},
+    event::{Event, EventFlags},
     function::{BlockSize, Function, GridSize},
     launch,
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
@@ -240,15 +241,23 @@ pub(crate) unsafe fn init_on_device(
     Ok(Some(edges))
 }
 
-/// Solves `graph` on the GPU and leaves the result there. `during` runs on the CPU while the GPU
-/// computes (the kernels are queued first), e.g. to prepare the output file; it gets a function
-/// that says whether the GPU is still computing, and its value is returned with the solution.
-pub fn solve_on_device<T>(
-    gpu: &Gpu,
-    graph: &Graph,
-    block: u32,
-    during: impl FnOnce(&dyn Fn() -> bool) -> Result<T>,
-) -> Result<(DeviceSolution, T)> {
+/// A solve whose kernels are queued on the GPU: the CPU is free until [`Running::finish`].
+pub struct Running {
+    d_dist: DeviceBuffer<i32>,
+    /// The edge list on the GPU, kept until the scatter kernel has run.
+    edges: Option<DeviceBuffer<i32>>,
+    begin: Event,
+    start: Event,
+    stop: Event,
+    vertices: usize,
+    padded: usize,
+    pitch: usize,
+    times: GpuTimes,
+}
+
+/// Queues the solve of `graph` on the GPU (building the matrix there, then every round) and
+/// returns at once; [`Running::finish`] waits for it and leaves the result on the GPU.
+pub fn start_on_device(gpu: &Gpu, graph: &Graph, block: u32) -> Result<Running> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
     check_fits(graph.vertices, padded, pitch)?;
@@ -276,23 +285,37 @@ pub fn solve_on_device<T>(
         phases.rest(stream, ptr, r)?;
     }
     stop.record(stream)?;
-    // An error here surfaces at the synchronize below.
-    let busy = || matches!(stop.query(), Ok(EventStatus::NotReady));
-    let during = during(&busy);
-    stop.synchronize()
-        .context("Floyd–Warshall kernels failed")?;
-    drop(edges);
-    let during = during?;
-    times.fill_s = start.elapsed_time_f32(&begin)? as f64 / 1e3;
-    times.compute_s = stop.elapsed_time_f32(&start)? as f64 / 1e3;
-    let sol = DeviceSolution {
-        dist: d_dist,
+    Ok(Running {
+        d_dist,
+        edges,
+        begin,
+        start,
+        stop,
         vertices: graph.vertices,
         padded,
         pitch,
         times,
-    };
-    Ok((sol, during))
+    })
+}
+
+impl Running {
+    /// Waits for the kernels (an error of any of them surfaces here) and times them.
+    pub fn finish(self) -> Result<DeviceSolution> {
+        self.stop
+            .synchronize()
+            .context("Floyd–Warshall kernels failed")?;
+        drop(self.edges);
+        let mut times = self.times;
+        times.fill_s = self.start.elapsed_time_f32(&self.begin)? as f64 / 1e3;
+        times.compute_s = self.stop.elapsed_time_f32(&self.start)? as f64 / 1e3;
+        Ok(DeviceSolution {
+            dist: self.d_dist,
+            vertices: self.vertices,
+            padded: self.padded,
+            pitch: self.pitch,
+            times,
+        })
+    }
 }
 
 impl DeviceRows for DeviceSolution {
@@ -364,7 +387,10 @@ pub(crate) unsafe fn copy_rows_to_host(
 
 /// Solves `graph` on the GPU and copies the whole padded matrix back.
 pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
-    let (sol, repeated_edges) = solve_on_device(gpu, graph, block, |_| Ok(count_repeated(graph)))?;
+    let running = start_on_device(gpu, graph, block)?;
+    // On the CPU while the GPU computes.
+    let repeated_edges = count_repeated(graph);
+    let sol = running.finish()?;
     let mut times = sol.times;
     let t = Instant::now();
     let mut dist = vec![0i32; sol.padded * sol.pitch];

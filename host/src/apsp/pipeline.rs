@@ -1,18 +1,19 @@
 //! File to file: read, build the matrix, compute, then stream the rows into the output — each
 //! stage timed, and how much of them ran at the same time. Shared by `host apsp` and
-//! `host bench apsp`.
+//! `host bench apsp`. On one GPU and on several, the output is prepared while the GPUs compute
+//! in one way ([`compute_while_preparing`]).
 use std::{
     path::Path,
     sync::atomic::{AtomicBool, Ordering},
     time::Instant,
 };
 
-use anyhow::{Result, bail};
-use cust::memory::LockedBuffer;
+use anyhow::{Context as _, Result, bail};
+use cust::{context::Context, device::Device};
 use rgk_core::{
     apsp::{
         cpu,
-        format::{Graph, count_repeated, fill_distances},
+        format::{Graph, count_repeated, fill_distances, output_len},
         verify::verify_rows,
     },
     bench::ApspSplit,
@@ -42,8 +43,8 @@ pub struct FileReport {
     pub split: ApspSplit,
     /// GPU path: loading the kernels and allocating the matrix on the GPU.
     pub setup_s: f64,
-    /// Creating and reserving the output file and its staging buffers, and counting repeated
-    /// edges: done on the CPU while the GPU computes.
+    /// Creating and reserving the output file and allocating its staging buffers: on the GPU
+    /// paths, done while the GPUs compute ([`compute_while_preparing`]).
     pub prepare_s: f64,
     /// The streaming stage: copies, writes and what they overlapped.
     pub stream: StreamReport,
@@ -116,7 +117,6 @@ pub fn solve_graph_with(
     };
     rep.split.read_s = read_s;
     let v = graph.vertices;
-    let len = 4 * (v as u64) * (v as u64);
     let mut verify_s = 0.0;
 
     let (out, streamed) = match gpu {
@@ -142,7 +142,7 @@ pub fn solve_graph_with(
                 verify_s = t.elapsed().as_secs_f64();
             }
             let t = Instant::now();
-            let out = OutputFile::create(output, len, io.mode)?;
+            let out = OutputFile::create(output, output_len(v), io.mode)?;
             let staging = memory::zeroed_vecs(STAGING, io.staging_count(), io.staging_len(v))?;
             rep.prepare_s = t.elapsed().as_secs_f64();
             let streamed = out.write_rows(&rows, staging, &io)?;
@@ -151,26 +151,15 @@ pub fn solve_graph_with(
         Some(gpu) => {
             rep.device = gpu.info()?.name;
             rep.block = Some(block);
-            // While the GPU computes: the output file, the pinned staging buffers, the
-            // repeated-edge count.
-            let (sol, (out, staging, repeated, prepare_s, prefaulted)) =
-                agpu::solve_on_device(gpu, &graph, block, |busy| {
-                    let t = Instant::now();
-                    ensure_staging_fits(&io, v)?;
-                    let out = OutputFile::create(output, len, io.mode)?;
-                    let staging = (0..io.staging_count())
-                        .map(|_| LockedBuffer::new(&0i32, io.staging_len(v)))
-                        .collect::<Result<Vec<_>, _>>()?;
+            let ((sol, repeated), prepared) =
+                compute_while_preparing(gpu.device, output, v, &io, || {
+                    let running = agpu::start_on_device(gpu, &graph, block)?;
+                    // On the CPU while the kernels run.
                     let repeated = count_repeated(&graph);
-                    let prepare_s = t.elapsed().as_secs_f64();
-                    let prefaulted = match io.prefault {
-                        true => out.prefault(io.writers, busy)?,
-                        false => 0,
-                    };
-                    Ok((out, staging, repeated, prepare_s, prefaulted))
+                    Ok((running.finish()?, repeated))
                 })?;
             rep.repeated_edges = repeated;
-            rep.prepare_s = prepare_s;
+            rep.prepare_s = prepared.prepare_s;
             rep.setup_s = sol.times.setup_s;
             rep.split.fill_s = sol.times.fill_s;
             rep.split.host_to_device_s = sol.times.host_to_device_s;
@@ -178,6 +167,12 @@ pub fn solve_graph_with(
             if verify {
                 (rep.verified, verify_s) = verify_device(&graph, &sol)?;
             }
+            let Prepared {
+                out,
+                staging,
+                prefaulted,
+                ..
+            } = prepared;
             let mut streamed = out.write_rows(&sol, staging, &io)?;
             streamed.prefaulted_bytes = prefaulted;
             (out, streamed)
@@ -262,34 +257,20 @@ pub fn solve_graph_multi(
     };
     rep.split.read_s = read_s;
     rep.device = format!("{} x {}", gpus.len(), gpus.gpus[0].info()?.name);
-    let t = Instant::now();
-    let out = OutputFile::create(output, 4 * (v as u64) * (v as u64), io.mode)?;
-    rep.prepare_s = t.elapsed().as_secs_f64();
-    // The placeholder goes into the file while the GPUs compute, as on one GPU.
-    let computing = AtomicBool::new(true);
-    let (sol, prefaulted) = std::thread::scope(|s| {
-        let placeholder = io
-            .prefault
-            .then(|| s.spawn(|| out.prefault(io.writers, &|| computing.load(Ordering::Relaxed))));
-        let sol = multi::solve(gpus, &graph, block);
-        computing.store(false, Ordering::Relaxed);
-        let prefaulted = placeholder.map_or(Ok(0), |h| h.join().expect("placeholder thread"));
-        (sol, prefaulted)
-    });
-    let (sol, prefaulted) = (sol?, prefaulted?);
+    let (sol, prepared) = compute_while_preparing(gpus.gpus[0].device, output, v, &io, || {
+        multi::solve(gpus, &graph, block)
+    })?;
+    rep.prepare_s = prepared.prepare_s;
     rep.repeated_edges = sol.repeated_edges;
     rep.split.fill_s = sol.times.fill_s;
     rep.split.host_to_device_s = sol.times.host_to_device_s;
     rep.split.compute_s = sol.times.compute_s;
-
-    let t = Instant::now();
-    // Pinned for every GPU's context (each copies its own rows into it); allocating needs one.
-    gpus.gpus[0].make_current()?;
-    ensure_staging_fits(&io, v)?;
-    let staging = (0..io.staging_count())
-        .map(|_| PortablePinned::new(io.staging_len(v)))
-        .collect::<Result<Vec<_>, _>>()?;
-    rep.prepare_s += t.elapsed().as_secs_f64();
+    let Prepared {
+        out,
+        staging,
+        prefaulted,
+        ..
+    } = prepared;
     let mut verify_s = 0.0;
     if verify {
         (rep.verified, verify_s) = verify_device(&graph, &sol)?;
@@ -311,4 +292,77 @@ const STAGING: &str = "the output's staging buffers";
 fn ensure_staging_fits(io: &IoOptions, vertices: usize) -> Result<()> {
     let bytes = io.staging_count() as u128 * io.staging_len(vertices) as u128 * 4;
     memory::ensure_available(STAGING, bytes)
+}
+
+/// The output, made ready while the GPUs compute.
+struct Prepared {
+    out: OutputFile,
+    /// Pinned host buffers the rows pass through, pinned for every GPU's context.
+    staging: Vec<PortablePinned>,
+    /// Seconds to create and reserve the file and allocate the staging buffers.
+    prepare_s: f64,
+    /// Bytes of placeholder written while the GPUs computed ([`OutputFile::prefault`]).
+    prefaulted: u64,
+}
+
+/// Runs `compute` on this thread while a second thread prepares the output of a graph on `v`
+/// vertices: creates and reserves the file, allocates the pinned staging buffers, then writes
+/// the placeholder for as long as `compute` runs. The one way that the one-GPU and the multi-GPU
+/// paths overlap the two. The GPU work stays on the calling thread, which holds the contexts (a
+/// `Gpu` is not `Sync`); the second thread makes the primary context of `device` (the GPU's
+/// own; any context would do, the buffers are portable) current only to allocate.
+fn compute_while_preparing<T>(
+    device: Device,
+    output: &Path,
+    v: usize,
+    io: &IoOptions,
+    compute: impl FnOnce() -> Result<T>,
+) -> Result<(T, Prepared)> {
+    /// Clears the flag when `compute` is over, returned or unwound, so that the placeholder
+    /// stops at its next chunk.
+    struct Over<'a>(&'a AtomicBool);
+    impl Drop for Over<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, Ordering::Relaxed);
+        }
+    }
+    let computing = AtomicBool::new(true);
+    let (computed, prepared) = std::thread::scope(|s| {
+        let preparing = s.spawn(|| -> Result<Prepared> {
+            let t = Instant::now();
+            ensure_staging_fits(io, v)?;
+            let out = OutputFile::create(output, output_len(v), io.mode)?;
+            let context = Context::new(device)
+                .context("making the GPU's context current to allocate the staging buffers")?;
+            let staging = (0..io.staging_count())
+                .map(|_| PortablePinned::new(io.staging_len(v)))
+                .collect::<Result<Vec<_>>>()?;
+            // Releases this thread's reference only: the `Gpu` holds its own.
+            drop(context);
+            let prepare_s = t.elapsed().as_secs_f64();
+            let prefaulted = match io.prefault {
+                true => out.prefault(io.writers, &|| computing.load(Ordering::Relaxed))?,
+                false => 0,
+            };
+            Ok(Prepared {
+                out,
+                staging,
+                prepare_s,
+                prefaulted,
+            })
+        });
+        let computed = {
+            let _over = Over(&computing);
+            compute()
+        };
+        let prepared = preparing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (computed, prepared)
+    });
+    let computed = computed?;
+    Ok((
+        computed,
+        prepared.context("preparing the output while the GPU computes")?,
+    ))
 }

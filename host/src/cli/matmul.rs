@@ -1,8 +1,5 @@
 use anyhow::{Result, bail};
-use clap::{
-    Args, ValueEnum,
-    builder::{PossibleValuesParser, TypedValueParser},
-};
+use clap::{Args, ValueEnum};
 use gpu_kernels::{matmul::Rung, registry::Family};
 use host::{
     gpu::Gpu,
@@ -15,10 +12,7 @@ use host::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rgk_core::matmul::{
-    cpu,
-    reference::{self, Check, Reference},
-};
+use rgk_core::matmul::reference::{self, Check, Reference};
 use serde::Serialize;
 
 use super::{PtxArg, json, progress};
@@ -71,42 +65,6 @@ pub struct MatmulArgs {
     pub json: bool,
     #[command(flatten)]
     pub ptx: PtxArg,
-}
-
-#[derive(Args)]
-pub struct MatmulCpuArgs {
-    /// Also run 2048.
-    #[arg(long)]
-    pub large: bool,
-    /// Sizes to run instead of 256 512 1024.
-    #[arg(long, value_delimiter = ',')]
-    pub sizes: Option<Vec<usize>>,
-    /// Run only these variants, comma-separated, in this order (default: the whole ladder).
-    #[arg(long, value_delimiter = ',', value_name = "NAME", value_parser = cpu_variant_parser())]
-    pub variant: Option<Vec<cpu::Variant>>,
-    /// Timed runs per variant and size (after one warm-up); the median is reported.
-    #[arg(long, default_value_t = 3, value_parser = super::at_least_one::<usize>)]
-    pub reps: usize,
-    /// Seed of the random inputs (mixed with the size).
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Run each variant exactly once: no warm-up, repeats or f64 check, so that a profiler
-    /// around the process (valgrind) sees only the inputs and the variant.
-    #[arg(long)]
-    pub once: bool,
-    /// With --once: make the inputs and run no variant, the baseline a profile subtracts.
-    #[arg(long, requires = "once", conflicts_with = "variant")]
-    pub inputs_only: bool,
-    /// Print one JSON object (docs/json.md) instead of the table.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `--variant` takes the names of [`cpu::Variant`], so that clap lists them in `--help` and
-/// rejects any other with exit status 2.
-fn cpu_variant_parser() -> impl TypedValueParser<Value = cpu::Variant> {
-    PossibleValuesParser::new(cpu::Variant::ALL.map(cpu::Variant::name))
-        .try_map(|name| name.parse::<cpu::Variant>())
 }
 
 /// Largest dimension checked in full by `--verify auto`.
@@ -439,34 +397,4 @@ fn print_ladder(records: &[Record]) {
             error_cell(r)
         );
     }
-}
-
-pub fn run_cpu(args: &MatmulCpuArgs) -> Result<()> {
-    let mut sizes = args.sizes.clone().unwrap_or_else(|| vec![256, 512, 1024]);
-    if args.large && !sizes.contains(&2048) {
-        sizes.push(2048);
-    }
-    if let Some(bad) = sizes.iter().find(|&&s| s == 0 || s > 8192) {
-        bail!("size {bad} is out of range for the CPU ladder (1..=8192)");
-    }
-    let only = if args.inputs_only {
-        Some(&[][..])
-    } else {
-        args.variant.as_deref()
-    };
-    if args.once {
-        let rows = cpu::run_once(only, &sizes, args.seed);
-        if args.json {
-            return json::print("matmul-cpu", json::cpu_device(), &rows);
-        }
-        cpu::print_once(&rows);
-        return Ok(());
-    }
-    let rows = cpu::run_ladder(only, &sizes, args.reps, args.seed, &progress::bar(0))?;
-    if args.json {
-        json::print("matmul-cpu", json::cpu_device(), &rows)?;
-    } else {
-        cpu::print_ladder(&rows);
-    }
-    Ok(())
 }

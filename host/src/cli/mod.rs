@@ -29,6 +29,7 @@ pub mod bench;
 pub mod info;
 pub mod json;
 pub mod matmul;
+pub mod matmul_cpu;
 pub mod occupancy;
 pub mod output;
 pub mod progress;

@@ -4,10 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
-use rgk_core::{
-    apsp::format::write_atomically,
-    report::{load_records, markdown, rebase_links, relative_to, render_charts},
-};
+use rgk_core::apsp::format::write_atomically;
+use rgk_report::{load_records, markdown, rebase_links, relative_to, render_charts};
 use serde::Serialize;
 
 use super::{json, output::OutputFile};

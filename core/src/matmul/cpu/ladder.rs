@@ -3,11 +3,10 @@
 
 use std::{hint::black_box, time::Instant};
 
-use indicatif::ProgressBar;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{Variant, simd_backend};
+use super::Variant;
 use crate::matmul::reference::{check, random_matrix, reference};
 
 /// Sizes above this skip `naive_ijk` when the whole ladder runs (see [`plan`]).
@@ -88,19 +87,32 @@ impl std::fmt::Display for WrongResult {
 
 impl std::error::Error for WrongResult {}
 
+/// How far [`run_ladder`] has got, for a progress display (the CLI's bar); the ladder itself
+/// prints nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LadderProgress {
+    /// The ladder will take this many steps (one per size and variant).
+    Steps(usize),
+    /// Making the inputs and the f64 reference of `size`.
+    Reference { size: usize },
+    /// Timing `variant` at `size`.
+    Timing { size: usize, variant: Variant },
+    /// One step done.
+    StepDone,
+}
+
 /// Times the variants of [`plan`]`(only, size)` on random square problems of each size: one
 /// warm-up, then `reps` timed runs (at least one); the median gives GFLOP/s = 2 size^3 / median.
 /// Every run's result is checked against the full f64 reference; the first wrong one ends the
-/// ladder with [`WrongResult`]. `bar` (hidden or not, as the caller decides) gets the length
-/// and one tick per step.
+/// ladder with [`WrongResult`]. `progress` hears of every step ([`LadderProgress`]).
 pub fn run_ladder(
     only: Option<&[Variant]>,
     sizes: &[usize],
     reps: usize,
     seed: u64,
-    bar: &ProgressBar,
+    progress: &mut dyn FnMut(LadderProgress),
 ) -> Result<Vec<LadderRow>, WrongResult> {
-    run_ladder_with(only, sizes, reps, seed, bar, |v| v.run())
+    run_ladder_with(only, sizes, reps, seed, progress, |v| v.run())
 }
 
 /// [`run_ladder`] with the implementation of each variant given by `pick` (tests plug in a
@@ -110,20 +122,21 @@ fn run_ladder_with(
     sizes: &[usize],
     reps: usize,
     seed: u64,
-    bar: &ProgressBar,
+    progress: &mut dyn FnMut(LadderProgress),
     pick: impl Fn(Variant) -> super::MatmulFn,
 ) -> Result<Vec<LadderRow>, WrongResult> {
     let reps = reps.max(1);
-    let steps: usize = sizes.iter().map(|&s| plan(only, s).len()).sum();
-    bar.set_length(steps as u64);
+    progress(LadderProgress::Steps(
+        sizes.iter().map(|&s| plan(only, s).len()).sum(),
+    ));
 
     let mut rows = Vec::new();
     for &size in sizes {
-        bar.set_message(format!("size {size}: inputs and f64 reference"));
+        progress(LadderProgress::Reference { size });
         let (a, b) = inputs(size, seed);
         let want = reference(&a, &b, size, size, size, None);
         for variant in plan(only, size) {
-            bar.set_message(format!("size {size}: {variant}"));
+            progress(LadderProgress::Timing { size, variant });
             // NaN start: a variant that accumulates into C instead of overwriting it fails.
             let mut c = vec![f32::NAN; size * size];
             let mut max_err = 0.0f64;
@@ -160,10 +173,9 @@ fn run_ladder_with(
                 gflops: gflops(size, median_s),
                 max_scaled_error: max_err,
             });
-            bar.inc(1);
+            progress(LadderProgress::StepDone);
         }
     }
-    bar.finish_and_clear();
     Ok(rows)
 }
 
@@ -202,65 +214,6 @@ pub fn run_once(only: Option<&[Variant]>, sizes: &[usize], seed: u64) -> Vec<Onc
     rows
 }
 
-/// Prints one line per (size, variant): median time, GFLOP/s, speed-up over `naive_ijk` of the
-/// same size (over `reorder_ikj` where naive was not run, marked `*`), max scaled error.
-pub fn print_ladder(rows: &[LadderRow]) {
-    println!("CPU SGEMM ladder (simd micro-kernel: {})", simd_backend());
-    println!(
-        "{:>6}  {:<16} {:>12} {:>10} {:>10}  {:>10}",
-        "size", "variant", "median ms", "GFLOP/s", "speed-up", "max err"
-    );
-    let mut used_reorder = false;
-    for row in rows {
-        let same = |v: Variant| {
-            rows.iter()
-                .find(|r| r.size == row.size && r.variant == v)
-                .map(|r| r.median_s)
-        };
-        let speedup = match (same(Variant::NaiveIjk), same(Variant::ReorderIkj)) {
-            (Some(base), _) => format!("{:.1}x", base / row.median_s),
-            (None, Some(base)) => {
-                used_reorder = true;
-                format!("{:.1}x*", base / row.median_s)
-            }
-            (None, None) => "-".to_string(),
-        };
-        println!(
-            "{:>6}  {:<16} {:>12.3} {:>10.2} {:>10}  {:>10.3e}",
-            row.size,
-            row.variant.name(),
-            row.median_s * 1e3,
-            row.gflops,
-            speedup,
-            row.max_scaled_error
-        );
-    }
-    if used_reorder {
-        println!("* no naive_ijk at this size: speed-up over reorder_ikj");
-    }
-}
-
-/// Prints one line per run of [`run_once`].
-pub fn print_once(rows: &[OnceRow]) {
-    println!(
-        "CPU SGEMM, one unchecked run each (simd micro-kernel: {})",
-        simd_backend()
-    );
-    println!(
-        "{:>6}  {:<16} {:>12} {:>10}",
-        "size", "variant", "ms", "GFLOP/s"
-    );
-    for row in rows {
-        println!(
-            "{:>6}  {:<16} {:>12.3} {:>10.2}",
-            row.size,
-            row.variant.name(),
-            row.seconds * 1e3,
-            row.gflops
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,9 +243,8 @@ mod tests {
 
     #[test]
     fn a_wrong_variant_is_an_error_not_a_panic() {
-        let bar = ProgressBar::hidden();
         let only = [Variant::ReorderIkj];
-        let err = run_ladder_with(Some(&only), &[16], 1, 1, &bar, |_| off_by_one)
+        let err = run_ladder_with(Some(&only), &[16], 1, 1, &mut |_| {}, |_| off_by_one)
             .expect_err("the wrong variant must fail");
         assert_eq!((err.variant, err.size), (Variant::ReorderIkj, 16));
         assert_eq!(err.failures, 16 * 16);
@@ -302,7 +254,21 @@ mod tests {
             "{msg}"
         );
         assert!(!msg.contains('\n'), "one line: {msg}");
-        let rows = run_ladder(Some(&only), &[16], 1, 1, &bar).expect("the real variant passes");
+        let mut heard = Vec::new();
+        let rows = run_ladder(Some(&only), &[16], 1, 1, &mut |p| heard.push(p))
+            .expect("the real variant passes");
         assert_eq!(rows.len(), 1);
+        assert_eq!(
+            heard,
+            [
+                LadderProgress::Steps(1),
+                LadderProgress::Reference { size: 16 },
+                LadderProgress::Timing {
+                    size: 16,
+                    variant: Variant::ReorderIkj
+                },
+                LadderProgress::StepDone
+            ]
+        );
     }
 }

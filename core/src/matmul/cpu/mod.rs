@@ -13,8 +13,7 @@ mod scalar;
 use std::{fmt, str::FromStr};
 
 pub use ladder::{
-    LadderRow, NAIVE_MAX_SIZE, OnceRow, WrongResult, plan, print_ladder, print_once, run_ladder,
-    run_once,
+    LadderProgress, LadderRow, NAIVE_MAX_SIZE, OnceRow, WrongResult, plan, run_ladder, run_once,
 };
 pub use packed::{simd, simd_backend, threaded_rayon, threaded_static};
 pub use scalar::{blocked, blocked16, blocked32, blocked64, naive_ijk, nalgebra_f32, reorder_ikj};

@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Chart, HEIGHT, LegendEntry, Swatch, TickAxis, WIDTH, font, legend_row, y_max};
 use crate::bench::BenchRecord;
-use crate::report::format::fmt_tick;
-use crate::report::select::{STAGES, natural_key, stages};
+use crate::format::fmt_tick;
+use crate::select::{STAGES, natural_key, stages};
 
 /// A colour per stage of `STAGES`.
 const STAGE_COLORS: [RGBColor; 6] = [

@@ -10,8 +10,8 @@ use super::{
     font, legend_column, legend_width, log2_axis, pow2_label, series_style, slug, y_max,
 };
 use crate::bench::BenchRecord;
-use crate::report::format::{fmt_si_tick, fmt_tick};
-use crate::report::select::{family, is_cublas, matmul_gflops, series_labels};
+use crate::format::{fmt_si_tick, fmt_tick};
+use crate::select::{family, is_cublas, matmul_gflops, series_labels};
 
 /// One series: (log2 x, y) points sorted by x; a reference is drawn as the black baseline.
 struct Line {

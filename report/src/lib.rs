@@ -1,5 +1,7 @@
-//! Benchmark report: loads the `BenchRecord`s that `host bench` writes on the GPU machine and
-//! renders them into PNG charts (`plotters`, bitmap backend) and Markdown tables for the docs.
+//! The benchmark report (`host report`): loads the `BenchRecord`s that `host bench` writes on the
+//! GPU machine and renders them into PNG charts (`plotters`, bitmap backend) and Markdown tables
+//! for the docs. Its own crate so that `rgk-core` stays the formats, the CPU references, occupancy
+//! and the record types, without a plotting library.
 //!
 //! Where several records share a configuration (kernel, config, size, threads per block) on one
 //! device, only the one with the latest date is shown, so re-runs replace older numbers. Charts
@@ -13,7 +15,14 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::bench::BenchRecord;
+// The records are rgk-core's; every module here names them `crate::bench`.
+use rgk_core::bench;
+// `select.rs` names the test helpers below `crate::report::tests`, as when the report was a
+// module of rgk-core (a rename left for after the kernel-family work in that file).
+#[cfg(test)]
+use crate as report;
+
+use bench::BenchRecord;
 
 mod charts;
 mod format;

@@ -360,7 +360,7 @@ fn generic_table(recs: &[&BenchRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::{rec, synthetic};
+    use crate::tests::{rec, synthetic};
 
     #[test]
     fn markdown_has_rows_and_provenance() {

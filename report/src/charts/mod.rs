@@ -182,7 +182,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::report::tests::{rec, synthetic};
+    use crate::tests::{rec, synthetic};
     use gpu_kernels::registry::Family;
 
     fn assert_png(path: &Path) {

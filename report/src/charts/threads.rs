@@ -12,7 +12,7 @@ use super::{
     font, legend_column, legend_width, log2_axis, pow2_label, series_style, y_max,
 };
 use crate::bench::BenchRecord;
-use crate::report::select::{Group, series_labels, threads_groups};
+use crate::select::{Group, series_labels, threads_groups};
 
 /// Height of one row of panels when there are more than two.
 const ROW_HEIGHT: u32 = 330;
