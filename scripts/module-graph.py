@@ -5,7 +5,8 @@
     scripts/module-graph.py host/src --cycles   # only the cycle check (exit 1 if any)
     scripts/module-graph.py host/src --reach crate   # what the library API imports, transitively
 
-It reads the crate roots (`lib.rs`, `main.rs`) and follows `mod NAME;` to the module files, then
+Modules are named by path: `crate::…` in the library (`lib.rs`), `main::…` in the binary
+(`main.rs`). It reads those roots and follows `mod NAME;` to the module files, then
 collects every path a file names, in `use` trees and in code: `crate::a::b`, `super::x`,
 `self::y`, a child module (`driver::check`), a name a `use` bound to a module (`agpu::X` after
 `use super::gpu as agpu`), and in `main.rs`'s crate the library by its crate name (`host::gpu`).
@@ -336,7 +337,7 @@ def main():
         print("cycle: " + " -> ".join(name(x) for x in loop + loop[:1]))
         if len(c) > len(loop):
             print(f"  (one of the loops among {', '.join(name(x) for x in c)})")
-    print(f"{len(cycles)} cycles")
+    print(f"{len(cycles)} cycle{'' if len(cycles) == 1 else 's'}")
     sys.exit(1 if cycles else 0)
 
 
