@@ -10,13 +10,13 @@ use cust::{
     context::Context,
     device::{Device, DeviceAttribute},
     event::{Event, EventFlags},
-    module::Module,
     stream::{Stream, StreamFlags},
 };
 use cust_raw::driver_sys;
 use serde::Serialize;
 
 pub use crate::error::NoGpu;
+use crate::modules::Modules;
 
 /// Starts the driver API, naming the reason in one sentence when there is no usable GPU.
 pub fn init_driver() -> std::result::Result<(), NoGpu> {
@@ -45,7 +45,7 @@ pub fn init_driver() -> std::result::Result<(), NoGpu> {
 /// Which PTX a [`Gpu`] loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PtxSource {
-    /// `gpu_kernels::PTX`, built into the binary.
+    /// `gpu_kernels::PTX`, built into the binary with its SASS (`crate::modules`).
     Embedded,
     /// A file given with `--ptx` or `GPU_KERNELS_PTX`.
     File(PathBuf),
@@ -54,7 +54,12 @@ pub enum PtxSource {
 impl fmt::Display for PtxSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PtxSource::Embedded => write!(f, "the embedded PTX ({})", gpu_kernels::PTX_PATH),
+            PtxSource::Embedded => write!(
+                f,
+                "the embedded kernels ({} with SASS for sm_{})",
+                gpu_kernels::PTX_PATH,
+                crate::fatbin::SASS_ARCHS.join(", sm_")
+            ),
             PtxSource::File(p) => write!(f, "{}", p.display()),
         }
     }
@@ -103,38 +108,17 @@ pub fn ptx_kernel_names(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-/// Adds the performance-tuning directive `.maxnreg max_registers` to every entry whose name
-/// starts with `prefix` (PTX: `.entry name (params) .maxnreg N { body }`).
-pub fn with_maxnreg(ptx: &str, prefix: &str, max_registers: u32) -> String {
-    let mut out = String::with_capacity(ptx.len() + 1024);
-    let mut pending = false;
-    for line in ptx.lines() {
-        if let Some(rest) = line.trim_start().strip_prefix(".visible .entry ") {
-            pending = rest.starts_with(prefix);
-        }
-        if pending && line.trim() == "{" {
-            out.push_str(&format!(".maxnreg {max_registers}\n"));
-            pending = false;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
 /// GPUs the driver sees (after [`init_driver`]).
 pub fn device_count() -> Result<u32> {
     Device::num_devices().context("counting GPUs")
 }
 
-/// A context on one device (device 0 unless [`Gpu::on_device`]) with the project's PTX loaded.
+/// A context on one device (device 0 unless [`Gpu::on_device`]) with the project's kernels,
+/// whose modules load on first use ([`Gpu::function`]).
 pub struct Gpu {
-    pub module: Module,
-    /// The same PTX JIT-compiled under the Floyd–Warshall register cap; loaded on first use.
-    apsp_module: std::cell::OnceCell<Module>,
+    modules: Modules,
     /// The flagship SGEMM's stream-K workspace, allocated on first use.
     pub(crate) sgemm_workspace: crate::matmul::flagship::WorkspaceCell,
-    ptx_text: String,
     pub stream: Stream,
     pub device: Device,
     ordinal: u32,
@@ -196,15 +180,15 @@ impl Gpu {
             .into());
         }
         let context = Context::new(device).context("creating a CUDA context")?;
-        let module = Module::from_ptx(&text, &[])
-            .with_context(|| format!("the driver could not load {ptx_source}"))?;
+        let modules = match ptx_source {
+            PtxSource::Embedded => Modules::embedded(),
+            PtxSource::File(_) => Modules::from_ptx(&text),
+        };
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
         Ok(Gpu {
-            module,
-            apsp_module: std::cell::OnceCell::new(),
+            modules,
             sgemm_workspace: Default::default(),
             kernels: ptx_kernel_names(&text),
-            ptx_text: text,
             stream,
             device,
             ordinal,
@@ -213,23 +197,14 @@ impl Gpu {
         })
     }
 
-    /// The module to take Floyd–Warshall kernels from: the same PTX with a `.maxnreg` directive
-    /// (`gpu_kernels::apsp::FW_MAX_REGISTERS`) on each `fw_` entry, which rust-cuda cannot emit.
-    pub fn apsp_module(&self) -> Result<&Module> {
-        if let Some(m) = self.apsp_module.get() {
-            return Ok(m);
-        }
-        let ptx = with_maxnreg(&self.ptx_text, "fw_", gpu_kernels::apsp::FW_MAX_REGISTERS);
-        let m = Module::from_ptx(&ptx, &[]).context("JIT-compiling the APSP kernels")?;
-        Ok(self.apsp_module.get_or_init(|| m))
-    }
-
-    /// An APSP kernel of [`Gpu::apsp_module`] by name; a missing one names the PTX it was looked
-    /// for in (a stale `--ptx` file, say).
-    pub fn apsp_function(&self, name: &str) -> Result<cust::function::Function<'_>> {
-        self.apsp_module()?.get_function(name).with_context(|| {
+    /// A kernel by name, from the module of its group (`gpu_kernels::ModuleGroup`), which is
+    /// loaded on first use: from the SASS built into the binary, or JIT-compiled from `--ptx`'s
+    /// file, with each kernel under its register cap (`gpu_kernels::register_cap`). A missing
+    /// kernel names the PTX it was looked for in (a stale `--ptx` file, say).
+    pub fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
+        self.modules.function(name)?.with_context(|| {
             format!(
-                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                "kernel {name} is not in {} (rebuild it with `cargo xtask build-ptx`)",
                 self.ptx_source
             )
         })
@@ -422,19 +397,6 @@ mod tests {
             ptx_kernel_names(ptx),
             vec!["matmul_tiled_t16", "fw_phase1_b64"]
         );
-    }
-
-    #[test]
-    fn maxnreg_goes_on_matching_entries_only() {
-        let ptx = ".visible .entry fw_a(\n.param .u32 p\n)\n{\nret;\n}\n.visible .entry mm(\n)\n{\nret;\n}\n";
-        let out = with_maxnreg(ptx, "fw_", 32);
-        assert_eq!(out.matches(".maxnreg 32").count(), 1);
-        let at = out.find(".maxnreg 32").unwrap();
-        assert!(
-            at > out.find("fw_a(").unwrap() && at < out.find("mm(").unwrap(),
-            "{out}"
-        );
-        assert_eq!(out.replace(".maxnreg 32\n", ""), ptx);
     }
 
     #[test]

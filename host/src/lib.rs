@@ -4,7 +4,8 @@
 //! references, the occupancy calculator, records, report) is in [`rgk_core`].
 //!
 //! The library API:
-//! - [`Gpu::new`] opens device 0 with the kernels (PTX built into the binary);
+//! - [`Gpu::new`] opens device 0 with the kernels (built into the binary as machine code for
+//!   the common GPUs and PTX for the others: [`fatbin`], [`modules`]);
 //! - [`sgemm`] / [`sgemm_device`]: `C = A·B` on host slices or on device buffers;
 //!   [`gemm_device`]: `C = alpha·A·B + beta·C` with leading dimensions, as a [`Gemm`] describes;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
@@ -16,9 +17,11 @@
 //! Runnable examples: `cargo run -p host --example sgemm`, `cargo run -p host --example apsp`.
 pub mod apsp;
 pub mod error;
+pub mod fatbin;
 pub mod gpu;
 pub mod kernels;
 pub mod matmul;
+pub mod modules;
 pub mod pinned;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by

@@ -11,7 +11,8 @@ pub const MAX_WEIGHT: i32 = 1000;
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
 /// Register cap for the Floyd–Warshall kernels named `fw_*` (B = 16 and 32): the host adds
-/// `.maxnreg` with this value to their PTX entries before JIT compilation (rust-cuda has no
+/// `.maxnreg` with this value to their PTX entries (see `crate::register_cap`) before ptxas
+/// builds its SASS, or before the driver JIT-compiles a `--ptx` file (rust-cuda has no
 /// launch-bounds attribute). At 32, two blocks of 1024 threads fit on an SM. `cargo xtask
 /// build-ptx` checks (with `ptxas -maxrregcount`) that no kernel spills under it.
 ///

@@ -99,12 +99,7 @@ pub fn b_vector_ok(p: &SgemmParams) -> bool {
 /// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
 /// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
 pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
-    let func = gpu.module.get_function(cfg.name).with_context(|| {
-        format!(
-            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
-            cfg.name, gpu.ptx_source
-        )
-    })?;
+    let func = gpu.function(cfg.name)?;
     // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
     let code = unsafe {
         driver_sys::cuFuncSetAttribute(

@@ -174,12 +174,7 @@ pub(crate) fn launch_padded(
 ) -> Result<()> {
     let (tm, tn) = (kernel.tile.0 as usize, kernel.tile.1 as usize);
     debug_assert!(mp % tm == 0 && np % tn == 0 && kp % kernel.tile.2 as usize == 0);
-    let func = gpu.module.get_function(kernel.name).with_context(|| {
-        format!(
-            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
-            kernel.name, gpu.ptx_source
-        )
-    })?;
+    let func = gpu.function(kernel.name)?;
     let grid = GridSize::xy((np / tn) as u32, (mp / tm) as u32);
     let block = BlockSize::xy(kernel.block.0, kernel.block.1);
     let stream = &gpu.stream;
