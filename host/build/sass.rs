@@ -28,6 +28,9 @@ use crate::fatbin::{SASS_ARCHS, group_ptx, ungrouped_entries};
 /// to -O3). The caps are `.maxnreg` directives in the PTX itself.
 const PTXAS_OPTIONS: &[&str] = &[];
 
+/// Where the last compilation's time is noted, in OUT_DIR/sass.
+const PTXAS_LOG: &str = "ptxas-time.txt";
+
 pub fn build() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let dir = out.join("sass");
@@ -84,6 +87,7 @@ pub fn build() {
         version
             .lines()
             .find(|l| l.contains("release"))
+            .and_then(|l| l.split_whitespace().last())
             .unwrap_or(&version)
     ));
     generated.push_str("pub static FATBINS: [&[u8]; gpu_kernels::ModuleGroup::ALL.len()] = [\n");
@@ -108,6 +112,8 @@ pub fn build() {
         .flat_map(|j| [j.cubin.as_path(), j.ptx.as_path()])
         .collect();
     keep.extend(fatbins.iter().map(PathBuf::as_path));
+    let log = dir.join(PTXAS_LOG);
+    keep.push(&log);
     remove_stale(&dir, &keep);
 }
 
@@ -183,12 +189,13 @@ fn run_parallel(ptxas: &Path, jobs: &[&Job]) {
     });
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    println!(
-        "cargo::warning=compiled {} kernel images with ptxas in {:.0} s on {threads} threads \
-         (cached in OUT_DIR until the PTX or ptxas changes)",
+    // A log rather than a cargo warning: cargo replays a script's warnings at every later build.
+    let log = format!(
+        "compiled {} kernel images with ptxas in {:.1} s on {threads} threads\n",
         jobs.len(),
         start.elapsed().as_secs_f64()
     );
+    let _ = fs::write(jobs[0].cubin.with_file_name(PTXAS_LOG), log);
 }
 
 /// One ptxas run, written to a temporary name and renamed, so that an interrupted build never

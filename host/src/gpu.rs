@@ -56,9 +56,10 @@ impl fmt::Display for PtxSource {
         match self {
             PtxSource::Embedded => write!(
                 f,
-                "the embedded kernels ({} with SASS for sm_{})",
+                "the embedded kernels ({} with SASS for sm_{} from ptxas {})",
                 gpu_kernels::PTX_PATH,
-                crate::fatbin::SASS_ARCHS.join(", sm_")
+                crate::fatbin::SASS_ARCHS.join(", sm_"),
+                crate::modules::PTXAS_VERSION
             ),
             PtxSource::File(p) => write!(f, "{}", p.display()),
         }
@@ -124,6 +125,8 @@ pub struct Gpu {
     ordinal: u32,
     /// Which PTX was loaded.
     pub ptx_source: PtxSource,
+    /// The kernels [`Gpu::function`] can load: the PTX's entries that belong to a module group
+    /// (all of the embedded PTX's; a `--ptx` file's others are never loaded).
     pub kernels: Vec<String>,
     // Dropped last: everything above lives in this context.
     _context: Context,
@@ -188,7 +191,10 @@ impl Gpu {
         Ok(Gpu {
             modules,
             sgemm_workspace: Default::default(),
-            kernels: ptx_kernel_names(&text),
+            kernels: ptx_kernel_names(&text)
+                .into_iter()
+                .filter(|n| gpu_kernels::ModuleGroup::of(n).is_some())
+                .collect(),
             stream,
             device,
             ordinal,

@@ -20,7 +20,7 @@ pub fn embedded_fatbin(group: ModuleGroup) -> &'static [u8] {
     embedded::FATBINS[group.index()]
 }
 
-/// `ptxas --version`'s last line for the ptxas that built the embedded SASS.
+/// The version of the ptxas that built the embedded SASS (`V13.0.88`).
 pub const PTXAS_VERSION: &str = embedded::PTXAS_VERSION;
 
 /// What the modules are loaded from.
