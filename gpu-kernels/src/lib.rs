@@ -20,3 +20,52 @@ pub const PTX: &str = include_str!("../ptx/gpu_kernels.ptx");
 
 /// Where [`PTX`] is committed, relative to the repository root.
 pub const PTX_PATH: &str = "gpu-kernels/ptx/gpu_kernels.ptx";
+
+/// The modules the host loads separately, so that a command loads (and, on a GPU for which the
+/// binary carries no machine code, JIT-compiles) only the kernels it runs. The host's build
+/// compiles each group to a fatbinary of its own (host/build/sass.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModuleGroup {
+    /// The SGEMM study's rungs (`matmul_*`).
+    Ladder,
+    /// The flagship SGEMM kernels (`sgemm_*`), which `host matmul` runs by default.
+    Flagship,
+    /// Floyd–Warshall and the APSP helpers (`fw*`, `apsp_*`).
+    Apsp,
+}
+
+impl ModuleGroup {
+    pub const ALL: [ModuleGroup; 3] = [
+        ModuleGroup::Ladder,
+        ModuleGroup::Flagship,
+        ModuleGroup::Apsp,
+    ];
+
+    /// The group's name, as its build artifacts are named.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ModuleGroup::Ladder => "ladder",
+            ModuleGroup::Flagship => "flagship",
+            ModuleGroup::Apsp => "apsp",
+        }
+    }
+
+    /// Position in [`ModuleGroup::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The group of a kernel, from its name; `None` for a name of no known family (the host's
+    /// build refuses such a kernel, so that none is left out of the binary).
+    pub fn of(kernel: &str) -> Option<ModuleGroup> {
+        if kernel.starts_with("sgemm_") {
+            Some(ModuleGroup::Flagship)
+        } else if kernel.starts_with("matmul_") {
+            Some(ModuleGroup::Ladder)
+        } else if kernel.starts_with("fw") || kernel.starts_with("apsp_") {
+            Some(ModuleGroup::Apsp)
+        } else {
+            None
+        }
+    }
+}

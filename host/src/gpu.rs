@@ -16,7 +16,6 @@ use anyhow::{Context as _, Result};
 use cust::{
     context::Context,
     device::{Device, DeviceAttribute},
-    module::Module,
     stream::{Stream, StreamFlags},
 };
 use cust_raw::driver_sys;
@@ -27,6 +26,7 @@ pub use self::{
     timing::{Timing, time_on_stream},
 };
 pub use crate::error::NoGpu;
+use crate::modules::Modules;
 
 /// Starts the driver API, naming the reason in one sentence when there is no usable GPU.
 pub fn init_driver() -> std::result::Result<(), NoGpu> {
@@ -56,7 +56,7 @@ pub fn init_driver() -> std::result::Result<(), NoGpu> {
 /// Which PTX a [`Gpu`] loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PtxSource {
-    /// `gpu_kernels::PTX`, built into the binary.
+    /// `gpu_kernels::PTX`, built into the binary with its SASS (`crate::modules`).
     Embedded,
     /// A file given with `--ptx` or `GPU_KERNELS_PTX`.
     File(PathBuf),
@@ -65,7 +65,13 @@ pub enum PtxSource {
 impl fmt::Display for PtxSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PtxSource::Embedded => write!(f, "the embedded PTX ({})", gpu_kernels::PTX_PATH),
+            PtxSource::Embedded => write!(
+                f,
+                "the embedded kernels ({} with SASS for sm_{} from ptxas {})",
+                gpu_kernels::PTX_PATH,
+                crate::fatbin::SASS_ARCHS.join(", sm_"),
+                crate::modules::PTXAS_VERSION
+            ),
             PtxSource::File(p) => write!(f, "{}", p.display()),
         }
     }
@@ -119,9 +125,10 @@ pub fn device_count() -> Result<u32> {
     Device::num_devices().context("counting GPUs")
 }
 
-/// A context on one device (device 0 unless [`Gpu::on_device`]) with the project's PTX loaded.
+/// A context on one device (device 0 unless [`Gpu::on_device`]) with the project's kernels,
+/// whose modules load on first use ([`Gpu::function`]).
 pub struct Gpu {
-    pub module: Module,
+    modules: Modules,
     /// What runners keep on this GPU between calls (their device memory is freed before the
     /// context, which is dropped last).
     runner_state: state::RunnerState,
@@ -130,6 +137,8 @@ pub struct Gpu {
     ordinal: u32,
     /// Which PTX was loaded.
     pub ptx_source: PtxSource,
+    /// The kernels [`Gpu::function`] can load: the PTX's entries that belong to a module group
+    /// (all of the embedded PTX's; a `--ptx` file's others are never loaded).
     pub kernels: Vec<String>,
     // Dropped last: everything above lives in this context.
     _context: Context,
@@ -186,13 +195,18 @@ impl Gpu {
             .into());
         }
         let context = Context::new(device).context("creating a CUDA context")?;
-        let module = Module::from_ptx(&text, &[])
-            .with_context(|| format!("the driver could not load {ptx_source}"))?;
+        let modules = match ptx_source {
+            PtxSource::Embedded => Modules::embedded(),
+            PtxSource::File(_) => Modules::from_ptx(&text),
+        };
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
         Ok(Gpu {
-            module,
+            modules,
             runner_state: Default::default(),
-            kernels: ptx_kernel_names(&text),
+            kernels: ptx_kernel_names(&text)
+                .into_iter()
+                .filter(|n| gpu_kernels::ModuleGroup::of(n).is_some())
+                .collect(),
             stream,
             device,
             ordinal,
@@ -201,19 +215,14 @@ impl Gpu {
         })
     }
 
-    /// The module to take Floyd–Warshall kernels from: the one module, since the register caps
-    /// (`gpu_kernels::registry::max_registers`) are `.maxnreg` directives in the PTX itself,
-    /// written by `cargo xtask build-ptx`.
-    pub fn apsp_module(&self) -> Result<&Module> {
-        Ok(&self.module)
-    }
-
-    /// An APSP kernel of [`Gpu::apsp_module`] by name; a missing one names the PTX it was looked
-    /// for in (a stale `--ptx` file, say).
-    pub fn apsp_function(&self, name: &str) -> Result<cust::function::Function<'_>> {
-        self.apsp_module()?.get_function(name).with_context(|| {
+    /// A kernel by name, from the module of its group (`gpu_kernels::ModuleGroup`), which is
+    /// loaded on first use: from the SASS built into the binary, or JIT-compiled from `--ptx`'s
+    /// file, each kernel under the register cap its PTX entry carries (`.maxnreg`). A missing
+    /// kernel names the PTX it was looked for in (a stale `--ptx` file, say).
+    pub fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
+        self.modules.function(name)?.with_context(|| {
             format!(
-                "kernel {name} is not in {} (run `cargo xtask build-ptx`)",
+                "kernel {name} is not in {} (rebuild it with `cargo xtask build-ptx`)",
                 self.ptx_source
             )
         })

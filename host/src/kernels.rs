@@ -48,10 +48,7 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
         let f = match matmul::flagship::flagship_config(l.name) {
             // Allowed its dynamic shared memory first, as launches do.
             Ok(cfg) => matmul::flagship::flagship_function(gpu, cfg)?,
-            Err(_) => gpu
-                .module
-                .get_function(l.name)
-                .with_context(|| format!("kernel {} not in the PTX", l.name))?,
+            Err(_) => gpu.function(l.name)?,
         };
         let registers = f.get_attribute(FunctionAttribute::NumRegisters)? as u32;
         let static_shared_bytes = f.get_attribute(FunctionAttribute::SharedMemorySizeBytes)? as u32;

@@ -10,7 +10,8 @@
 //! The tuner and cuBLAS sit beside the runners: nothing on the library path imports them.
 //!
 //! The library API:
-//! - [`Gpu::new`] opens device 0 with the kernels (PTX built into the binary);
+//! - [`Gpu::new`] opens device 0 with the kernels (built into the binary as machine code for
+//!   the common GPUs and PTX for the others: [`fatbin`], [`modules`]);
 //! - [`sgemm`] / [`sgemm_device`]: `C = A·B` on host slices or on device buffers;
 //!   [`gemm_device`]: `C = alpha·A·B + beta·C` with leading dimensions, as a [`Gemm`] describes;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
@@ -23,9 +24,11 @@
 pub mod apsp;
 mod dynlib;
 pub mod error;
+pub mod fatbin;
 pub mod gpu;
 pub mod kernels;
 pub mod matmul;
+pub mod modules;
 pub mod pinned;
 pub mod reference;
 pub mod tune;

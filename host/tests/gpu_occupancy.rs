@@ -24,7 +24,6 @@ fn apsp_kernels_as_loaded_respect_the_register_cap() {
     let Some(gpu) = gpu_for_test("apsp_kernels_as_loaded_respect_the_register_cap") else {
         return;
     };
-    let module = gpu.apsp_module().unwrap();
     for cfg in gpu_kernels::apsp::FW_CONFIGS {
         let tiled = matches!(cfg.phase3_layout, Phase3Layout::Tile { .. });
         for (name, threads, tile_update) in [
@@ -32,7 +31,7 @@ fn apsp_kernels_as_loaded_respect_the_register_cap() {
             (cfg.phase2, cfg.phase2_threads().pow(2), tiled),
             (cfg.phase3, cfg.phase3_block_threads(), tiled),
         ] {
-            let f = module.get_function(name).unwrap();
+            let f = gpu.function(name).unwrap();
             let regs = f
                 .get_attribute(cust::function::FunctionAttribute::NumRegisters)
                 .unwrap() as u32;

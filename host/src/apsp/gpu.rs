@@ -28,8 +28,8 @@ use rgk_core::apsp::format::{Edge, Graph, count_repeated, distance_pitch, fill_d
 /// Seconds spent in each stage of one GPU solve.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct GpuTimes {
-    /// Loading the kernels (JIT-compiled on first use, then from the driver's cache) and
-    /// allocating the matrix on the GPU.
+    /// Loading the APSP kernels' module (machine code built into the binary; JIT-compiled only
+    /// from a `--ptx` file or on a GPU it has none for) and allocating the matrix on the GPU.
     pub setup_s: f64,
     /// Building the padded matrix on the GPU (INF, zero diagonal, edges), CUDA events.
     pub fill_s: f64,
@@ -82,8 +82,8 @@ fn check_fits(vertices: usize, padded: usize, pitch: usize) -> Result<()> {
     )
 }
 
-/// The three phase kernels of one block factor, from the register-capped module (see
-/// `gpu_kernels::apsp::FW_MAX_REGISTERS`), with the launch geometry of a padded matrix.
+/// The three phase kernels of one block factor, built under their register caps (see
+/// `gpu_kernels::registry::max_registers`), with the launch geometry of a padded matrix.
 struct Phases<'a> {
     phase1: Function<'a>,
     phase2: Function<'a>,
@@ -115,7 +115,7 @@ pub(crate) fn prefer_shared_memory(f: &Function) -> Result<()> {
 
 impl<'a> Phases<'a> {
     fn new(gpu: &'a Gpu, cfg: FwConfig, padded: usize, pitch: usize) -> Result<Phases<'a>> {
-        let get = |name: &str| gpu.apsp_function(name);
+        let get = |name: &str| gpu.function(name);
         let (phase2, phase3) = (get(cfg.phase2)?, get(cfg.phase3)?);
         prefer_shared_memory(&phase2)?;
         prefer_shared_memory(&phase3)?;
@@ -190,7 +190,7 @@ pub(crate) unsafe fn init_on_device(
     row0: usize,
     pitch: usize,
 ) -> Result<Option<DeviceBuffer<i32>>> {
-    let get = |name: &str| gpu.apsp_function(name);
+    let get = |name: &str| gpu.function(name);
     let (init, scatter) = (get(INIT_MATRIX_KERNEL)?, get(SCATTER_EDGES_KERNEL)?);
     let stream = &gpu.stream;
     let quads_per_block = INIT_THREADS * INIT_QUADS_PER_THREAD;
@@ -448,12 +448,7 @@ pub const PEAK_ITERATIONS: u32 = 16_384;
 /// Runs the add-min throughput kernel over one full wave of blocks (as many per SM as fit), one
 /// warm-up and `reps` timed launches of `iterations` iterations each.
 pub fn addmin_peak(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak> {
-    let f = gpu.module.get_function(PEAK_KERNEL).with_context(|| {
-        format!(
-            "kernel {PEAK_KERNEL} is not in {} (run `cargo xtask build-ptx`)",
-            gpu.ptx_source
-        )
-    })?;
+    let f = gpu.function(PEAK_KERNEL)?;
     let info = gpu.info()?;
     let threads = BlockSize::x(PEAK_THREADS);
     let per_sm = f.max_active_blocks_per_multiprocessor(threads, 0)?.max(1);

@@ -36,7 +36,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let mut kernels = Vec::new();
     for name in &gpu.kernels {
-        let f = gpu.module.get_function(name)?;
+        let f = gpu.function(name)?;
         kernels.push(KernelResources {
             name: name.clone(),
             family: family_of(name).map(Family::name),

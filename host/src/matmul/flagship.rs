@@ -54,12 +54,7 @@ fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> Sgem
 /// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
 /// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
 pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
-    let func = gpu.module.get_function(cfg.name).with_context(|| {
-        format!(
-            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
-            cfg.name, gpu.ptx_source
-        )
-    })?;
+    let func = gpu.function(cfg.name)?;
     // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
     let status = unsafe {
         driver_sys::cuFuncSetAttribute(

@@ -136,12 +136,7 @@ fn launch_padded(
     check_len("C", c.len(), mp * np, false)?;
     anyhow::ensure!(np <= u32::MAX as usize && kp <= u32::MAX as usize);
     let [a, b, c] = [a, b, c].map(|s| s.as_device_ptr());
-    let func = gpu.module.get_function(kernel.name).with_context(|| {
-        format!(
-            "kernel {} is not in {} (rebuild with `cargo xtask build-ptx`)",
-            kernel.name, gpu.ptx_source
-        )
-    })?;
+    let func = gpu.function(kernel.name)?;
     let grid = GridSize::xy((np / tn) as u32, (mp / tm) as u32);
     let block = BlockSize::xy(kernel.block.0, kernel.block.1);
     let stream = &gpu.stream;

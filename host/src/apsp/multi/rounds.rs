@@ -32,7 +32,7 @@ pub(super) struct Kernels<'a> {
 
 impl<'a> Kernels<'a> {
     pub(super) fn new(gpu: &'a Gpu, cfg: FwMultiConfig) -> Result<Kernels<'a>> {
-        let get = |name: &str| gpu.apsp_function(name);
+        let get = |name: &str| gpu.function(name);
         let k = Kernels {
             pivot: get(cfg.pivot)?,
             row: get(cfg.row)?,
