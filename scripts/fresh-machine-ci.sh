@@ -73,7 +73,8 @@ step() { echo "== [$(($(date +%s) - start)) s] $*"; }
 
 step "stable toolchain into the fresh RUSTUP_HOME=$RUSTUP_HOME (rustup-init from $rustup_bin)"
 ln -s "$rustup_bin" "$dir/rustup-init"
-"$dir/rustup-init" -y --no-modify-path --default-toolchain stable --profile minimal 2>&1 | tail -n 3
+"$dir/rustup-init" -y --no-modify-path --default-toolchain stable --profile minimal 2>&1 |
+    grep -E 'installed|error' || true
 rustup --version 2>/dev/null
 rustup toolchain list
 
@@ -111,5 +112,5 @@ rc=$?
 set -e
 end=$(($(date +%s) - start))
 echo
-step "done: exit status $rc after $((end / 60)) min $((end % 60)) s (toolchain install, setup and ci together)"
+step "done: exit status $rc after $((end / 60)) min $((end % 60)) s in all"
 exit "$rc"

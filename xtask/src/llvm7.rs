@@ -212,21 +212,11 @@ fn lib_names(llvm_config: &Path) -> Result<Vec<String>> {
         .output()
         .with_context(|| format!("running {}", llvm_config.display()))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let files: Vec<String> = if out.status.success() {
-        String::from_utf8_lossy(&out.stdout)
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect()
-    } else {
-        stderr
-            .lines()
-            .filter_map(|l| Some(l.split_once("missing: ")?.1.rsplit('/').next()?.to_owned()))
-            .collect()
-    };
-    let names: Vec<String> = files
-        .iter()
-        .filter_map(|f| f.strip_prefix("lib")?.strip_suffix(".a").map(str::to_owned))
-        .collect();
+    let names = parse_lib_names(
+        out.status.success(),
+        &String::from_utf8_lossy(&out.stdout),
+        &stderr,
+    );
     if names.is_empty() {
         bail!(
             "{} --libnames named no static libraries: {}",
@@ -235,4 +225,69 @@ fn lib_names(llvm_config: &Path) -> Result<Vec<String>> {
         );
     }
     Ok(names)
+}
+
+/// The library names in `llvm-config --libnames` output: `libLLVMCore.a …` on stdout when it
+/// succeeds, `llvm-config: error: missing: /…/lib/libLLVMCore.a` lines on stderr when it fails.
+fn parse_lib_names(success: bool, stdout: &str, stderr: &str) -> Vec<String> {
+    let files: Vec<&str> = if success {
+        stdout.split_whitespace().collect()
+    } else {
+        stderr
+            .lines()
+            .filter_map(|l| l.split_once("missing: ")?.1.rsplit('/').next())
+            .collect()
+    };
+    files
+        .iter()
+        .filter_map(|f| f.strip_prefix("lib")?.strip_suffix(".a").map(str::to_owned))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_names_from_either_answer_of_llvm_config() {
+        assert_eq!(
+            parse_lib_names(true, "libLLVMipo.a libLLVMCore.a\n", ""),
+            ["LLVMipo", "LLVMCore"]
+        );
+        let missing = "llvm-config: error: missing: /b/lib/libLLVMMC.a\n\
+                       llvm-config: error: missing: /b/lib/libLLVMNVPTXInfo.a\n";
+        assert_eq!(
+            parse_lib_names(false, "", missing),
+            ["LLVMMC", "LLVMNVPTXInfo"]
+        );
+        assert!(parse_lib_names(false, "", "llvm-config: unknown component").is_empty());
+    }
+
+    #[test]
+    fn the_source_tree_must_be_llvm_7_1() {
+        let dir = std::env::temp_dir().join(format!("xtask_llvm7_{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let llvm = dir.join("llvm");
+        fs::create_dir_all(llvm.join("tools/llvm-config")).unwrap();
+        let cmake = |minor: u32| {
+            format!(
+                "if(NOT DEFINED LLVM_VERSION_MAJOR)\n  set(LLVM_VERSION_MAJOR 7)\nendif()\n\
+                 if(NOT DEFINED LLVM_VERSION_MINOR)\n  set(LLVM_VERSION_MINOR {minor})\nendif()\n"
+            )
+        };
+        fs::write(llvm.join("CMakeLists.txt"), cmake(1)).unwrap();
+        // The release's llvm/ directory, or its parent.
+        let want = fs::canonicalize(&llvm).unwrap();
+        assert_eq!(llvm_source_dir(&dir).unwrap(), want);
+        assert_eq!(llvm_source_dir(&llvm).unwrap(), want);
+        fs::write(llvm.join("CMakeLists.txt"), cmake(0)).unwrap();
+        let err = llvm_source_dir(&dir).unwrap_err().to_string();
+        assert!(
+            err.ends_with("is LLVM 7.0, not 7.1: rust-cuda's codegen is written against LLVM 7.1"),
+            "{err}"
+        );
+        let err = llvm_source_dir(&dir.join("tools")).unwrap_err().to_string();
+        assert!(err.contains("is not an LLVM source tree"), "{err}");
+        let _ = fs::remove_dir_all(&dir);
+    }
 }
