@@ -21,7 +21,9 @@ use cust::{
 use cust_raw::driver_sys;
 
 pub use self::{
-    driver::{DriverError, check as check_driver, check_free_memory},
+    driver::{
+        DriverError, Share, check as check_driver, check_free_memory, check_shares_fit, free_memory,
+    },
     info::DeviceInfo,
     timing::{Timing, time_on_stream},
 };

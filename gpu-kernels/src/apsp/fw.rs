@@ -17,6 +17,7 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
+use super::offsets::{block_origin, in_block};
 use crate::ptx::{
     add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
     st_global, st_shared,
@@ -34,24 +35,19 @@ pub(super) unsafe fn sts(addr: u32, v: i32) {
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 
-/// Top-left cell of block `(bi, bj)` of a matrix of fewer than 2^32 cells (32-bit offsets, as
-/// the one-GPU kernels have always computed them).
+/// Top-left cell of block `(bi, bj)` of a matrix, or of one GPU's slice of block rows, of any
+/// size (a 64-bit offset, [`block_origin`]); the cells of the block are then 32-bit offsets from
+/// it ([`in_block`]).
 #[inline(always)]
-pub(crate) fn block32<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
-    unsafe { (d as *mut u32).add((bi * B * pitch + bj * B) as usize) }
-}
-
-/// Top-left cell of block `(bi, bj)` of a slice of block rows of any size: the row offset in
-/// 64 bits (one GPU's rows of a matrix split over several may exceed 2^32 cells in total).
-#[inline(always)]
-pub(crate) fn block64<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
-    unsafe { (d as *mut u32).add(bi as usize * (B * pitch) as usize + (bj * B) as usize) }
+pub(crate) fn block_at<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
+    unsafe { (d as *mut u32).add(block_origin(B, pitch, bi, bj)) }
 }
 
 /// The register-tiled block update shared by phases 2 and 3 (`tile` layout):
 /// `own = min(own, A ⊗ B)` in the (min, +) sense over the B values of k, for the blocks
-/// `own`, `a` and `b` given as pointers to their top-left cells (`block32` / `block64`;
-/// evaluated at the start, `own` once more for the stores), all with row pitch `pitch`.
+/// `own`, `a` and `b` given as pointers to their top-left cells (`block_at`; evaluated at the
+/// start, `own` once more for the stores), all with row pitch `pitch`; the cells of each block
+/// are 32-bit offsets from its pointer (`in_block`).
 ///
 /// Register tile: thread `(tx, ty)` of a `T x T` block owns `C x C` cells (C = `$n`), in groups
 /// of 4 rows `g*GS + 4*ty + 0..4` and 4 columns `h*GS + 4*tx + 0..4` (GS = B / (C/4)), so that
@@ -104,7 +100,7 @@ macro_rules! fw_tile_update {
             if Q % 4 == 0 {
                 let i = (R / 4) * GS + 4 * ty + R % 4;
                 let j = (Q / 4) * GS + 4 * tx;
-                v = unsafe { ld_global_v4(own.add((i * pitch + j) as usize)) };
+                v = unsafe { ld_global_v4(own.add(in_block(pitch, i, j) as usize)) };
             }
             cell[R][Q] = v[Q % 4] as i32;
         }); });
@@ -112,12 +108,12 @@ macro_rules! fw_tile_update {
         // A and B as they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
         let (r0, c4) = (t / KQ, 4 * (t % KQ));
         let (pa, pb): (*const u32, *const u32) = ($a, $bb);
-        let ga = unsafe { pa.add((r0 * pitch + c4) as usize) };
-        let gb = unsafe { pb.add((r0 * pitch + c4) as usize) };
+        let ga = unsafe { pa.add(in_block(pitch, r0, c4) as usize) };
+        let gb = unsafe { pb.add(in_block(pitch, r0, c4) as usize) };
         let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
         seq!(N in 0..$q {
             unsafe {
-                let step = (N * ROWS_PER_STEP * pitch) as usize;
+                let step = in_block(pitch, N * ROWS_PER_STEP, 0) as usize;
                 cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step));
                 cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step));
             }
@@ -157,7 +153,7 @@ macro_rules! fw_tile_update {
             if Q % 4 == 3 {
                 let i = (R / 4) * GS + 4 * ty + R % 4;
                 let j = (Q / 4) * GS + 4 * tx;
-                unsafe { st_global::<4>(own.add((i * pitch + j) as usize), v) };
+                unsafe { st_global::<4>(own.add(in_block(pitch, i, j) as usize), v) };
             }
         }); });
     }};
@@ -209,14 +205,14 @@ macro_rules! fw_pivot_block {
         let mut cell = [[0i32; $r]; $r];
         seq!(I in 0..$r { seq!(J in 0..$r {
             let (i, j) = (ty + I * T, tx + J * T);
-            cell[I][J] = unsafe { ld_global(base.add((i * pitch + j) as usize)) } as i32;
+            cell[I][J] = unsafe { ld_global(base.add(in_block(pitch, i, j) as usize)) } as i32;
             unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
         }); });
         thread::sync_threads();
         fw_relax_in_place!(cell, $r, (tx, ty), a: sp, b: sp, own: sp);
         seq!(I in 0..$r { seq!(J in 0..$r {
             let (i, j) = (ty + I * T, tx + J * T);
-            unsafe { st_global::<1>(base.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
+            unsafe { st_global::<1>(base.add(in_block(pitch, i, j) as usize), [cell[I][J] as u32]) };
         }); });
     }};
 }
@@ -244,13 +240,12 @@ macro_rules! fw_phase23 {
             let sp = shared_addr(addr_of!(PIVOT));
             let so = shared_addr(addr_of!(OWN));
             let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-            let d = d as *mut u32;
-            let pivot = unsafe { d.add((round * B * pitch + round * B) as usize) };
-            let own = unsafe { d.add((bi * B * pitch + bj * B) as usize) };
+            let pivot = block_at::<B>(d, pitch, round, round);
+            let own = block_at::<B>(d, pitch, bi, bj);
             let mut cell = [[0i32; $r]; $r];
             seq!(I in 0..$r { seq!(J in 0..$r {
                 let (i, j) = (ty + I * T, tx + J * T);
-                let off = (i * pitch + j) as usize;
+                let off = in_block(pitch, i, j) as usize;
                 cell[I][J] = unsafe { ld_global(own.add(off)) } as i32;
                 unsafe {
                     sts(so + 4 * (i * B + j), cell[I][J]);
@@ -263,7 +258,7 @@ macro_rules! fw_phase23 {
             fw_relax_in_place!(cell, $r, (tx, ty), a: sa, b: sb, own: so);
             seq!(I in 0..$r { seq!(J in 0..$r {
                 let (i, j) = (ty + I * T, tx + J * T);
-                unsafe { st_global::<1>(own.add((i * pitch + j) as usize), [cell[I][J] as u32]) };
+                unsafe { st_global::<1>(own.add(in_block(pitch, i, j) as usize), [cell[I][J] as u32]) };
             }); });
         }
 
@@ -299,13 +294,16 @@ macro_rules! fw_phase23 {
             let row0 = (ty % ROW_GROUPS) * RR;
             let col = (ty / ROW_GROUPS) * T + tx;
             let d = d as *mut u32;
-            // Offset of this thread's first cell in block (bi, bj); recomputed after the k loop
-            // rather than kept live across it (registers decide whether 2 blocks fit per SM).
-            let first = move |bi: u32, bj: u32| ((bi * B + row0) * pitch + bj * B + col) as usize;
+            // Offset of this thread's first cell in block (bi, bj): the block's 64-bit origin
+            // and the 32-bit offset inside it. Recomputed after the k loop rather than kept
+            // live across it (registers decide whether 2 blocks fit per SM).
+            let first = move |bi: u32, bj: u32| {
+                block_origin(B, pitch, bi, bj) + in_block(pitch, row0, col) as usize
+            };
             let mut cell = [0i32; $n];
             seq!(I in 0..$n {
                 let i = row0 + I;
-                let step = (I * pitch) as usize;
+                let step = in_block(pitch, I, 0) as usize;
                 unsafe {
                     cell[I] = ld_global(d.add(first(bi, bj) + step)) as i32;
                     sts(sc + 4 * (i * B + col), ld_global(d.add(first(bi, round) + step)) as i32);
@@ -333,7 +331,7 @@ macro_rules! fw_phase23 {
             }
             let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
             seq!(I in 0..$n {
-                unsafe { st_global::<1>(d.add(first(bi, bj) + (I * pitch) as usize), [cell[I] as u32]) };
+                unsafe { st_global::<1>(d.add(first(bi, bj) + in_block(pitch, I, 0) as usize), [cell[I] as u32]) };
             });
         }
     };
@@ -357,9 +355,9 @@ macro_rules! fw_phase23 {
             let own = move || {
                 let x = thread::block_idx_x();
                 let (bi, bj) = if thread::block_idx_y() == 0 { (round, x) } else { (x, round) };
-                block32::<$b>(d, pitch, bi, bj)
+                block_at::<$b>(d, pitch, bi, bj)
             };
-            let pivot = block32::<$b>(d, pitch, round, round);
+            let pivot = block_at::<$b>(d, pitch, round, round);
             let in_row = thread::block_idx_y() == 0;
             let a = if in_row { pivot } else { own() };
             let b = if in_row { own() } else { pivot };
@@ -375,9 +373,9 @@ macro_rules! fw_phase23 {
             if bi == round || bj == round {
                 return;
             }
-            let own = || block32::<$b>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
+            let own = || block_at::<$b>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
             fw_tile_update!($b, $t3, $n, $q, pitch, own: own(),
-                a: block32::<$b>(d, pitch, bi, round), b: block32::<$b>(d, pitch, round, bj));
+                a: block_at::<$b>(d, pitch, bi, round), b: block_at::<$b>(d, pitch, round, bj));
         }
     };
 }
@@ -389,7 +387,7 @@ macro_rules! fw_kernels {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase1(d: *mut i32, pitch: u32, round: u32) {
-            fw_pivot_block!($b, $t, $r, block32::<$b>(d, pitch, round, round), pitch);
+            fw_pivot_block!($b, $t, $r, block_at::<$b>(d, pitch, round, round), pitch);
         }
 
         fw_phase23!($l, $phase2, $phase3, $b, $t, $r, $t3, $n $(, $q)?);

@@ -5,7 +5,7 @@ use cuda_std::{kernel, thread};
 
 use crate::ptx::{red_min_global, st_global};
 
-use super::{INIT_QUADS_PER_THREAD, format::INF};
+use super::{INIT_QUADS_PER_THREAD, format::INF, offsets::cell};
 
 /// Sets every cell of `rows` rows of `pitch` cells to INF, and the diagonal to 0 (padding rows
 /// and columns included, so that padding never shortens a path). The rows are rows
@@ -18,7 +18,7 @@ pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32, row0: u32) {
     let quads = pitch / 4;
     let mut row = thread::block_idx_y();
     while row < rows {
-        let base = unsafe { d.add(row as usize * pitch as usize) } as *mut u32;
+        let base = unsafe { d.add(cell(pitch, row, 0)) } as *mut u32;
         let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
             + thread::thread_idx_x();
         let mut n = 0;
@@ -47,6 +47,6 @@ pub unsafe fn apsp_scatter_edges(d: *mut i32, pitch: u32, edges: *const i32, n: 
     if i < n {
         let e = unsafe { edges.add(3 * i as usize) };
         let (src, dst, w) = unsafe { (*e, *e.add(1), *e.add(2)) };
-        unsafe { red_min_global(d.add(src as usize * pitch as usize + dst as usize), w) };
+        unsafe { red_min_global(d.add(cell(pitch, src as u32, dst as u32)), w) };
     }
 }

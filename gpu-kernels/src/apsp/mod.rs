@@ -5,6 +5,7 @@
 //! block factors 16, 32 and 64; the host pads V to a multiple of the block factor.
 
 pub mod format;
+pub mod offsets;
 
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;

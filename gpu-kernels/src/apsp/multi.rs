@@ -1,8 +1,8 @@
 //! Blocked Floyd–Warshall with the matrix split by block rows between GPUs (`host apsp --gpus
 //! N`): each GPU holds a contiguous slice of block rows (`rows`, row pitch `pitch`, block row 0
 //! = the slice's first) and receives the pivot block row of every round into a separate buffer
-//! (`pivot`, one block row with the same pitch). Offsets into `rows` are 64-bit (`block64`), so
-//! one GPU's slice may exceed 2^32 cells.
+//! (`pivot`, one block row with the same pitch). Block offsets are 64-bit (`block_at`, as in the
+//! one-GPU kernels), so one GPU's slice may exceed 2^32 cells.
 //!
 //! Per round: the owner of the pivot block row closes the pivot block (`pivot` kernel) and
 //! updates the rest of that row (`row`), in its own slice; the row is broadcast; every GPU then
@@ -14,7 +14,8 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use super::fw::{block64, lds, sts};
+use super::fw::{block_at, lds, sts};
+use super::offsets::in_block;
 use crate::ptx::{
     add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
     st_global,
@@ -27,7 +28,7 @@ macro_rules! fw_multi_kernels {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $pivot(row: *mut i32, pitch: u32, round: u32) {
-            fw_pivot_block!($b, $t, $r, block64::<$b>(row, pitch, 0, round), pitch);
+            fw_pivot_block!($b, $t, $r, block_at::<$b>(row, pitch, 0, round), pitch);
         }
 
         /// Phase 2, pivot row: block `block_idx.x` of the pivot block row `row` (skipping the
@@ -38,9 +39,9 @@ macro_rules! fw_multi_kernels {
             if thread::block_idx_x() == round {
                 return;
             }
-            let own = || block64::<$b>(row, pitch, 0, thread::block_idx_x());
+            let own = || block_at::<$b>(row, pitch, 0, thread::block_idx_x());
             fw_tile_update!($b, $t3, $n, $q, pitch, own: own(),
-                a: block64::<$b>(row, pitch, 0, round), b: own());
+                a: block_at::<$b>(row, pitch, 0, round), b: own());
         }
 
         /// Phase 2, pivot column: block (`block_idx.x`, `round`) of this GPU's slice, skipping
@@ -53,9 +54,9 @@ macro_rules! fw_multi_kernels {
             if thread::block_idx_x() == skip {
                 return;
             }
-            let own = || block64::<$b>(rows, pitch, thread::block_idx_x(), round);
+            let own = || block_at::<$b>(rows, pitch, thread::block_idx_x(), round);
             fw_tile_update!($b, $t3, $n, $q, pitch, own: own(), a: own(),
-                b: block64::<$b>(pivot, pitch, 0, round));
+                b: block_at::<$b>(pivot, pitch, 0, round));
         }
 
         /// Phase 3 on local block rows `first + block_idx.y` (skipping `skip`) and every block
@@ -77,10 +78,10 @@ macro_rules! fw_multi_kernels {
             }
             let own = || {
                 let bi = thread::block_idx_y() + first;
-                block64::<$b>(rows, pitch, bi, thread::block_idx_x())
+                block_at::<$b>(rows, pitch, bi, thread::block_idx_x())
             };
             fw_tile_update!($b, $t3, $n, $q, pitch, own: own(),
-                a: block64::<$b>(rows, pitch, bi, round), b: block64::<$b>(pivot, pitch, 0, bj));
+                a: block_at::<$b>(rows, pitch, bi, round), b: block_at::<$b>(pivot, pitch, 0, bj));
         }
     )*};
 }

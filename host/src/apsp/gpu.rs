@@ -23,7 +23,10 @@ use serde::Serialize;
 
 use super::rows::DeviceRows;
 use crate::gpu::{Gpu, Timing, check_driver, check_free_memory, time_on_stream};
-use rgk_core::apsp::format::{Edge, Graph, count_repeated, distance_pitch, fill_distances};
+use rgk_core::apsp::{
+    format::{Edge, Graph, count_repeated, distance_pitch, fill_distances},
+    limits::ensure_gpu_addressable,
+};
 
 /// Seconds spent in each stage of one GPU solve.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -70,15 +73,20 @@ pub fn geometry(vertices: usize, block: u32) -> (usize, usize) {
     (padded, distance_pitch(padded))
 }
 
-/// Fails with one sentence when the padded matrix overflows the kernels' 32-bit offsets or does
-/// not fit in the GPU's free memory.
-fn check_fits(vertices: usize, padded: usize, pitch: usize) -> Result<()> {
-    if (padded as u64) * (pitch as u64) > rgk_core::apsp::limits::GPU_MAX_CELLS {
-        bail!("V = {vertices} is too large: the padded matrix would exceed 2^32 cells");
-    }
+/// Fails with one sentence when the kernels cannot address the padded matrix (a grid or a block
+/// row too large, far beyond any GPU's memory) or when the matrix and the `edges` uploaded to
+/// build it do not fit in the GPU's free memory, which is what limits V in practice.
+fn check_fits(
+    vertices: usize,
+    edges: usize,
+    block: u32,
+    padded: usize,
+    pitch: usize,
+) -> Result<()> {
+    ensure_gpu_addressable(vertices, block)?;
     check_free_memory(
-        padded * pitch * 4,
-        format_args!("V = {vertices}'s distance matrix"),
+        padded * pitch * size_of::<i32>() + edges * size_of::<Edge>(),
+        format_args!("V = {vertices} (a {padded} x {pitch} distance matrix and {edges} edges)"),
     )
 }
 
@@ -194,6 +202,8 @@ pub(crate) unsafe fn init_on_device(
     let (init, scatter) = (get(INIT_MATRIX_KERNEL)?, get(SCATTER_EDGES_KERNEL)?);
     let stream = &gpu.stream;
     let quads_per_block = INIT_THREADS * INIT_QUADS_PER_THREAD;
+    // `pitch`, `rows` and `row0` fit in u32: the callers checked `ensure_gpu_addressable`
+    // (pitch ≤ 2^32 / B); the cells' offsets are 64-bit in the kernels.
     let grid = GridSize::xy(
         ((pitch / 4) as u32).div_ceil(quads_per_block),
         (rows as u32).min(u16::MAX as u32),
@@ -221,8 +231,14 @@ pub(crate) unsafe fn init_on_device(
             "edge {i} ({src} -> {dst}) lies outside the {rows} x {pitch} matrix"
         ));
     }
-    // E <= V(V-1) < 2^32 cells: the edge count fits the kernel's u32.
-    let n = edges.len() as u32;
+    // The file format's E is an int32; a graph built in memory may have more than the kernel's
+    // u32 counts.
+    let Ok(n) = u32::try_from(edges.len()) else {
+        return rgk_core::bad_input(format!(
+            "{} edges are more than the GPU's edge scatter takes (2^32 - 1)",
+            edges.len()
+        ));
+    };
     let edges = DeviceBuffer::from_slice(bytemuck::cast_slice::<_, i32>(edges))
         .context("copying the edge list to the GPU")?;
     // SAFETY: the kernel takes (d, pitch, edges, n) and writes one cell per edge, inside the
@@ -260,7 +276,7 @@ pub struct Running {
 pub fn start_on_device(gpu: &Gpu, graph: &Graph, block: u32) -> Result<Running> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
-    check_fits(graph.vertices, padded, pitch)?;
+    check_fits(graph.vertices, graph.edges.len(), block, padded, pitch)?;
     let mut times = GpuTimes::default();
     let stream = &gpu.stream;
     let t = Instant::now();
@@ -412,7 +428,7 @@ pub fn solve(gpu: &Gpu, graph: &Graph, block: u32) -> Result<GpuSolution> {
 pub fn time_phase3(gpu: &Gpu, graph: &Graph, block: u32, reps: usize) -> Result<(Timing, f64)> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
-    check_fits(graph.vertices, padded, pitch)?;
+    check_fits(graph.vertices, 0, block, padded, pitch)?;
     let mut dist = vec![0i32; padded * pitch];
     fill_distances(graph, padded, pitch, &mut dist);
     let d_dist = DeviceBuffer::from_slice(&dist)?;

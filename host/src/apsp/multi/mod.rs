@@ -20,7 +20,7 @@ use rounds::{Kernels, Lane, Rounds, greatest_priority, warm_up};
 
 use std::{ffi::c_int, ops::Range, path::Path, str::FromStr, time::Instant};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use cust::{
     event::{Event, EventFlags},
     memory::DeviceBuffer,
@@ -29,6 +29,7 @@ use cust::{
 use gpu_kernels::apsp::{FwMultiConfig, fw_multi_config};
 use rgk_core::apsp::{
     format::{Edge, Graph, count_repeated},
+    limits::ensure_gpu_addressable,
     split::{PIVOT_BUFFERS, block_rows, bytes_per_gpu},
 };
 use serde::Serialize;
@@ -37,7 +38,7 @@ use super::{
     gpu::{self as agpu, geometry},
     nccl::Nccl,
 };
-use crate::gpu::{Gpu, check_free_memory, device_count, init_driver};
+use crate::gpu::{Gpu, Share, check_shares_fit, device_count, free_memory, init_driver};
 
 /// How many GPUs `--gpus` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,26 +193,38 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
     let (padded, pitch) = geometry(graph.vertices, block);
     let nb = padded / b;
     let parts = block_rows(nb, n);
-    if (b * pitch) as u64 > rgk_core::apsp::limits::GPU_MAX_CELLS {
-        bail!(
-            "V = {} is too large: one block row would exceed 2^32 cells",
-            graph.vertices
-        );
+    ensure_gpu_addressable(graph.vertices, block)?;
+    // Each GPU's share must fit in its own free memory: its block rows, the pivot-row buffers
+    // and the edges it uploads to build its rows.
+    let mut edges_per_gpu = vec![0usize; n];
+    for e in &graph.edges {
+        let row = e.src as usize / b;
+        // (An edge outside the matrix goes to no GPU: the uploads below filter the same way.)
+        if let Some(g) = parts.iter().position(|p| p.contains(&row)) {
+            edges_per_gpu[g] += 1;
+        }
     }
-    let mut times = MultiTimes::default();
+    let mut shares = Vec::with_capacity(n);
     for (g, gpu) in multi.gpus.iter().enumerate() {
         gpu.make_current()?;
+        shares.push(Share {
+            ordinal: gpu.ordinal(),
+            needs: bytes_per_gpu(parts[g].len(), b, pitch) + edges_per_gpu[g] * size_of::<Edge>(),
+            free: free_memory()?,
+        });
+    }
+    check_shares_fit(
+        &shares,
+        format_args!(
+            "V = {} on {n} GPU(s) ({nb} block rows of {b} x {pitch} cells, {PIVOT_BUFFERS} \
+             pivot rows per GPU, {} edges)",
+            graph.vertices,
+            graph.edges.len()
+        ),
+    )?;
+    let mut times = MultiTimes::default();
+    for (g, gpu) in multi.gpus.iter().enumerate() {
         let bytes = bytes_per_gpu(parts[g].len(), b, pitch);
-        check_free_memory(
-            bytes,
-            format_args!(
-                "GPU {}'s share of V = {} on {n} GPU(s) ({} of {nb} block rows of {b} plus \
-                 {PIVOT_BUFFERS} pivot rows)",
-                gpu.ordinal(),
-                graph.vertices,
-                parts[g].len(),
-            ),
-        )?;
         times.per_gpu.push(GpuSplit {
             ordinal: gpu.ordinal(),
             block_rows: parts[g].len(),
