@@ -23,15 +23,12 @@ pub fn group_ptx(ptx: &str, group: ModuleGroup) -> String {
 /// Entries of `ptx` that belong to no [`ModuleGroup`] (and so would be in no module).
 pub fn ungrouped_entries(ptx: &str) -> Vec<String> {
     let mut names = Vec::new();
-    module_ptx(
-        ptx,
-        |name| {
-            if ModuleGroup::of(name).is_none() {
-                names.push(name.to_string());
-            }
-            false
-        },
-    );
+    module_ptx(ptx, |name| {
+        if ModuleGroup::of(name).is_none() {
+            names.push(name.to_string());
+        }
+        false
+    });
     names
 }
 
