@@ -213,15 +213,25 @@ mod tests {
     fn naive(dist: &[i32], v: usize) -> Vec<VertexSums> {
         (0..v)
             .map(|u| {
-                let out: Vec<i32> = (0..v).map(|j| dist[u * v + j]).filter(|&d| d < INF).collect();
-                let inc: Vec<i32> = (0..v).map(|i| dist[i * v + u]).filter(|&d| d < INF).collect();
+                let out: Vec<i32> = (0..v)
+                    .map(|j| dist[u * v + j])
+                    .filter(|&d| d < INF)
+                    .collect();
+                let inc: Vec<i32> = (0..v)
+                    .map(|i| dist[i * v + u])
+                    .filter(|&d| d < INF)
+                    .collect();
                 VertexSums {
                     out_max: out.iter().copied().max().unwrap_or(0) as u32,
                     out_count: out.len() as u32,
                     out_sum: out.iter().map(|&d| d as u64).sum(),
                     in_count: inc.len() as u32,
                     in_sum: inc.iter().map(|&d| d as u64).sum(),
-                    in_harmonic: inc.iter().filter(|&&d| d > 0).map(|&d| 1.0 / d as f64).sum(),
+                    in_harmonic: inc
+                        .iter()
+                        .filter(|&&d| d > 0)
+                        .map(|&d| 1.0 / d as f64)
+                        .sum(),
                 }
             })
             .collect()
@@ -229,7 +239,13 @@ mod tests {
 
     #[test]
     fn sums_equal_the_definitions_on_random_graphs() {
-        for (v, e, seed) in [(1, 0, 1), (7, 10, 2), (60, 400, 3), (300, 900, 4), (130, 0, 5)] {
+        for (v, e, seed) in [
+            (1, 0, 1),
+            (7, 10, 2),
+            (60, 400, 3),
+            (300, 900, 4),
+            (130, 0, 5),
+        ] {
             let g = generate(v, e, seed).unwrap();
             let (dist, _) = cpu::solve(&g).unwrap();
             let got = sums_cpu(&dist, v, v);
@@ -270,11 +286,17 @@ mod tests {
         assert_eq!((s.graph.diameter, s.graph.radius), (5, 0));
         assert_eq!((s.graph.reachable_pairs, s.graph.unreachable_pairs), (3, 9));
         assert!(!s.graph.strongly_connected);
-        assert_eq!(s.graph.average_shortest_path_length, (2 + 5 + 3) as f64 / 3.0);
+        assert_eq!(
+            s.graph.average_shortest_path_length,
+            (2 + 5 + 3) as f64 / 3.0
+        );
         // Vertex 2 is reached by 0 (5) and 1 (3): (2/8)·(2/3).
         assert_eq!(s.vertices[2].closeness, (2.0 / 8.0) * (2.0 / 3.0));
         assert_eq!(s.vertices[2].harmonic, 1.0 / 5.0 + 1.0 / 3.0);
-        assert_eq!((s.vertices[0].closeness, s.vertices[3].harmonic), (0.0, 0.0));
+        assert_eq!(
+            (s.vertices[0].closeness, s.vertices[3].harmonic),
+            (0.0, 0.0)
+        );
         let mut csv = Vec::new();
         s.csv(&mut csv).unwrap();
         let csv = String::from_utf8(csv).unwrap();
@@ -289,7 +311,10 @@ mod tests {
         let (dist, _) = cpu::solve(&g).unwrap();
         let s = Stats::from_distances(&dist, 2, 2);
         assert_eq!(s.vertices[0].reached_by, 1);
-        assert_eq!((s.vertices[0].closeness, s.vertices[0].harmonic), (0.0, 0.0));
+        assert_eq!(
+            (s.vertices[0].closeness, s.vertices[0].harmonic),
+            (0.0, 0.0)
+        );
         assert!(s.graph.strongly_connected);
         assert_eq!(s.graph.average_shortest_path_length, 0.0);
     }
