@@ -54,9 +54,16 @@ fn cpu_statistics_equal_networkx() {
         let g = &s.graph;
         assert_eq!(g.strongly_connected, case.strongly_connected, "{name}");
         assert_eq!(g.unreachable_pairs, case.unreachable_pairs, "{name}");
-        assert_eq!((g.diameter, g.radius), (case.diameter, case.radius), "{name}");
+        assert_eq!(
+            (g.diameter, g.radius),
+            (case.diameter, case.radius),
+            "{name}"
+        );
         assert!(
-            close(g.average_shortest_path_length, case.average_shortest_path_length),
+            close(
+                g.average_shortest_path_length,
+                case.average_shortest_path_length
+            ),
             "{name}: average {} vs networkx {}",
             g.average_shortest_path_length,
             case.average_shortest_path_length

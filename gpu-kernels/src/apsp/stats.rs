@@ -28,8 +28,7 @@ use super::{
     format::INF,
 };
 use crate::ptx::{
-    ld_global_nc, ld_global_v4, ld_shared, rcp_rn_f64, shared_addr, shfl_bfly, st_global,
-    st_shared,
+    ld_global_nc, ld_global_v4, ld_shared, rcp_rn_f64, shared_addr, shfl_bfly, st_global, st_shared,
 };
 
 // The unrolled loops below are written for these (seq! needs literals).
@@ -142,7 +141,10 @@ pub unsafe fn apsp_stats_tiles(
         // SAFETY: thread t's own slot of the two shared arrays.
         unsafe {
             st_shared::<1>(s_max + 4 * t, [keep_max]);
-            st_shared::<2>(s_packed + 8 * t, [keep_packed as u32, (keep_packed >> 32) as u32]);
+            st_shared::<2>(
+                s_packed + 8 * t,
+                [keep_packed as u32, (keep_packed >> 32) as u32],
+            );
         }
         thread::sync_threads();
         if warp == 0 {
