@@ -12,6 +12,8 @@
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
+#   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
+#                                  JSON to $OUT; prints (compute + statistics) / compute
 #   scripts/gpu-run.sh archcmp     the embedded compute_80 PTX against a compute_90 build (bundle's
 #                                  gpu_kernels.compute_90.ptx): SGEMM at 4096, APSP at V=10000, SASS counts
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
@@ -102,6 +104,7 @@ sanitize)
             for b in ${BLOCKS:-16 32 64}; do
                 run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b" --no-peak
             done
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" --stats "$tmp/g$v.csv" --no-peak
         done
     done
     ;;
@@ -134,6 +137,23 @@ apsp)
         rm -f "$tmp/g$v.out"
     done
     kill "$smi"
+    ;;
+stats)
+    tmp=${APSP_TMP:-/tmp/apsp}
+    mkdir -p "$tmp"
+    for v in "$@"; do
+        "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/g$v.in"
+        run "$HOST" apsp "$tmp/g$v.in" --stats "$tmp/g$v.csv" --json > "$OUT_DIR/stats_$v.json"
+        python3 - "$OUT_DIR/stats_$v.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+c, t = r["split"]["compute_s"], r["stats"]["times"]
+extra = t["reduce_s"] + t["device_to_host_s"] + t["finish_s"]
+print(f'V={r["vertices"]}: compute {c:.4f} s, statistics {extra:.4f} s (reduce {t["reduce_s"]:.4f}), '
+      f'ratio {(c + extra) / c:.4f}, output {r["output"]}, copied back {r["split"]["device_to_host_s"]} s')
+PY
+        rm -f "$tmp/g$v.in"
+    done
     ;;
 archcmp)
     alt=$B/gpu_kernels.compute_90.ptx

@@ -271,3 +271,28 @@ pub fn fresh_ctaid_x() -> u32 {
     };
     v
 }
+
+/// `v` of the lane whose index is this lane's xor `mask`, all 32 lanes taking part (a warp
+/// butterfly step; every lane of the warp must call it).
+#[inline(always)]
+pub fn shfl_bfly(v: u32, mask: u32) -> u32 {
+    let out: u32;
+    // SAFETY: register exchange within the warp; every caller runs it on all 32 lanes.
+    unsafe {
+        asm!("shfl.sync.bfly.b32 {o}, {v}, {m}, 0x1f, 0xffffffff;", o = out(reg32) out,
+             v = in(reg32) v, m = in(reg32) mask, options(nomem, nostack, preserves_flags));
+    }
+    out
+}
+
+/// `1 / x` rounded to the nearest f64 (IEEE `rcp.rn`), not the approximate reciprocal.
+#[inline(always)]
+pub fn rcp_rn_f64(x: f64) -> f64 {
+    let out: f64;
+    // SAFETY: register arithmetic only.
+    unsafe {
+        asm!("rcp.rn.f64 {o}, {x};", o = out(reg64) out, x = in(reg64) x,
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    out
+}

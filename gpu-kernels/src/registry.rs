@@ -8,7 +8,8 @@ use core::fmt;
 
 use crate::apsp::{
     FW_CONFIGS, FW_MULTI, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
-    SCATTER_EDGES_KERNEL,
+    SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS,
+    STATS_TILES_KERNEL,
 };
 use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
@@ -53,11 +54,13 @@ pub enum Family {
     ApspInit,
     /// The add-min throughput ceiling (`apsp/peak.rs`).
     ApspPeak,
+    /// Graph statistics from the solved matrix (`apsp/stats.rs`).
+    ApspStats,
 }
 
 impl Family {
     /// Every family, in the order of [`KERNELS`].
-    pub const ALL: [Family; 17] = [
+    pub const ALL: [Family; 18] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -75,6 +78,7 @@ impl Family {
         Family::FwMulti,
         Family::ApspInit,
         Family::ApspPeak,
+        Family::ApspStats,
     ];
 
     /// The family's one name: on the command line (`--kernel tiled`), in bench records and
@@ -98,6 +102,7 @@ impl Family {
             Family::FwMulti => "fw_multi",
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
+            Family::ApspStats => "apsp_stats",
         }
     }
 
@@ -127,7 +132,7 @@ pub struct KernelSpec {
     /// Threads per block, (x, y).
     pub block: (u32, u32),
     /// One block's tile: output rows, output columns and k-depth per step for SGEMM; `(B, B, B)`
-    /// for a Floyd–Warshall block factor B; `None` for kernels without one (init, peak).
+    /// for a Floyd–Warshall block factor B; `None` for kernels without one (init, peak, stats).
     pub tile: Option<(u32, u32, u32)>,
     /// Dynamic shared memory per block (the flagship's; 0 for the others).
     pub dynamic_shared_bytes: u32,
@@ -285,6 +290,8 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(PEAK_KERNEL, Family::ApspPeak, PEAK_THREADS),
+        flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
+        flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
 ];
 
@@ -362,6 +369,8 @@ mod tests {
         expected.push((INIT_MATRIX_KERNEL, Family::ApspInit));
         expected.push((SCATTER_EDGES_KERNEL, Family::ApspInit));
         expected.push((PEAK_KERNEL, Family::ApspPeak));
+        expected.push((STATS_TILES_KERNEL, Family::ApspStats));
+        expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");

@@ -8,6 +8,7 @@ pub mod format;
 pub mod limits;
 pub mod random;
 pub mod split;
+pub mod stats;
 pub mod verify;
 
 pub use distances::{Distances, solve_cpu};

@@ -249,6 +249,58 @@ pub const INIT_THREADS: u32 = 256;
 /// 16-byte quads each thread of `apsp_init_matrix` stores per row.
 pub const INIT_QUADS_PER_THREAD: u32 = 4;
 
+/// The statistics of `host apsp --stats` (`stats.rs`): `apsp_stats_tiles` reads the solved
+/// matrix once, tile by tile, and writes per-tile partial sums (per row over the tile's columns,
+/// per column over its rows); `apsp_stats_finish` adds the tiles' partials per vertex.
+pub const STATS_TILES_KERNEL: &str = "apsp_stats_tiles";
+pub const STATS_FINISH_KERNEL: &str = "apsp_stats_finish";
+/// Warps per block of `apsp_stats_tiles`; each warp covers 128 columns (4 per lane).
+pub const STATS_WARPS: u32 = 8;
+/// Threads per block of `apsp_stats_tiles`.
+pub const STATS_THREADS: u32 = 32 * STATS_WARPS;
+/// Columns of one tile (block): 4 per thread, one 16-byte load per row.
+pub const STATS_COLUMNS: u32 = 4 * STATS_THREADS;
+/// Rows the warps of a block reduce together before combining them in shared memory; the rows
+/// of a tile are a multiple of it.
+pub const STATS_ROW_CHUNK: u32 = 32;
+/// Rows of one tile at most: counts of reachable cells in a tile row or column then stay below
+/// 2^11, the bits above [`STATS_COUNT_SHIFT`] of a packed partial.
+pub const STATS_MAX_TILE_ROWS: u32 = 1024;
+/// A partial of the tiles kernel packs a count and a sum of distances into one u64: the count
+/// in the bits from this one up, the sum below. The sum of up to 1024 distances of at most
+/// 1000·(V − 1) stays below 2^53 for any V below 8.7·10^9.
+pub const STATS_COUNT_SHIFT: u32 = 53;
+/// Threads per block of `apsp_stats_finish` (one thread per vertex).
+pub const STATS_FINISH_THREADS: u32 = 256;
+
+/// The per-vertex arrays `apsp_stats_finish` writes, in this order, each `stride` u64 long
+/// (`u32` values zero-extended, the harmonic sum as f64 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum StatsField {
+    /// The largest finite distance from the vertex (0 when it reaches nothing else).
+    OutMax,
+    /// Vertices with a path from the vertex, itself included.
+    OutCount,
+    /// Sum of the finite distances from the vertex.
+    OutSum,
+    /// Vertices with a path to the vertex, itself included.
+    InCount,
+    /// Sum of the finite distances to the vertex.
+    InSum,
+    /// Sum of 1/d over the finite, non-zero distances d to the vertex (f64).
+    InHarmonic,
+}
+
+impl StatsField {
+    pub const COUNT: u32 = 6;
+}
+
+const _: () = assert!(STATS_MAX_TILE_ROWS.is_multiple_of(STATS_ROW_CHUNK));
+const _: () = assert!(STATS_ROW_CHUNK == 32 && STATS_WARPS <= 32);
+const _: () = assert!(STATS_MAX_TILE_ROWS < (1 << (64 - STATS_COUNT_SHIFT)));
+const _: () = assert!(STATS_COLUMNS < (1 << (64 - STATS_COUNT_SHIFT)));
+
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod fw;
@@ -258,3 +310,5 @@ mod init;
 mod multi;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
+#[cfg(target_arch = "nvptx64")]
+mod stats;

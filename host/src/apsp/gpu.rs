@@ -170,7 +170,7 @@ impl<'a> Phases<'a> {
 
 /// A solved matrix still on the GPU, read a block of rows at a time ([`DeviceRows`]).
 pub struct DeviceSolution {
-    dist: DeviceBuffer<i32>,
+    pub(crate) dist: DeviceBuffer<i32>,
     pub vertices: usize,
     pub padded: usize,
     pub pitch: usize,

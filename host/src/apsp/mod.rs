@@ -1,15 +1,17 @@
 //! All-pairs shortest paths on the GPU (`gpu`: the blocked Floyd–Warshall runner; `multi`: the
 //! same split by block rows over several GPUs, with `nccl` broadcasting the pivot rows) and
-//! file to file with every stage timed (`pipeline`). Formats and CPU references are in `rgk_core::apsp`.
+//! file to file with every stage timed (`pipeline`); graph statistics from the matrix on the GPU
+//! (`stats`). Formats and CPU references are in `rgk_core::apsp`.
 pub mod gpu;
 pub mod input;
 pub mod multi;
 pub mod nccl;
 pub mod pipeline;
 pub mod rows;
+pub mod stats;
 pub mod stream;
 
-use rgk_core::apsp::{Distances, format::Graph};
+use rgk_core::apsp::{Distances, format::Graph, stats::Stats};
 
 use crate::{error::Result, gpu::Gpu};
 
@@ -33,4 +35,21 @@ pub fn apsp(gpu: &Gpu, graph: &Graph) -> Result<Distances> {
         sol.pitch,
         &sol.dist,
     ))
+}
+
+/// Graph statistics on the GPU (docs/apsp.md, "Statistics"): eccentricity, closeness and
+/// harmonic centrality per vertex, diameter, radius and average shortest-path length, computed
+/// where the distances lie; the V x V matrix is never copied to the host.
+/// [`rgk_core::apsp::stats::Stats::from_distances`] is the same on the CPU.
+///
+/// ```no_run
+/// use rgk_core::apsp::format::{Edge, Graph};
+/// let gpu = host::Gpu::new(None)?;
+/// let g = Graph::from_edges(2, vec![Edge { src: 0, dst: 1, w: 5 }, Edge { src: 1, dst: 0, w: 2 }])?;
+/// let s = host::apsp_stats(&gpu, &g)?;
+/// assert_eq!((s.graph.diameter, s.vertices[1].eccentricity), (5, 2));
+/// # Ok::<(), host::Error>(())
+/// ```
+pub fn apsp_stats(gpu: &Gpu, graph: &Graph) -> Result<Stats> {
+    Ok(stats::solve_stats(gpu, graph, gpu::DEFAULT_BLOCK)?.stats)
 }

@@ -26,6 +26,7 @@ use super::{
     input::GraphFile,
     multi::{self, MultiGpu, MultiTimes},
     rows::DeviceRows,
+    stats::{StatsPlan, StatsRun, stats_cpu},
     stream::{HostRows, IoOptions, OutputFile, StreamReport},
 };
 use crate::{gpu::Gpu, pinned::PortablePinned};
@@ -105,8 +106,35 @@ pub fn solve_graph_with(
     verify: bool,
     io: IoOptions,
 ) -> Result<FileReport> {
-    if output == input.path {
-        bail!("the output path {} is the input file", output.display());
+    let outputs = Outputs {
+        distances: Some(output),
+        stats: false,
+    };
+    Ok(solve_graph_outputs(gpu, input, outputs, block, verify, io)?.0)
+}
+
+/// What a solve leaves besides its report.
+#[derive(Clone, Copy, Debug)]
+pub struct Outputs<'a> {
+    /// The distance file, if any: without it the matrix never leaves the GPU.
+    pub distances: Option<&'a Path>,
+    /// Graph statistics from the matrix ([`super::stats`]).
+    pub stats: bool,
+}
+
+/// [`solve_graph_with`] with the distance file optional and the statistics on request
+/// (`host apsp --stats`): on the GPU they are computed from the matrix where it lies, before
+/// it is written (if it is).
+pub fn solve_graph_outputs(
+    gpu: Option<&Gpu>,
+    input: GraphFile,
+    outputs: Outputs,
+    block: u32,
+    verify: bool,
+    io: IoOptions,
+) -> Result<(FileReport, Option<StatsRun>)> {
+    if outputs.distances == Some(input.path.as_path()) {
+        bail!("the output path {} is the input file", input.path.display());
     }
     let start = Instant::now();
     let GraphFile { graph, read_s, .. } = input;
@@ -118,8 +146,9 @@ pub fn solve_graph_with(
     rep.split.read_s = read_s;
     let v = graph.vertices;
     let mut verify_s = 0.0;
+    let mut stats = None;
 
-    let (out, streamed) = match gpu {
+    let written = match gpu {
         None => {
             rep.device = format!("CPU ({} threads)", rayon::current_num_threads());
             let t = Instant::now();
@@ -141,46 +170,78 @@ pub fn solve_graph_with(
                 })?);
                 verify_s = t.elapsed().as_secs_f64();
             }
-            let t = Instant::now();
-            let out = OutputFile::create(output, output_len(v), io.mode)?;
-            let staging = memory::zeroed_vecs(STAGING, io.staging_count(), io.staging_len(v))?;
-            rep.prepare_s = t.elapsed().as_secs_f64();
-            let streamed = out.write_rows(&rows, staging, &io)?;
-            (out, streamed)
+            if outputs.stats {
+                stats = Some(stats_cpu(&dist, v, v));
+            }
+            match outputs.distances {
+                Some(output) => {
+                    let t = Instant::now();
+                    let out = OutputFile::create(output, output_len(v), io.mode)?;
+                    let staging =
+                        memory::zeroed_vecs(STAGING, io.staging_count(), io.staging_len(v))?;
+                    rep.prepare_s = t.elapsed().as_secs_f64();
+                    let streamed = out.write_rows(&rows, staging, &io)?;
+                    Some((out, streamed))
+                }
+                None => None,
+            }
         }
         Some(gpu) => {
             rep.device = gpu.info()?.name;
             rep.block = Some(block);
-            let ((sol, repeated), prepared) =
-                compute_while_preparing(gpu.device, output, v, &io, || {
-                    let running = agpu::start_on_device(gpu, &graph, block)?;
-                    // On the CPU while the kernels run.
-                    let repeated = count_repeated(&graph);
-                    Ok((running.finish()?, repeated))
-                })?;
+            let plan = outputs.stats.then(|| StatsPlan::new(gpu, v)).transpose()?;
+            let compute = || {
+                let running = agpu::start_on_device(gpu, &graph, block)?;
+                // On the CPU while the kernels run.
+                let repeated = count_repeated(&graph);
+                Ok((running.finish()?, repeated))
+            };
+            let ((sol, repeated), prepared) = match outputs.distances {
+                Some(output) => {
+                    let (solved, prepared) =
+                        compute_while_preparing(gpu.device, output, v, &io, compute)?;
+                    (solved, Some(prepared))
+                }
+                None => (compute()?, None),
+            };
             rep.repeated_edges = repeated;
-            rep.prepare_s = prepared.prepare_s;
             rep.setup_s = sol.times.setup_s;
             rep.split.fill_s = sol.times.fill_s;
             rep.split.host_to_device_s = sol.times.host_to_device_s;
             rep.split.compute_s = sol.times.compute_s;
+            if let Some(plan) = &plan {
+                // SAFETY: `sol` is the solved padded x pitch matrix of this graph on `gpu`
+                // (pitch ≥ V, a multiple of 4), alive until after the call.
+                stats = Some(unsafe { plan.run(gpu, sol.dist.as_device_ptr(), sol.pitch) }?);
+            }
             if verify {
                 (rep.verified, verify_s) = verify_device(&graph, &sol)?;
             }
-            let Prepared {
-                out,
-                staging,
-                prefaulted,
-                ..
-            } = prepared;
-            let mut streamed = out.write_rows(&sol, staging, &io)?;
-            streamed.prefaulted_bytes = prefaulted;
-            (out, streamed)
+            match prepared {
+                Some(Prepared {
+                    out,
+                    staging,
+                    prefaulted,
+                    prepare_s,
+                }) => {
+                    rep.prepare_s = prepare_s;
+                    let mut streamed = out.write_rows(&sol, staging, &io)?;
+                    streamed.prefaulted_bytes = prefaulted;
+                    Some((out, streamed))
+                }
+                None => None,
+            }
         }
     };
-    out.persist()?;
+    let streamed = match written {
+        Some((out, streamed)) => {
+            out.persist()?;
+            streamed
+        }
+        None => StreamReport::default(),
+    };
     finish(&mut rep, streamed, start, verify_s);
-    Ok(rep)
+    Ok((rep, stats))
 }
 
 /// Checks a solution still on the GPU(s) against an independent CPU answer, a row at a time:

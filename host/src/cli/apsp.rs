@@ -7,7 +7,8 @@ use host::{
         gpu as agpu,
         input::GraphFile,
         multi::{self, GpuCount, MultiGpu, MultiTimes},
-        pipeline::{FileReport, solve_graph_multi, solve_graph_with},
+        pipeline::{FileReport, Outputs, solve_graph_multi, solve_graph_outputs},
+        stats::StatsRun,
         stream::{
             DEFAULT_CHUNK_MIB, DEFAULT_WRITERS, IoMode, IoOptions,
             remove_partial_outputs_on_interrupt,
@@ -28,10 +29,17 @@ pub struct ApspArgs {
     /// Output distance matrix, the same as -o/--output (kept for older scripts).
     #[arg(value_name = "OUTPUT", conflicts_with = "output")]
     pub output_positional: Option<PathBuf>,
-    /// Distance matrix to write (default: INPUT with extension .out); replaced atomically if it
-    /// exists, never the input.
+    /// Distance matrix to write (default: INPUT with extension .out, unless --stats is given);
+    /// replaced atomically if it exists, never the input.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Graph statistics from the distances (docs/apsp.md, "Statistics"): one CSV row per
+    /// vertex into FILE (eccentricity, reachable, reached_by, closeness, harmonic), and the
+    /// graph's diameter, radius, average shortest-path length and unreachable pairs in the
+    /// report (`stats` in --json). Without -o/--output or OUTPUT no distance file is written:
+    /// the matrix never leaves the GPU. One GPU (or --cpu).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
     /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
     #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
     pub block: u32,
@@ -86,12 +94,22 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     remove_partial_outputs_on_interrupt()?;
     // Checked before any work: an output that is the input is refused at once.
     let given = args.output_positional.as_ref().or(args.output.as_ref());
-    let out = OutputFile::or_default(
-        given.map(PathBuf::as_path),
-        args.input.with_extension("out"),
-        &[&args.input],
-    )?;
+    // With --stats the distance file is written only when asked for.
+    let out = match (given, &args.stats) {
+        (None, Some(_)) => None,
+        _ => Some(OutputFile::or_default(
+            given.map(PathBuf::as_path),
+            args.input.with_extension("out"),
+            &[&args.input],
+        )?),
+    };
+    let stats_out = stats_file(args, out.as_ref())?;
     let several = !args.cpu && args.gpus != GpuCount::Count(1);
+    if let (Some(_), GpuCount::Count(n)) = (&stats_out, args.gpus)
+        && several
+    {
+        return refuse_stats_on(n as usize);
+    }
     if several {
         multi::config(args.block)?;
     }
@@ -108,6 +126,9 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         let gpus = MultiGpu::open(args.gpus, args.ptx.ptx.as_deref())?;
         // `--gpus all` with one GPU is the one-GPU path.
         if gpus.len() > 1 {
+            let Some(out) = out.filter(|_| stats_out.is_none()) else {
+                return refuse_stats_on(gpus.len());
+            };
             return run_multi(args, &gpus, input, &out);
         }
     }
@@ -127,16 +148,62 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         _ => None,
     };
     let pb = solving_spinner(args.verify);
-    let rep = solve_graph_with(
+    let outputs = Outputs {
+        distances: out.as_ref().map(OutputFile::path),
+        stats: stats_out.is_some(),
+    };
+    let solved = solve_graph_outputs(
         gpu.as_ref(),
         input,
-        out.path(),
+        outputs,
         args.block,
         args.verify,
         io_options(args),
     );
     pb.finish_and_clear();
-    print_report(args, &rep?, &out, device, peak.as_ref(), None)
+    let (rep, stats) = solved?;
+    let stats = match (&stats_out, stats) {
+        (Some(file), Some(run)) => {
+            run.stats.write_csv(file.path())?;
+            file.wrote(&format!("statistics of {} vertices", rep.vertices));
+            Some((file, run))
+        }
+        _ => None,
+    };
+    let report = Report {
+        out: out.as_ref(),
+        stats,
+        device,
+        peak: peak.as_ref(),
+        multi: None,
+    };
+    print_report(args, &rep, report)
+}
+
+/// `--stats` with `--gpus N`, N > 1: the reduction needs the whole matrix on one GPU (each GPU
+/// holds only its block rows, so the column sums would need a reduction across GPUs).
+fn refuse_stats_on<T>(gpus: usize) -> Result<T> {
+    rgk_core::bad_input(format!(
+        "--stats runs on one GPU for now, not on the {gpus} of --gpus: leave out --gpus"
+    ))
+}
+
+/// The `--stats` file, checked like every output: never the input, nor the distance file.
+fn stats_file(args: &ApspArgs, out: Option<&OutputFile>) -> Result<Option<OutputFile>> {
+    let Some(path) = &args.stats else {
+        return Ok(None);
+    };
+    if let Some(out) = out
+        && out.path() == path
+    {
+        return rgk_core::bad_input(format!(
+            "--stats {} names the distance file too: give the statistics another file",
+            path.display()
+        ));
+    }
+    let mut inputs = vec![args.input.as_path()];
+    inputs.extend(out.map(OutputFile::path));
+    Ok(Some(OutputFile::new(path, &inputs)?))
 }
 
 fn io_options(args: &ApspArgs) -> IoOptions {
@@ -176,18 +243,35 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu, input: GraphFile, out: &OutputFil
     );
     pb.finish_and_clear();
     let (rep, times) = solved?;
-    print_report(args, &rep, out, device, peak.as_ref(), Some((gpus, &times)))
+    let report = Report {
+        out: Some(out),
+        stats: None,
+        device,
+        peak: peak.as_ref(),
+        multi: Some((gpus, &times)),
+    };
+    print_report(args, &rep, report)
 }
 
-fn print_report(
-    args: &ApspArgs,
-    rep: &FileReport,
-    out: &OutputFile,
+/// Everything `print_report` prints besides the solve's own report.
+struct Report<'a> {
+    /// The distance file, when one was written.
+    out: Option<&'a OutputFile>,
+    /// The statistics and their file (`--stats`).
+    stats: Option<(&'a OutputFile, StatsRun)>,
     device: Device,
-    peak: Option<&agpu::AddMinPeak>,
-    multi: Option<(&MultiGpu, &MultiTimes)>,
-) -> Result<()> {
-    let output = out.path();
+    peak: Option<&'a agpu::AddMinPeak>,
+    multi: Option<(&'a MultiGpu, &'a MultiTimes)>,
+}
+
+fn print_report(args: &ApspArgs, rep: &FileReport, report: Report) -> Result<()> {
+    let Report {
+        out,
+        stats,
+        device,
+        peak,
+        multi,
+    } = report;
     // N GPUs are measured against N times one GPU's add-min ceiling.
     let n = multi.map_or(1.0, |(g, _)| g.len() as f64);
     if rep.repeated_edges > 0 {
@@ -196,11 +280,20 @@ fn print_report(
             rep.repeated_edges
         ));
     }
-    out.wrote(&format!("{0} x {0} distances", rep.vertices));
+    if let Some(out) = out {
+        out.wrote(&format!("{0} x {0} distances", rep.vertices));
+    }
     if args.json {
         let mut value = serde_json::to_value(rep)?;
         value["input"] = args.input.display().to_string().into();
-        value["output"] = output.display().to_string().into();
+        value["output"] = out.map(|o| o.path().display().to_string()).into();
+        if let Some((file, run)) = &stats {
+            value["stats"] = serde_json::json!({
+                "output": file.path().display().to_string(),
+                "graph": run.stats.graph,
+                "times": run.times,
+            });
+        }
         if let Some(p) = peak {
             value["addmin_peak"] = serde_json::to_value(p)?;
             value["percent_of_peak"] = (100.0 * rep.updates_per_s / (n * p.updates_per_s)).into();
@@ -234,15 +327,17 @@ fn print_report(
     ] {
         println!("  {what:<22} {secs:>10.4} s");
     }
-    println!(
-        "  {:<22} {} I/O, {} writer threads, {} staging buffers of {:.0} MiB, {:.0} MiB placeholder written during compute",
-        "output",
-        st.mode,
-        st.writers,
-        st.buffers,
-        st.staging_bytes as f64 / st.buffers.max(1) as f64 / (1u64 << 20) as f64,
-        st.prefaulted_bytes as f64 / (1u64 << 20) as f64
-    );
+    if out.is_some() {
+        println!(
+            "  {:<22} {} I/O, {} writer threads, {} staging buffers of {:.0} MiB, {:.0} MiB placeholder written during compute",
+            "output",
+            st.mode,
+            st.writers,
+            st.buffers,
+            st.staging_bytes as f64 / st.buffers.max(1) as f64 / (1u64 << 20) as f64,
+            st.prefaulted_bytes as f64 / (1u64 << 20) as f64
+        );
+    }
     if let Some(b) = rep.peak_rss_bytes {
         println!(
             "  {:<22} {:>10.1} MiB",
@@ -288,10 +383,43 @@ fn print_report(
             );
         }
     }
+    if let Some((file, run)) = &stats {
+        print_stats(file, run);
+    }
     if let Some(v) = &rep.verified {
         println!("  verified: {v}");
     }
     Ok(())
+}
+
+/// The graph's statistics under the report's table.
+fn print_stats(file: &OutputFile, run: &StatsRun) {
+    let g = &run.stats.graph;
+    let t = &run.times;
+    println!(
+        "  statistics ({} per vertex; reduce {:.4} s, copy {:.4} s, finish {:.4} s)",
+        file.path().display(),
+        t.reduce_s,
+        t.device_to_host_s,
+        t.finish_s
+    );
+    let connected = if g.strongly_connected {
+        "strongly connected"
+    } else {
+        "not strongly connected: over the pairs with a path"
+    };
+    println!("    {:<30} {} ({connected})", "diameter", g.diameter);
+    println!("    {:<30} {}", "radius", g.radius);
+    println!(
+        "    {:<30} {}",
+        "average shortest-path length", g.average_shortest_path_length
+    );
+    println!(
+        "    {:<30} {} of {}",
+        "unreachable pairs",
+        g.unreachable_pairs,
+        g.unreachable_pairs + g.reachable_pairs
+    );
 }
 
 pub fn run_gen(args: &ApspGenArgs) -> Result<()> {
