@@ -125,8 +125,8 @@ impl StatsPlan {
     pub fn with_geometry(gpu: &Gpu, geometry: StatsGeometry) -> Result<StatsPlan> {
         let vertices = geometry.vertices;
         // Both kernels are loaded now: a stale PTX fails before the solve.
-        gpu.apsp_function(STATS_TILES_KERNEL)?;
-        gpu.apsp_function(STATS_FINISH_KERNEL)?;
+        gpu.function(STATS_TILES_KERNEL)?;
+        gpu.function(STATS_FINISH_KERNEL)?;
         check_free_memory(
             geometry.bytes(),
             format_args!("the statistics of V = {vertices}"),
@@ -161,8 +161,8 @@ impl StatsPlan {
     ) -> Result<StatsRun> {
         let g = self.geometry;
         let (tiles, finish) = (
-            gpu.apsp_function(STATS_TILES_KERNEL)?,
-            gpu.apsp_function(STATS_FINISH_KERNEL)?,
+            gpu.function(STATS_TILES_KERNEL)?,
+            gpu.function(STATS_FINISH_KERNEL)?,
         );
         let stream = &gpu.stream;
         let base = self.partials.as_device_ptr();
