@@ -7,6 +7,7 @@ use host::{
         gpu as agpu,
         input::GraphFile,
         multi::{self, GpuCount, MultiGpu, MultiTimes},
+        peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
         pipeline::{FileReport, solve_graph_multi, solve_graph_with},
         stream::{
             DEFAULT_CHUNK_MIB, DEFAULT_WRITERS, IoMode, IoOptions,
@@ -123,7 +124,7 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     // The add-min ceiling, measured briefly in this process so that the compute rate is
     // compared with the same GPU at the same moment (about 60 ms).
     let peak = match &gpu {
-        Some(g) if !args.no_peak => Some(agpu::addmin_peak(g, agpu::PEAK_ITERATIONS, 5)?),
+        Some(g) if !args.no_peak => Some(addmin_peak(g, PEAK_ITERATIONS, 5)?),
         _ => None,
     };
     let pb = solving_spinner(args.verify);
@@ -162,7 +163,7 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu, input: GraphFile, out: &OutputFil
     gpus.gpus[0].make_current()?;
     let device = gpus.gpus[0].info()?.device(gpus.len() as u32);
     let peak = match args.no_peak {
-        false => Some(agpu::addmin_peak(&gpus.gpus[0], agpu::PEAK_ITERATIONS, 5)?),
+        false => Some(addmin_peak(&gpus.gpus[0], PEAK_ITERATIONS, 5)?),
         true => None,
     };
     let pb = solving_spinner(args.verify);
@@ -184,7 +185,7 @@ fn print_report(
     rep: &FileReport,
     out: &OutputFile,
     device: Device,
-    peak: Option<&agpu::AddMinPeak>,
+    peak: Option<&AddMinPeak>,
     multi: Option<(&MultiGpu, &MultiTimes)>,
 ) -> Result<()> {
     let output = out.path();
