@@ -17,8 +17,9 @@ fn main() {
         kernels.join("Cargo.toml").display()
     );
     // Under `cargo clippy` the nested cargo that cuda_builder starts would inherit clippy's
-    // wrapper and run it as the nvptx compiler, which fails to load the codegen backend. The
-    // kernels are linted on the host target anyway; build the PTX exactly as build-ptx does.
+    // wrapper and run it as the nvptx compiler, which fails to load the codegen backend. Clippy
+    // could not see the nvptx-only kernel code anyway (gpu-kernels/tests/safety_comments.rs
+    // checks its `unsafe`); build the PTX exactly as build-ptx does.
     // SAFETY: build scripts are single-threaded.
     unsafe {
         env::remove_var("RUSTC_WORKSPACE_WRAPPER");

@@ -20,9 +20,16 @@ pub fn shared_addr<T>(p: *const T) -> u32 {
 
 /// Loads `N` (1, 2 or 4) consecutive 32-bit words from shared memory at byte address `addr`
 /// (aligned to `4 * N`).
+///
+/// # Safety
+/// `addr` must be the shared-window address (see [`shared_addr`]) of `N` words inside one of
+/// this block's shared allocations, aligned to `4 * N` bytes, and `N` must be 1, 2 or 4.
+/// Another thread's stores to those words must be ordered before the load by a barrier.
 #[inline(always)]
 pub unsafe fn ld_shared<const N: usize>(addr: u32) -> [u32; N] {
     let mut out = [0u32; N];
+    // SAFETY: `addr` is N aligned words of this block's shared memory, ordered after their stores
+    // (the caller's contract); the asm only reads them into the outputs.
     unsafe {
         match N {
             1 => asm!("ld.shared.b32 {a}, [{p}];", a = out(reg32) out[0], p = in(reg32) addr,
@@ -40,8 +47,15 @@ pub unsafe fn ld_shared<const N: usize>(addr: u32) -> [u32; N] {
 }
 
 /// Stores `N` (1, 2 or 4) consecutive 32-bit words to shared memory at byte address `addr`.
+///
+/// # Safety
+/// `addr` must be the shared-window address (see [`shared_addr`]) of `N` words inside one of
+/// this block's shared allocations, aligned to `4 * N` bytes, and `N` must be 1, 2 or 4.
+/// No other thread may read or write those words between the same two barriers.
 #[inline(always)]
 pub unsafe fn st_shared<const N: usize>(addr: u32, v: [u32; N]) {
+    // SAFETY: `addr` is N aligned words of this block's shared memory that no other thread uses
+    // until the next barrier (the caller's contract); the asm writes only them.
     unsafe {
         match N {
             1 => asm!("st.shared.b32 [{p}], {a};", p = in(reg32) addr, a = in(reg32) v[0],
@@ -58,9 +72,15 @@ pub unsafe fn st_shared<const N: usize>(addr: u32, v: [u32; N]) {
 
 /// Loads `N` (1, 2 or 4) consecutive 32-bit words from global memory through the read-only
 /// (non-coherent) path; only for data no thread of the launch writes.
+///
+/// # Safety
+/// `p` must point to `N` readable words of global memory, aligned to `4 * N` bytes (`N` 1, 2 or
+/// 4), that no thread writes during the launch (the non-coherent path may serve stale data).
 #[inline(always)]
 pub unsafe fn ld_global_nc<const N: usize>(p: *const u32) -> [u32; N] {
     let mut out = [0u32; N];
+    // SAFETY: `p` is N aligned readable words that the launch does not write (the caller's
+    // contract), so the non-coherent path reads current data.
     unsafe {
         match N {
             1 => asm!("ld.global.nc.b32 {a}, [{p}];", a = out(reg32) out[0], p = in(reg64) p,
@@ -78,9 +98,13 @@ pub unsafe fn ld_global_nc<const N: usize>(p: *const u32) -> [u32; N] {
 }
 
 /// Loads one 32-bit word from global memory (coherent path: the data may be written by this launch).
+///
+/// # Safety
+/// `p` must point to a readable, 4-byte aligned word of global memory.
 #[inline(always)]
 pub unsafe fn ld_global(p: *const u32) -> u32 {
     let v: u32;
+    // SAFETY: `p` is an aligned readable word (the caller's contract).
     unsafe {
         asm!("ld.global.b32 {a}, [{p}];", a = out(reg32) v, p = in(reg64) p,
              options(nostack, readonly, preserves_flags));
@@ -89,8 +113,13 @@ pub unsafe fn ld_global(p: *const u32) -> u32 {
 }
 
 /// Stores `N` (1, 2 or 4) consecutive 32-bit words to global memory.
+///
+/// # Safety
+/// `p` must point to `N` writable words of global memory, aligned to `4 * N` bytes (`N` 1, 2 or
+/// 4), that no other thread accesses without synchronization.
 #[inline(always)]
 pub unsafe fn st_global<const N: usize>(p: *mut u32, v: [u32; N]) {
+    // SAFETY: `p` is N aligned words the caller may write (the caller's contract).
     unsafe {
         match N {
             1 => asm!("st.global.b32 [{p}], {a};", p = in(reg64) p, a = in(reg32) v[0],
@@ -106,9 +135,13 @@ pub unsafe fn st_global<const N: usize>(p: *mut u32, v: [u32; N]) {
 }
 
 /// Loads 4 consecutive 32-bit words (16-byte aligned) from global memory, coherent path.
+///
+/// # Safety
+/// `p` must point to 4 readable words of global memory, 16-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_v4(p: *const u32) -> [u32; 4] {
     let mut out = [0u32; 4];
+    // SAFETY: `p` is 16 aligned readable bytes (the caller's contract).
     unsafe {
         asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) out[0],
              b = out(reg32) out[1], c = out(reg32) out[2], d = out(reg32) out[3], p = in(reg64) p,
@@ -134,8 +167,15 @@ pub fn add_min(c: i32, a: i32, b: i32) -> i32 {
 /// Starts an asynchronous 16-byte copy from global memory at `src` (16-byte aligned) to shared
 /// memory at byte address `dst` (16-byte aligned), through L2 only (`.cg`); no register holds the
 /// data. Complete with `cp_async_wait_all` and then a barrier before any thread reads `dst`.
+///
+/// # Safety
+/// `src` must point to 16 readable bytes of global memory and `dst` be the shared-window address
+/// of 16 bytes of this block's shared memory, both 16-byte aligned; no thread may access `dst`
+/// until the copy is complete (`cp_async_wait_all`, then a barrier for the other threads).
 #[inline(always)]
 pub unsafe fn cp_async_16(dst: u32, src: *const u32) {
+    // SAFETY: both addresses are 16 aligned bytes in their spaces, and `dst` is untouched until
+    // the copy completes (the caller's contract).
     unsafe {
         asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src,
              options(nostack, preserves_flags));
@@ -144,8 +184,15 @@ pub unsafe fn cp_async_16(dst: u32, src: *const u32) {
 
 /// Copies 4 bytes global → shared asynchronously; `bytes` (0 or 4) of them are read, the rest
 /// zero-filled. 4-byte copies must go through L1 (`.ca`).
+///
+/// # Safety
+/// `dst` must be the 4-byte aligned shared-window address of a word of this block's shared
+/// memory; when `bytes` is 4, `src` must point to a readable word of global memory (when it is
+/// 0 nothing is read). No thread may access `dst` before the copy's group is waited for.
 #[inline(always)]
 pub unsafe fn cp_async_ca4(dst: u32, src: *const f32, bytes: u32) {
+    // SAFETY: `dst` is a shared word and `src` readable when `bytes` is 4 (the caller's contract);
+    // the hardware zero-fills what it does not read.
     unsafe {
         asm!("cp.async.ca.shared.global [{d}], [{s}], 4, {n};", d = in(reg32) dst,
              s = in(reg64) src, n = in(reg32) bytes, options(nostack, preserves_flags));
@@ -154,8 +201,15 @@ pub unsafe fn cp_async_ca4(dst: u32, src: *const f32, bytes: u32) {
 
 /// Copies 16 bytes global → shared asynchronously, bypassing L1; `bytes` (0..=16) of them are
 /// read, the rest zero-filled. Both addresses must be 16-byte aligned.
+///
+/// # Safety
+/// As [`cp_async_16`]: `dst` 16 bytes of this block's shared memory, `src` at least `bytes`
+/// readable bytes of global memory, both 16-byte aligned, `bytes` at most 16; no thread may
+/// access `dst` before the copy's group is waited for.
 #[inline(always)]
 pub unsafe fn cp_async_cg16(dst: u32, src: *const f32, bytes: u32) {
+    // SAFETY: `dst` is 16 shared bytes and `src` at least `bytes` readable bytes, both aligned
+    // (the caller's contract).
     unsafe {
         asm!("cp.async.cg.shared.global [{d}], [{s}], 16, {n};", d = in(reg32) dst,
              s = in(reg64) src, n = in(reg32) bytes, options(nostack, preserves_flags));
@@ -163,15 +217,24 @@ pub unsafe fn cp_async_cg16(dst: u32, src: *const f32, bytes: u32) {
 }
 
 /// Closes this thread's current group of `cp.async` copies (waited for by [`cp_async_wait`]).
+///
+/// # Safety
+/// Nothing of its own: it touches no memory; the copies it groups carry their own contracts.
 #[inline(always)]
 pub unsafe fn cp_async_commit() {
+    // SAFETY: closes this thread's group of copies; no memory access of its own.
     unsafe { asm!("cp.async.commit_group;", options(nostack, preserves_flags)) }
 }
 
 /// Waits until at most `N` of this thread's committed copy groups are pending.
+///
+/// # Safety
+/// Nothing of its own: it only waits. Reading the copied data afterwards still needs a barrier
+/// when other threads issued the copies.
 #[inline(always)]
 pub unsafe fn cp_async_wait<const N: u32>() {
     // The count is an immediate in PTX; a match on the constant folds to one instruction.
+    // SAFETY: waits only; the immediate is a literal in every arm.
     unsafe {
         match N {
             0 => asm!("cp.async.wait_group 0;", options(nostack, preserves_flags)),
@@ -191,8 +254,14 @@ pub fn cp_async_wait_all() {
 }
 
 /// `*p = min(*p, v)` on i32 in global memory, atomically, without returning the old value.
+///
+/// # Safety
+/// `p` must point to a 4-byte aligned, writable i32 of global memory; other threads may update
+/// it concurrently only atomically.
 #[inline(always)]
 pub unsafe fn red_min_global(p: *mut i32, v: i32) {
+    // SAFETY: `p` is an aligned i32 that others update only atomically (the caller's contract);
+    // `red` is itself atomic.
     unsafe {
         asm!("red.global.min.s32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
              options(nostack, preserves_flags));
@@ -200,8 +269,13 @@ pub unsafe fn red_min_global(p: *mut i32, v: i32) {
 }
 
 /// Stores a word to global memory through L2 only (`.cg`), for data another block reads.
+///
+/// # Safety
+/// `p` must point to a 4-byte aligned, writable word of global memory that no other thread
+/// accesses without synchronization.
 #[inline(always)]
 pub unsafe fn st_global_cg(p: *mut u32, v: u32) {
+    // SAFETY: `p` is an aligned word nobody else accesses unsynchronized (the caller's contract).
     unsafe {
         asm!("st.global.cg.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
              options(nostack, preserves_flags));
@@ -210,9 +284,13 @@ pub unsafe fn st_global_cg(p: *mut u32, v: u32) {
 
 /// Loads a word from global memory through L2 only (`.cg`): data another block wrote in this
 /// launch, which this SM's L1 must not serve stale.
+///
+/// # Safety
+/// `p` must point to a 4-byte aligned, readable word of global memory.
 #[inline(always)]
 pub unsafe fn ld_global_cg(p: *const u32) -> u32 {
     let v: u32;
+    // SAFETY: `p` is an aligned readable word (the caller's contract).
     unsafe {
         asm!("ld.global.cg.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
              options(nostack, readonly, preserves_flags));
@@ -230,9 +308,15 @@ pub fn fence_acq_rel_gpu() {
 }
 
 /// `*p += v` at GPU scope with acquire-release semantics; returns the old value.
+///
+/// # Safety
+/// `p` must point to a 4-byte aligned, writable u32 of global memory that other threads access
+/// only atomically.
 #[inline(always)]
 pub unsafe fn atom_add_acq_rel_gpu(p: *mut u32, v: u32) -> u32 {
     let old: u32;
+    // SAFETY: `p` is an aligned u32 accessed only atomically (the caller's contract); the `atom`
+    // is itself atomic.
     unsafe {
         asm!("atom.acq_rel.gpu.global.add.u32 {o}, [{p}], {v};", o = out(reg32) old,
              p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
@@ -241,8 +325,13 @@ pub unsafe fn atom_add_acq_rel_gpu(p: *mut u32, v: u32) -> u32 {
 }
 
 /// Stores a word at GPU scope (relaxed).
+///
+/// # Safety
+/// `p` must point to a 4-byte aligned, writable word of global memory; concurrent accesses by
+/// other threads must be atomic (relaxed or stronger) too.
 #[inline(always)]
 pub unsafe fn st_relaxed_gpu(p: *mut u32, v: u32) {
+    // SAFETY: `p` is an aligned word whose other accesses are atomic too (the caller's contract).
     unsafe {
         asm!("st.relaxed.gpu.global.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
              options(nostack, preserves_flags));

@@ -305,7 +305,7 @@ fn addmin_peak_runs_and_is_plausible() {
     let Some(gpu) = gpu_for_test("addmin_peak_runs_and_is_plausible") else {
         return;
     };
-    let p = agpu::addmin_peak(&gpu, 256, 3).unwrap();
+    let p = host::apsp::peak::addmin_peak(&gpu, 256, 3).unwrap();
     // Far below and far above any GPU this runs on: a broken count or timing, not a slow GPU.
     assert!(
         p.per_sm_per_clock > 4.0 && p.per_sm_per_clock < 1024.0,

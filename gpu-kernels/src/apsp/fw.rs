@@ -24,14 +24,24 @@ use crate::ptx::{
 };
 
 /// One i32 from shared memory (also used by the multi-GPU kernels in `multi.rs`).
+///
+/// # Safety
+/// As [`ld_shared`]: `addr` is an aligned word of this block's shared memory, ordered after its
+/// last store by a barrier.
 #[inline(always)]
 pub(super) unsafe fn lds(addr: u32) -> i32 {
+    // SAFETY: the caller's contract is `ld_shared`'s with N = 1.
     unsafe { ld_shared::<1>(addr)[0] as i32 }
 }
 
 /// One i32 to shared memory.
+///
+/// # Safety
+/// As [`st_shared`]: `addr` is an aligned word of this block's shared memory that no other thread
+/// accesses before the next barrier.
 #[inline(always)]
 pub(super) unsafe fn sts(addr: u32, v: i32) {
+    // SAFETY: the caller's contract is `st_shared`'s with N = 1.
     unsafe { st_shared::<1>(addr, [v as u32]) }
 }
 
@@ -40,6 +50,10 @@ pub(super) unsafe fn sts(addr: u32, v: i32) {
 /// it ([`in_block`]).
 #[inline(always)]
 pub(crate) fn block_at<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
+    // SAFETY: not checked here: every caller passes a block `(bi, bj)` of the matrix (or slice of
+    // block rows) that `d` points to (its launch grid, and `round` < rounds), and
+    // `block_origin` computes that block's first cell in 64 bits, so the result stays inside that
+    // allocation whatever its size.
     unsafe { (d as *mut u32).add(block_origin(B, pitch, bi, bj)) }
 }
 
@@ -100,6 +114,10 @@ macro_rules! fw_tile_update {
             if Q % 4 == 0 {
                 let i = (R / 4) * GS + 4 * ty + R % 4;
                 let j = (Q / 4) * GS + 4 * tx;
+                // SAFETY: `own` is the top-left cell of a B x B block of the matrix (the caller's
+                // `$own`); i < B (R / 4 < C / 4 groups of GS = 4T rows, 4 * ty + 3 < GS) and j + 3
+                // < B likewise, so the 4 cells are inside the block, 16-byte aligned (pitch and j
+                // multiples of 4). Only this thread stores them, after its own load.
                 v = unsafe { ld_global_v4(own.add(in_block(pitch, i, j) as usize)) };
             }
             cell[R][Q] = v[Q % 4] as i32;
@@ -108,10 +126,19 @@ macro_rules! fw_tile_update {
         // A and B as they are: thread t moves quad t % KQ of rows t / KQ + N * ROWS_PER_STEP.
         let (r0, c4) = (t / KQ, 4 * (t % KQ));
         let (pa, pb): (*const u32, *const u32) = ($a, $bb);
+        // SAFETY: rows r0 + N * ROWS_PER_STEP < B (q * ROWS_PER_STEP = B) and columns c4 + 4 <= B
+        // (c4 = 4 * (t % KQ)): the A block's origin `pa` plus a cell of the block.
         let ga = unsafe { pa.add(in_block(pitch, r0, c4) as usize) };
+        // SAFETY: as `ga`, in the B block.
         let gb = unsafe { pb.add(in_block(pitch, r0, c4) as usize) };
         let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
         seq!(N in 0..$q {
+            // SAFETY: global: 16 aligned bytes of row r0 + N * ROWS_PER_STEP < B of the A and B
+            // blocks. Each is either not written in this launch (phase 3 skips the pivot row and
+            // column, phase 2 the pivot block) or this block's own block, which it writes only
+            // after the barrier below. Shared: those rows of A_TILE (pitch SC) and B_TILE
+            // (pitch B), each 16 bytes copied by one thread and read only after the wait and
+            // barrier below.
             unsafe {
                 let step = in_block(pitch, N * ROWS_PER_STEP, 0) as usize;
                 cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step));
@@ -128,6 +155,9 @@ macro_rules! fw_tile_update {
             // A values of this thread's rows for 4 k: a[R][U] = A[row R][k + U].
             let mut a = [[0u32; 4]; $n];
             seq!(R in 0..$n {
+                // SAFETY: row (R / 4) * GS + 4 * ty + R % 4 < B of A_TILE, columns k..k + 4 < B + 4
+                // = SC, 16-byte aligned (SC and k multiples of 4); the copies landed before the
+                // barrier above and nothing writes A_TILE afterwards.
                 a[R] = unsafe { ld_shared::<4>(a_base + 4 * (((R / 4) * GS + R % 4) * SC + k)) };
             });
             seq!(U in 0..4 {
@@ -135,6 +165,8 @@ macro_rules! fw_tile_update {
                 let mut vb = [0u32; 4];
                 seq!(Q in 0..$n {
                     if Q % 4 == 0 {
+                        // SAFETY: row k + U < B of B_TILE, columns (Q / 4) * GS + 4 * tx..+4 <= B,
+                        // aligned; landed before the barrier above, never written after.
                         vb = unsafe { ld_shared::<4>(b_base + 4 * ((k + U) * B + (Q / 4) * GS)) };
                     }
                     b[Q] = vb[Q % 4] as i32;
@@ -153,6 +185,9 @@ macro_rules! fw_tile_update {
             if Q % 4 == 3 {
                 let i = (R / 4) * GS + 4 * ty + R % 4;
                 let j = (Q / 4) * GS + 4 * tx;
+                // SAFETY: the same 4 cells of the own block this thread loaded at the start
+                // (same i, j): inside the block, aligned, stored by this thread only, after every
+                // thread of the block copied its operands (barrier above).
                 unsafe { st_global::<4>(own.add(in_block(pitch, i, j) as usize), v) };
             }
         }); });
@@ -174,7 +209,12 @@ macro_rules! fw_relax_in_place {
         for kk in 0..B {
             let (mut a, mut b) = ([0i32; $r], [0i32; $r]);
             seq!(I in 0..$r {
+                // SAFETY: row ty + I * T < B, column kk < B of the B x B tile at `sa`; stored
+                // before the previous barrier, and column kk is not written in step kk (module
+                // comment).
                 a[I] = unsafe { lds(sa + 4 * ((ty + I * T) * B + kk)) };
+                // SAFETY: row kk < B, column tx + I * T < B of the tile at `sb`; row kk is not
+                // written in step kk.
                 b[I] = unsafe { lds(sb + 4 * (kk * B + tx + I * T)) };
             });
             seq!(I in 0..$r { seq!(J in 0..$r {
@@ -182,6 +222,10 @@ macro_rules! fw_relax_in_place {
                 let via = a[I] + b[J];
                 if via < $cell[I][J] {
                     $cell[I][J] = via;
+                    // SAFETY: cell (i, j) < (B, B) of the tile at `so`, stored only by its owner
+                    // thread; it is neither in row kk nor in column kk of step kk's operands when
+                    // it improves (module comment), and the barrier below orders it before step
+                    // kk + 1 reads it.
                     unsafe { sts(so + 4 * (i * B + j), via) };
                 }
             }); });
@@ -205,13 +249,19 @@ macro_rules! fw_pivot_block {
         let mut cell = [[0i32; $r]; $r];
         seq!(I in 0..$r { seq!(J in 0..$r {
             let (i, j) = (ty + I * T, tx + J * T);
+            // SAFETY: `base` is the top-left cell of a B x B block of the matrix (the caller's
+            // `$base`), and i, j < B (ty, tx < T, I, J < R, T * R = B): inside it.
             cell[I][J] = unsafe { ld_global(base.add(in_block(pitch, i, j) as usize)) } as i32;
+            // SAFETY: cell (i, j) of the B x B PIVOT tile, this thread's own; read by others only
+            // after the barrier below.
             unsafe { sts(sp + 4 * (i * B + j), cell[I][J]) };
         }); });
         thread::sync_threads();
         fw_relax_in_place!(cell, $r, (tx, ty), a: sp, b: sp, own: sp);
         seq!(I in 0..$r { seq!(J in 0..$r {
             let (i, j) = (ty + I * T, tx + J * T);
+            // SAFETY: the cell this thread loaded above (inside the block), stored only by it; the
+            // other threads of this one-block launch read it only from shared memory.
             unsafe { st_global::<1>(base.add(in_block(pitch, i, j) as usize), [cell[I][J] as u32]) };
         }); });
     }};
@@ -222,6 +272,14 @@ macro_rules! fw_phase23 {
     (column, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt) => {
         /// Phase 2: the blocks of the pivot row (`block_idx.y == 0`) and pivot column
         /// (`block_idx.y == 1`); `block_idx.x` walks the row or column, skipping the pivot.
+        ///
+        /// # Safety
+        /// `d` must point to the padded distance matrix on the device: `rounds * B` rows of `pitch`
+        /// i32, `pitch` at least `rounds * B` and a multiple of `PITCH_ALIGN`, fewer than 2^32
+        /// cells in all (32-bit offsets); `round` < `rounds`; the launch must use this block
+        /// factor's `FwConfig` geometry (phase 1: one block; phase 2: grid `(rounds, 2)`; phase 3:
+        /// grid `(rounds, rounds)`), and the phases of a round must run in order, each launch alone
+        /// on the matrix.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase2(d: *mut i32, pitch: u32, round: u32) {
@@ -246,7 +304,12 @@ macro_rules! fw_phase23 {
             seq!(I in 0..$r { seq!(J in 0..$r {
                 let (i, j) = (ty + I * T, tx + J * T);
                 let off = in_block(pitch, i, j) as usize;
+                // SAFETY: cell (i, j), i, j < B, of this block's own B x B block; only this thread
+                // stores it, at the end.
                 cell[I][J] = unsafe { ld_global(own.add(off)) } as i32;
+                // SAFETY: OWN and PIVOT cells (i, j) < (B, B), this thread's own, read by others
+                // after the barrier below; the pivot block is not written in this launch (its block
+                // x is skipped).
                 unsafe {
                     sts(so + 4 * (i * B + j), cell[I][J]);
                     sts(sp + 4 * (i * B + j), ld_global(pivot.add(off)) as i32);
@@ -258,6 +321,8 @@ macro_rules! fw_phase23 {
             fw_relax_in_place!(cell, $r, (tx, ty), a: sa, b: sb, own: so);
             seq!(I in 0..$r { seq!(J in 0..$r {
                 let (i, j) = (ty + I * T, tx + J * T);
+                // SAFETY: the own cell loaded above, stored by this thread only; no other block
+                // reads this block in phase 2.
                 unsafe { st_global::<1>(own.add(in_block(pitch, i, j) as usize), [cell[I][J] as u32]) };
             }); });
         }
@@ -270,6 +335,14 @@ macro_rules! fw_phase23 {
         /// then reads one 128-byte row segment of the pivot-row block (one shared wavefront) and
         /// its own rows of the pivot-column block as 128-bit loads covering 4 k at once
         /// (broadcast): 2 wavefronts per 128 updates instead of 2.5 with 2 rows x 64 columns.
+        ///
+        /// # Safety
+        /// `d` must point to the padded distance matrix on the device: `rounds * B` rows of `pitch`
+        /// i32, `pitch` at least `rounds * B` and a multiple of `PITCH_ALIGN`, fewer than 2^32
+        /// cells in all (32-bit offsets); `round` < `rounds`; the launch must use this block
+        /// factor's `FwConfig` geometry (phase 1: one block; phase 2: grid `(rounds, 2)`; phase 3:
+        /// grid `(rounds, rounds)`), and the phases of a round must run in order, each launch alone
+        /// on the matrix.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
@@ -304,6 +377,11 @@ macro_rules! fw_phase23 {
             seq!(I in 0..$n {
                 let i = row0 + I;
                 let step = in_block(pitch, I, 0) as usize;
+                // SAFETY: row bi * B + row0 + I (row0 + RR <= B) and column bj * B + col (col < B)
+                // of the matrix for the own block and the pivot-column and pivot-row blocks (bi,
+                // bj, round < rounds; 64-bit block origins): inside it. The pivot row and column
+                // are not written in phase 3 (their blocks return above). Shared: COL and ROW cell
+                // (i, col), this thread's own, read after the barrier below.
                 unsafe {
                     cell[I] = ld_global(d.add(first(bi, bj) + step)) as i32;
                     sts(sc + 4 * (i * B + col), ld_global(d.add(first(bi, round) + step)) as i32);
@@ -319,8 +397,12 @@ macro_rules! fw_phase23 {
                     // b for 4 k first, then one row's a at a time: 12 values live, not 20, which
                     // keeps the kernel at <= 32 registers (2 blocks of 1024 threads per SM).
                     let mut b = [0i32; 4];
+                    // SAFETY: ROW cell (kq + J, col) with kq + J < B, col < B; stored before the
+                    // barrier above, never written after.
                     seq!(J in 0..4 { b[J] = unsafe { lds(sr + 4 * ((kq + J) * B + col)) }; });
                     seq!(I in 0..$n {
+                        // SAFETY: COL row row0 + I < B, columns kq..kq + 4 <= B, 16-byte aligned
+                        // (Tile is, B and kq multiples of 4); stored before the barrier above.
                         let a = unsafe { ld_shared::<4>(sc + 4 * ((row0 + I) * B + kq)) };
                         seq!(J in 0..4 {
                             cell[I] = core::cmp::min(cell[I], a[J] as i32 + b[J]);
@@ -331,6 +413,8 @@ macro_rules! fw_phase23 {
             }
             let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
             seq!(I in 0..$n {
+                // SAFETY: this thread's own cells, loaded at the start (same offsets), stored only
+                // by it.
                 unsafe { st_global::<1>(d.add(first(bi, bj) + in_block(pitch, I, 0) as usize), [cell[I] as u32]) };
             });
         }
@@ -345,6 +429,14 @@ macro_rules! fw_phase23 {
         /// `own = min(own, own ⊗ P)` (every chain through several pivot vertices is dominated
         /// by its direct P entry). So phase 2 is phase 3's update with other operands, with no
         /// barrier per k and `T3 x T3` threads per block (`fw_tile_update!`).
+        ///
+        /// # Safety
+        /// `d` must point to the padded distance matrix on the device: `rounds * B` rows of `pitch`
+        /// i32, `pitch` at least `rounds * B` and a multiple of `PITCH_ALIGN`, fewer than 2^32
+        /// cells in all (32-bit offsets); `round` < `rounds`; the launch must use this block
+        /// factor's `FwConfig` geometry (phase 1: one block; phase 2: grid `(rounds, 2)`; phase 3:
+        /// grid `(rounds, rounds)`), and the phases of a round must run in order, each launch alone
+        /// on the matrix.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase2(d: *mut i32, pitch: u32, round: u32) {
@@ -366,6 +458,14 @@ macro_rules! fw_phase23 {
 
         /// Phase 3: every block outside the pivot row and column, from the (final) pivot-column
         /// block of its row (A) and pivot-row block of its column (B) (`fw_tile_update!`).
+        ///
+        /// # Safety
+        /// `d` must point to the padded distance matrix on the device: `rounds * B` rows of `pitch`
+        /// i32, `pitch` at least `rounds * B` and a multiple of `PITCH_ALIGN`, fewer than 2^32
+        /// cells in all (32-bit offsets); `round` < `rounds`; the launch must use this block
+        /// factor's `FwConfig` geometry (phase 1: one block; phase 2: grid `(rounds, 2)`; phase 3:
+        /// grid `(rounds, rounds)`), and the phases of a round must run in order, each launch alone
+        /// on the matrix.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase3(d: *mut i32, pitch: u32, round: u32) {
@@ -384,6 +484,14 @@ macro_rules! fw_kernels {
     ($(($phase1:ident, $phase2:ident, $phase3:ident, $b:tt, $t:tt, $r:tt, $l:ident($t3:tt, $n:tt $(, $q:tt)?),
         $cap:ident)),* $(,)?) => {$(
         /// Phase 1: closes the pivot block `(round, round)`. One block.
+        ///
+        /// # Safety
+        /// `d` must point to the padded distance matrix on the device: `rounds * B` rows of `pitch`
+        /// i32, `pitch` at least `rounds * B` and a multiple of `PITCH_ALIGN`, fewer than 2^32
+        /// cells in all (32-bit offsets); `round` < `rounds`; the launch must use this block
+        /// factor's `FwConfig` geometry (phase 1: one block; phase 2: grid `(rounds, 2)`; phase 3:
+        /// grid `(rounds, rounds)`), and the phases of a round must run in order, each launch alone
+        /// on the matrix.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $phase1(d: *mut i32, pitch: u32, round: u32) {

@@ -12,12 +12,19 @@ use super::{INIT_QUADS_PER_THREAD, format::INF, offsets::cell};
 /// `row0..row0 + rows` of the whole matrix (one GPU's share of it when several split it), which
 /// is where the diagonal falls. Launch: x covers `pitch / 4` quads (`pitch` is a multiple of
 /// `PITCH_ALIGN`) with `INIT_QUADS_PER_THREAD` per thread, y strides over the rows.
+///
+/// # Safety
+/// `d` must point to `rows` x `pitch` i32 of device memory, 16-byte aligned, with `pitch` a
+/// multiple of 4; nothing else may access them during the launch. The kernel checks its indices
+/// against `rows` and `pitch` itself, so any grid is safe.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32, row0: u32) {
     let quads = pitch / 4;
     let mut row = thread::block_idx_y();
     while row < rows {
+        // SAFETY: row < rows (the loop condition): the start of a row of the caller's `rows` x
+        // `pitch` cells.
         let base = unsafe { d.add(cell(pitch, row, 0)) } as *mut u32;
         let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
             + thread::thread_idx_x();
@@ -26,6 +33,9 @@ pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32, row0: u32) {
             if q < quads {
                 let c = 4 * q;
                 let cell = |k: u32| if row0 + row == c + k { 0 } else { INF as u32 };
+                // SAFETY: q < quads = pitch / 4, so cells c..c + 4 lie in the row, 16-byte aligned
+                // (d aligned, pitch and c multiples of 4); each (row, quad) belongs to one thread
+                // (x by quad, y by row stride).
                 unsafe {
                     st_global::<4>(base.add(c as usize), [cell(0), cell(1), cell(2), cell(3)])
                 };
@@ -40,13 +50,23 @@ pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32, row0: u32) {
 /// `d[src][dst] = min(d[src][dst], w)` for each of the `n` edges (`src, dst, w` triples as in
 /// the file, already validated by the host; `src` counted from the first row of `d`). A reduction, so repeated pairs keep their
 /// smallest weight whatever the order; no edge touches the diagonal (no self-loops).
+///
+/// # Safety
+/// `d` must point to `rows` x `pitch` i32 of device memory and `edges` to `n` (src, dst, w) triples
+/// with `0 <= src < rows` and `0 <= dst < pitch` (the host checks every edge, `init_on_device`);
+/// the grid may be any size.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn apsp_scatter_edges(d: *mut i32, pitch: u32, edges: *const i32, n: u32) {
     let i = thread::index_1d();
     if i < n {
+        // SAFETY: i < n (checked above): triple i is inside the caller's `3 * n` i32.
         let e = unsafe { edges.add(3 * i as usize) };
+        // SAFETY: the triple's three i32, inside the edge list (see `e`), which nothing writes
+        // during the launch.
         let (src, dst, w) = unsafe { (*e, *e.add(1), *e.add(2)) };
+        // SAFETY: src < rows and dst < pitch (the caller's contract): a cell of `d`; `red.min` is
+        // atomic, so edges sharing a cell need no ordering.
         unsafe { red_min_global(d.add(cell(pitch, src as u32, dst as u32)), w) };
     }
 }

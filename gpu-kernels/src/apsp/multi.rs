@@ -25,6 +25,15 @@ macro_rules! fw_multi_kernels {
     ($(($pivot:ident, $row:ident, $col:ident, $rest:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {$(
         /// Phase 1: closes block `round` of the pivot block row `row` (the owner's slice,
         /// pointed at that block row). One block of `T x T` threads.
+        ///
+        /// # Safety
+        /// `rows` (or `row`, the pivot block row inside it) must point to this GPU's slice of whole
+        /// block rows and `pivot` to one block row, B rows of `pitch` i32 each, `pitch` a multiple
+        /// of `PITCH_ALIGN` covering every block column, `round` < block columns; the grid must
+        /// stay inside them as the host's launches do (`host/src/apsp/multi`: one block for the
+        /// pivot, one per block column for the row, one per local block row for the column,
+        /// `(block columns, count)` from `first` for the rest, `skip` the local pivot row or
+        /// `u32::MAX`), and the launches of a round run in order on one stream.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $pivot(row: *mut i32, pitch: u32, round: u32) {
@@ -33,6 +42,15 @@ macro_rules! fw_multi_kernels {
 
         /// Phase 2, pivot row: block `block_idx.x` of the pivot block row `row` (skipping the
         /// pivot block) as `own = min(own, P ⊗ own)`. Grid: one block per block column.
+        ///
+        /// # Safety
+        /// `rows` (or `row`, the pivot block row inside it) must point to this GPU's slice of whole
+        /// block rows and `pivot` to one block row, B rows of `pitch` i32 each, `pitch` a multiple
+        /// of `PITCH_ALIGN` covering every block column, `round` < block columns; the grid must
+        /// stay inside them as the host's launches do (`host/src/apsp/multi`: one block for the
+        /// pivot, one per block column for the row, one per local block row for the column,
+        /// `(block columns, count)` from `first` for the rest, `skip` the local pivot row or
+        /// `u32::MAX`), and the launches of a round run in order on one stream.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $row(row: *mut i32, pitch: u32, round: u32) {
@@ -48,6 +66,15 @@ macro_rules! fw_multi_kernels {
         /// local block row `skip` (the pivot row on its owner; `u32::MAX` elsewhere), as
         /// `own = min(own, own ⊗ P)` with P from the broadcast pivot row. Grid: one block per
         /// local block row.
+        ///
+        /// # Safety
+        /// `rows` (or `row`, the pivot block row inside it) must point to this GPU's slice of whole
+        /// block rows and `pivot` to one block row, B rows of `pitch` i32 each, `pitch` a multiple
+        /// of `PITCH_ALIGN` covering every block column, `round` < block columns; the grid must
+        /// stay inside them as the host's launches do (`host/src/apsp/multi`: one block for the
+        /// pivot, one per block column for the row, one per local block row for the column,
+        /// `(block columns, count)` from `first` for the rest, `skip` the local pivot row or
+        /// `u32::MAX`), and the launches of a round run in order on one stream.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $col(rows: *mut i32, pivot: *mut i32, pitch: u32, round: u32, skip: u32) {
@@ -62,6 +89,15 @@ macro_rules! fw_multi_kernels {
         /// Phase 3 on local block rows `first + block_idx.y` (skipping `skip`) and every block
         /// column but `round`: `own = min(own, C ⊗ R)` with C this row's pivot-column block and
         /// R the broadcast pivot row's block of this column.
+        ///
+        /// # Safety
+        /// `rows` (or `row`, the pivot block row inside it) must point to this GPU's slice of whole
+        /// block rows and `pivot` to one block row, B rows of `pitch` i32 each, `pitch` a multiple
+        /// of `PITCH_ALIGN` covering every block column, `round` < block columns; the grid must
+        /// stay inside them as the host's launches do (`host/src/apsp/multi`: one block for the
+        /// pivot, one per block column for the row, one per local block row for the column,
+        /// `(block columns, count)` from `first` for the rest, `skip` the local pivot row or
+        /// `u32::MAX`), and the launches of a round run in order on one stream.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $rest(

@@ -14,6 +14,9 @@ const _: () = assert!(PEAK_CHAINS == 16 && PEAK_UPDATES_PER_ITERATION == 2 * 16)
 /// `iters` iterations of 2 x 16 add-mins per thread. `w` comes from the host so that nothing
 /// is known at compile time; the result is stored only if it equals `w` (practically never),
 /// which keeps every chain live without a store per thread.
+///
+/// # Safety
+/// `out` must point to a writable i32 of device memory; any grid.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn apsp_addmin_peak(out: *mut i32, w: i32, iters: u32) {
@@ -38,6 +41,10 @@ pub unsafe fn apsp_addmin_peak(out: *mut i32, w: i32, iters: u32) {
         s ^= x[I];
     });
     if s == w {
+        // SAFETY: `out` is a writable i32 (the caller's contract) that nothing reads during the
+        // launch. Threads get here only when s == w, so any that store concurrently store the same
+        // value: plain racing stores of one word are defined in PTX's memory model (one wins),
+        // though Rust's model would call them a data race (an atomic store would change the PTX).
         unsafe { *out = s };
     }
 }

@@ -64,6 +64,12 @@ fn shfl_bfly_u64(v: u64, mask: u32) -> u64 {
 /// the graph). Launch: `(ceil(v / STATS_COLUMNS), ceil(v / rows_per_block))` blocks of
 /// `STATS_THREADS`; `rows_per_block` a multiple of `STATS_ROW_CHUNK`, at most
 /// `STATS_MAX_TILE_ROWS`; `pitch` a multiple of 4 and `stride >= v` a multiple of 4.
+///
+/// # Safety
+///
+/// `d` points to a solved matrix of at least `v` rows of `pitch` i32 (16-byte aligned), and the
+/// partial buffers hold one entry per row and column band of this grid (`stride` apart), as
+/// `host::apsp::stats` allocates them; launched with the geometry above.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn apsp_stats_tiles(
@@ -187,6 +193,11 @@ pub unsafe fn apsp_stats_tiles(
 /// Adds the bands of the partials per vertex, in band order, into `out` (`StatsField::COUNT`
 /// arrays of `stride` u64, in `StatsField` order). One thread per vertex, `STATS_FINISH_THREADS`
 /// per block; `col_bands` and `row_bands` are the tiles kernel's grid.
+///
+/// # Safety
+///
+/// The partial buffers are those the tiles kernel wrote with the same `v`, `stride` and bands,
+/// and `out` holds `StatsField::COUNT * stride` u64; launched with one thread per vertex.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn apsp_stats_finish(

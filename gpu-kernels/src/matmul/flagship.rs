@@ -42,9 +42,13 @@ use crate::ptx::{
 /// Coherent 16-byte global load (C is read and written by this launch, so not `.nc`), as
 /// floats. (`ptx::ld_global_v4` and `ptx::ld_global` with conversions instead renumber the
 /// kernels' PTX registers, which can change ptxas's allocation of the timed kernels.)
+///
+/// # Safety
+/// `p` must point to 4 readable floats of global memory, 16-byte aligned.
 #[inline(always)]
 unsafe fn ld_global4(p: *const f32) -> [f32; 4] {
     let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: `p` is 4 aligned readable floats (the caller's contract).
     unsafe {
         core::arch::asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) a,
              b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
@@ -58,9 +62,14 @@ unsafe fn ld_global4(p: *const f32) -> [f32; 4] {
     ]
 }
 
+/// Coherent 4-byte global load (C, as [`ld_global4`]).
+///
+/// # Safety
+/// `p` must point to a readable float of global memory.
 #[inline(always)]
 unsafe fn ld_global1(p: *const f32) -> f32 {
     let v: u32;
+    // SAFETY: `p` is a readable float (the caller's contract).
     unsafe {
         core::arch::asm!("ld.global.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
              options(nostack, readonly, preserves_flags));
@@ -71,28 +80,42 @@ unsafe fn ld_global1(p: *const f32) -> f32 {
 /// Writes 4 consecutive outputs `v` (accumulated A·B) of row `row`, columns `col..col + 4`:
 /// `alpha·v + beta·C`, reading C only when `beta != 0`. `fast`: the 4 are in range and 16-byte
 /// aligned.
+///
+/// # Safety
+/// `p` must satisfy the [`SgemmParams`] contract, `(row, col)` lie in the padded tile grid of C
+/// (row < m rounded up to the tile, col likewise), and no other thread may store these 4 outputs.
 #[inline(always)]
 unsafe fn store4(p: &SgemmParams, row: u32, col: u32, v: [f32; 4], fast: bool) {
     let at = row as usize * p.ldc as usize + col as usize;
+    // SAFETY: `at` is inside C for row < m and col < n. For a row or column past C's edge (a
+    // partial tile) the pointer is formed but never dereferenced: every access below is under
+    // `fast` (the whole tile is inside C) or `row < m` and `col + J < n`. (Rust's `add` asks for an
+    // in-bounds result even unused; `wrapping_add` would say so, but may change the PTX.)
     let ptr = unsafe { p.c.add(at) };
     if fast {
         let mut out = [0u32; 4];
         if p.beta == 0.0 {
             seq!(J in 0..4 { out[J] = (p.alpha * v[J]).to_bits(); });
         } else {
+            // SAFETY: `fast`: the 4 floats are inside C and 16-byte aligned (ldc % 4 == 0 and C
+            // aligned).
             let old = unsafe { ld_global4(ptr) };
             seq!(J in 0..4 { out[J] = (p.alpha * v[J] + p.beta * old[J]).to_bits(); });
         }
+        // SAFETY: as the load: 4 aligned floats of C, this thread's outputs only.
         unsafe { st_global::<4>(ptr as *mut u32, out) };
     } else if row < p.m {
         seq!(J in 0..4 {
             if col + J < p.n {
+                // SAFETY: row < m and col + J < n (checked above): a cell of C.
                 let q = unsafe { ptr.add(J) };
                 let out = if p.beta == 0.0 {
                     p.alpha * v[J]
                 } else {
+                    // SAFETY: `q` is a cell of C (see above).
                     p.alpha * v[J] + p.beta * unsafe { ld_global1(q) }
                 };
+                // SAFETY: `q` is a cell of C that only this thread stores.
                 unsafe { st_global::<1>(q as *mut u32, [out.to_bits()]) };
             }
         });
@@ -141,12 +164,18 @@ fn partial_index<const NT: u32, const SLOT: u32>(slot: u32, e: u32, tid: u32) ->
 
 /// Counts this block's stored segment of a split tile; true in the block that completes the
 /// count, which then sums the tile. The same answer in every thread.
+///
+/// # Safety
+/// `p` must satisfy the [`SgemmParams`] contract with `sk_blocks > 0`, `tile` < `sk_tiles` and
+/// `nseg` its segment count; every thread of the block must call it (it has barriers).
 #[inline(always)]
 unsafe fn stream_k_count(p: &SgemmParams, tile: u32, nseg: u32) -> bool {
     // Every thread's partial sums are visible GPU-wide before thread 0 counts them.
     fence_acq_rel_gpu();
     thread::sync_threads();
     let last = thread::thread_idx_x() == 0
+        // SAFETY: `tile` < sk_tiles (only split tiles get here), so `counters + tile` is one of the
+        // counters the [`SgemmParams`] contract provides; the add is atomic.
         && unsafe { atom_add_acq_rel_gpu(p.counters.add(tile as usize), 1) } + 1 == nseg;
     let last = thread::sync_threads_or(last as u32) != 0;
     if last {
@@ -158,6 +187,11 @@ unsafe fn stream_k_count(p: &SgemmParams, tile: u32, nseg: u32) -> bool {
 /// 4-vector `q` of this thread in a split tile, summed over the tile's `nseg` segments (blocks
 /// `seg0..seg0 + nseg`) in order, segment 0 first, so the result does not depend on which block
 /// sums.
+///
+/// # Safety
+/// `p` must satisfy the [`SgemmParams`] contract with `split` its split, `tile` a split tile with
+/// segments `seg0..seg0 + nseg`, `q` < RM * RN / 4, and every segment's partial sums stored and
+/// made visible ([`stream_k_count`] returned true).
 #[inline(always)]
 unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
     p: &SgemmParams,
@@ -170,6 +204,10 @@ unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
     let tid = thread::thread_idx_x();
     let load = |c: u32| {
         let base = partial_index::<NT, SLOT>(split.slot(c, tile), 4 * q, tid);
+        // SAFETY: `base + j * NT` < 2 * sk_blocks * SLOT: slot < 2 * sk_blocks (`Split::slot`),
+        // 4 * q + j < SLOT / NT accumulators per thread and tid < NT, inside `partials` (the
+        // [`SgemmParams`] contract); the writers' stores precede this read through
+        // `stream_k_count`'s fences and counter.
         let v: [u32; 4] = core::array::from_fn(|j| unsafe {
             ld_global_cg(p.partials.add(base + j * NT as usize) as *const u32)
         });
@@ -194,6 +232,14 @@ macro_rules! flagship_kernels {
     ($(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
+        /// # Safety
+        /// `p` must satisfy the [`SgemmParams`] contract (`a`, `b`, `c` of `m x k`, `k x n`,
+        /// `m x n` with their leading dimensions, `c` overlapping neither `a` nor `b`; with
+        /// `vec_b`, `ldb % 4 == 0` and `b` 16-byte aligned; with `sk_blocks > 0`, `partials` of
+        /// `2 * sk_blocks * bm * bn` floats and `sk_tiles` zeroed `counters`), and the launch must
+        /// use this kernel's [`FlagshipConfig::threads`], the grid `Split::grid` and
+        /// [`FlagshipConfig::shared_bytes`] of dynamic shared memory: every shared address below is
+        /// inside it and every global one inside the matrices.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: SgemmParams) {
@@ -267,6 +313,9 @@ macro_rules! flagship_kernels {
                 thread::sync_threads();
                 let (tile, kb, ke) = split.unit(it, end);
                 let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
+                // SAFETY: `STASH + 4 * tid` + 4 <= STAGES * STAGE_BYTES + 4 * NT, the dynamic
+                // shared memory of the launch; word tid is this thread's alone, read back only by
+                // it (line `at` below).
                 unsafe { st_shared::<1>(smem + STASH + 4 * tid, [it]) };
                 let a_frag = 4 * (warp / WN * WTM + lane / LX * 4);
                 let b_frag = A_BYTES + 4 * (warp % WN * WTN + lane % LX * 4);
@@ -283,6 +332,10 @@ macro_rules! flagship_kernels {
                     if I < IPK {
                         let r = a_row0 + 4 * NW * I;
                         let row = if r < m { r } else { m - 1 };
+                        // SAFETY: `row` is clamped to m - 1 and a_k0 < 8: a cell of A when a_k0 < K
+                        // (lda >= K). For K <= a_k0 (K < 8) the pointer is formed but never
+                        // dereferenced: the partial slice reads only k < K (see `store4` on forming
+                        // such pointers).
                         a_src[(I % IPK) as usize] = unsafe { p.a.add(row as usize * lda + a_k0 as usize) };
                     }
                 });
@@ -299,6 +352,10 @@ macro_rules! flagship_kernels {
                 };
                 // Out-of-range pieces still need a valid (and for 16-byte copies aligned) address.
                 let b_col_addr = if b_bytes == 0 { (n - 1) / BW * BW } else { b_col };
+                // SAFETY: `b_col_addr` < n (clamped when out of range), and rows `b_row` < BK of B.
+                // For k > b_row it is a cell of B; otherwise (k < BK) the pointer is formed but
+                // never dereferenced, as the partial slice reads only rows below k (see `store4` on
+                // forming such pointers).
                 let b_src = unsafe { p.b.add(b_row as usize * ldb + b_col_addr as usize) };
                 let b_step = B_ROW_STEP as usize * ldb;
                 let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
@@ -310,17 +367,34 @@ macro_rules! flagship_kernels {
                         seq!(I in 0..$al {{
                             const ROW: u32 = I % IPK;
                             const KG: u32 = I / IPK;
+                            // SAFETY: t < kfull: k0 + 8 * KG + a_k0 < k0 + BK <= K, so the source
+                            // is inside row `row` of A.
                             let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
                             let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                            // SAFETY: `dst` is inside this stage's A slice (a_k0 + 8 * KG < BK rows
+                            // of AP words, column 4 * warp + lane / 8 + 4 * NW * ROW < BM); no
+                            // thread reads the stage until the wait and barrier that retire its
+                            // group, and the stage it overwrites was released by the barrier before
+                            // (see the main loop).
                             unsafe { cp_async_ca4(dst, src, 4) };
                         }});
+                        // SAFETY: k0 + BK <= K: rows k0.. of the B column are inside B.
                         let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
                         seq!(I in 0..$bl {
+                            // SAFETY: row k0 + b_row + I * B_ROW_STEP < k0 + BK <= K (the B copies
+                            // tile the slice exactly).
                             let src = unsafe { b_slice.add(I * b_step) };
                             let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
                             if VEC {
+                                // SAFETY: `dst`: piece tid % BPR of slice row b_row + I *
+                                // B_ROW_STEP < BK, inside this stage's B slice and 16-byte aligned;
+                                // `src` has `b_bytes` readable bytes (the row's columns below n)
+                                // and is aligned (vec_b: ldb % 4 == 0, B aligned, b_col a multiple
+                                // of 4). Ordered as the A copies.
                                 unsafe { cp_async_cg16(dst, src, b_bytes) };
                             } else {
+                                // SAFETY: as above with 4-byte pieces: `src` readable when
+                                // `b_bytes` is 4.
                                 unsafe { cp_async_ca4(dst, src, b_bytes) };
                             }
                         });
@@ -331,25 +405,36 @@ macro_rules! flagship_kernels {
                             const KG: u32 = I / IPK;
                             let ok = k0 + 8 * KG + a_k0 < k;
                             let src = if ok {
+                                // SAFETY: `ok`: k0 + 8 * KG + a_k0 < K, so the source is inside row
+                                // `row` of A.
                                 unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
                             } else {
                                 p.a
                             };
                             let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                            // SAFETY: `src` is a readable cell of A when `ok`, else nothing is read
+                            // (0 bytes, the address `p.a` kept valid); `dst` as in the full slice.
                             unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
                         }});
                         seq!(I in 0..$bl {
                             let ok = k0 + b_row + I * B_ROW_STEP < k;
                             let src = if ok {
+                                // SAFETY: `ok`: row k0 + b_row + I * B_ROW_STEP < K, column
+                                // b_col_addr < n: inside B.
                                 unsafe { b_src.add(k0 as usize * ldb + I * b_step) }
                             } else {
+                                // SAFETY: column `b_col_addr` < n of B's first row: a valid
+                                // (aligned) address; nothing is read from it.
                                 unsafe { p.b.add(b_col_addr as usize) }
                             };
                             let bytes = if ok { b_bytes } else { 0 };
                             let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
                             if VEC {
+                                // SAFETY: `src` has `bytes` readable bytes (0 past K), aligned;
+                                // `dst` as in the full slice.
                                 unsafe { cp_async_cg16(dst, src, bytes) };
                             } else {
+                                // SAFETY: as above with 4-byte pieces.
                                 unsafe { cp_async_ca4(dst, src, bytes) };
                             }
                         });
@@ -362,9 +447,11 @@ macro_rules! flagship_kernels {
                         if kb + S < ke {
                             load_tile(kb + S, S * STAGE_BYTES);
                         }
+                        // SAFETY: closes this thread's group (possibly empty); no memory access.
                         unsafe { cp_async_commit() };
                     }
                 });
+                // SAFETY: waits only.
                 unsafe { cp_async_wait::<{ $st - 2 }>() };
                 thread::sync_threads();
 
@@ -375,10 +462,16 @@ macro_rules! flagship_kernels {
                 let mut write = (STAGES - 1) * STAGE_BYTES;
                 // Fragments of step 0.
                 seq!(G in 0..$ga {
+                    // SAFETY: `read + a_frag + 4 * G * LY * 4` + 16 bytes stays in row 0 of stage
+                    // `read`'s A slice (the lane's 4 rows at warp / WN * WTM + lane / LX * 4 +
+                    // G * LY * 4 < BM), 16-byte aligned; the stage landed (wait) and is ordered by
+                    // the barrier above.
                     let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
                     seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
                 });
                 seq!(H in 0..$gb {
+                    // SAFETY: `b_frag + 4 * H * LX * 4` + 16 bytes stays in row 0 of the B slice
+                    // (column < BN), aligned; landed and ordered as above.
                     let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
                     seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
                 });
@@ -390,6 +483,7 @@ macro_rules! flagship_kernels {
                             // Slice kt+1 has landed; every warp is done with slice kt-1's
                             // stage, which the copies issued at KK == 0 of the next round
                             // overwrite.
+                            // SAFETY: waits only.
                             unsafe { cp_async_wait::<{ $st - 2 }>() };
                             thread::sync_threads();
                             read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
@@ -398,12 +492,18 @@ macro_rules! flagship_kernels {
                             const NEXT: u32 = (KK + 1) % BK;
                             const NB: usize = (KK + 1) % 2;
                             seq!(G in 0..$ga {
+                                // SAFETY: row NEXT < BK of stage `read`'s A slice, columns < BM
+                                // (as at step 0); that stage landed before the barrier at KK == BK
+                                // - 1 (or the prologue), and the copies issued since write another
+                                // stage.
                                 let v = unsafe {
                                     ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
                                 };
                                 seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
                             });
                             seq!(H in 0..$gb {
+                                // SAFETY: row NEXT < BK of the B slice, columns < BN; ordered as
+                                // the A fragment.
                                 let v = unsafe {
                                     ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BN + H * LX * 4))
                                 };
@@ -415,6 +515,7 @@ macro_rules! flagship_kernels {
                             if t < ke {
                                 load_tile(t, write);
                             }
+                            // SAFETY: closes this thread's group; no memory access.
                             unsafe { cp_async_commit() };
                             write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
                         }
@@ -431,9 +532,12 @@ macro_rules! flagship_kernels {
                     kt += 1;
                 }
                 // No copy may still be writing shared memory when the unit ends.
+                // SAFETY: waits only.
                 unsafe { cp_async_wait::<0>() };
                 let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
                 let (warp, lane) = (tid / 32, tid % 32);
+                // SAFETY: this thread's own stash word, stored by it at the unit's start
+                // (see there).
                 let [at] = unsafe { ld_shared::<1>(smem + STASH + 4 * tid) };
                 let (tile, kb, ke) = split.unit(at, split.range(pid).1);
                 let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
@@ -446,6 +550,10 @@ macro_rules! flagship_kernels {
                         seq!(I in 0..4 {
                             seq!(H in 0..$gb {
                                 let v = acc4!(acc, G * 4 + I, H);
+                                // SAFETY: `store4`'s contract: `p` is the launch's, the cell is in
+                                // this block's tile (row0 + G * LY * 4 + I < m0 + BM, column < n0 +
+                                // BN), stored by this thread only; `fast` only when the tile is
+                                // inside C and C aligned.
                                 unsafe { store4(&p, row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
                             });
                         });
@@ -465,25 +573,35 @@ macro_rules! flagship_kernels {
                                 let v = acc4!(acc, G * 4 + I, H);
                                 seq!(J in 0..4 {
                                     let idx = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
+                                    // SAFETY: `idx` < 2 * sk_blocks * BM * BN (slot < 2 *
+                                    // sk_blocks, accumulator < BM * BN / NT, tid < NT), inside
+                                    // `partials` (a split tile means sk_blocks > 0); each (slot,
+                                    // accumulator, thread) is stored by one thread.
                                     unsafe { st_global_cg(p.partials.add(idx) as *mut u32, v[J].to_bits()) };
                                 });
                             }});
                         });
                     });
                     let (seg0, nseg) = split.segments(tile);
+                    // SAFETY: `p` is the launch's and `tile` a split tile, below sk_tiles.
                     if unsafe { stream_k_count(&p, tile, nseg) } {
                         let mut q = 0;
                         while q < $rm * $rn / 4 {
                             // 4-vector q = (G*4 + I)*GB + H, as stored above.
                             let (g, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
+                            // SAFETY: as `stream_k_sum` requires: `q` < RM * RN / 4, the segments'
+                            // stores made visible by `stream_k_count`.
                             let v = unsafe {
                                 stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
                             };
+                            // SAFETY: as the data-parallel store above.
                             unsafe { store4(&p, row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
                             q += 1;
                         }
                         if tid == 0 {
                             // Ready for the next launch.
+                            // SAFETY: `tile` < sk_tiles: its counter; every segment has counted, so
+                            // no block touches it again in this launch.
                             unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
                         }
                     }

@@ -11,6 +11,12 @@ use crate::ptx::{ld_global_nc, st_global};
 
 macro_rules! coalesced_kernels {
     ($(($name:ident, $b:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -22,6 +28,8 @@ macro_rules! coalesced_kernels {
             let mut sum = 0.0f32;
             let mut i = 0;
             while i < k {
+                // SAFETY: `row` < m (block_idx.y < m / B, t / B < B), `col` < n (t % B < B) and `i`
+                // < k, so both words are inside A and B, which nothing writes during the launch.
                 let (x, y) = unsafe {
                     (
                         ld_global_nc::<1>(a.add((row * k + i) as usize)),
@@ -31,6 +39,7 @@ macro_rules! coalesced_kernels {
                 sum += f32::from_bits(x[0]) * f32::from_bits(y[0]);
                 i += 1;
             }
+            // SAFETY: `(row, col)` is inside C (as above); each thread stores its own cell.
             unsafe { st_global::<1>((c as *mut u32).add((row * n + col) as usize), [sum.to_bits()]) };
         }
     )*};

@@ -16,6 +16,12 @@ use crate::ptx::{ld_global_nc, ld_shared, shared_addr, st_global, st_shared};
 
 macro_rules! tiled_kernels {
     ($(($name:ident, $tile:tt, $quads:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -40,6 +46,9 @@ macro_rules! tiled_kernels {
             let mut sum = 0.0f32;
             let mut k0 = 0;
             while k0 < k {
+                // SAFETY: global: `row` < m, `col` < n (grid x block) and k0 + tx, k0 + ty < k (k
+                // is a multiple of T); shared: `ty * P + tx` < T * P, each thread its own word, the
+                // previous step's readers past the barrier at the end of the loop.
                 unsafe {
                     let va = ld_global_nc::<1>(a.add((row * k + k0 + tx) as usize));
                     let vb = ld_global_nc::<1>(b.add(((k0 + ty) * n + col) as usize));
@@ -48,8 +57,11 @@ macro_rules! tiled_kernels {
                 }
                 thread::sync_threads();
                 seq!(Q in 0..$quads {
+                    // SAFETY: `ty * P + 4 * Q` + 0..4 < T * P, 16-byte aligned (P and 4Q multiples
+                    // of 4 words, Tile aligned to 16); stored before the barrier above.
                     let x = unsafe { ld_shared::<4>(sa + 4 * (ty * P + 4 * Q)) };
                     seq!(J in 0..4 {
+                        // SAFETY: `(4 * Q + J) * P + tx` < T * P; stored before the barrier above.
                         let y = unsafe { ld_shared::<1>(sb + 4 * ((4 * Q + J) * P + tx)) };
                         sum += f32::from_bits(x[J]) * f32::from_bits(y[0]);
                     });
@@ -57,6 +69,7 @@ macro_rules! tiled_kernels {
                 thread::sync_threads();
                 k0 += T;
             }
+            // SAFETY: `(row, col)` is inside C; each thread stores its own cell.
             unsafe { st_global::<1>((c as *mut u32).add((row * n + col) as usize), [sum.to_bits()]) };
         }
     )*};

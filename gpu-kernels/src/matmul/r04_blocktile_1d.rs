@@ -20,6 +20,12 @@ const UNROLL: u32 = 4;
 
 macro_rules! blocktile_1d_kernels {
     ($(($name:ident, $bm:tt, $bn:tt, $bk:tt, $tm:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -44,12 +50,19 @@ macro_rules! blocktile_1d_kernels {
             let col0 = thread::block_idx_x() * BN;
             let sa = shared_addr(addr_of!(TILE_A));
             let sb = shared_addr(addr_of!(TILE_B));
+            // SAFETY: `row0` < m and `col0` < n (the grid), so both tile origins are inside A and
+            // B.
             let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            // SAFETY: see `a_tile`.
             let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
 
             let mut acc = [0.0f32; $tm];
             let mut k0 = 0;
             while k0 < k {
+                // SAFETY: global: rows `row_a` < BM and `row_b` < BK, columns `col_a` < BK and
+                // `col_b` < BN (t < NT = BM * BK = BN * BK) of this block's tiles, k0 + BK <= k;
+                // shared: word t of each tile, this thread's alone, the previous step's readers
+                // past the barrier ending the loop.
                 unsafe {
                     let va = ld_global_nc::<1>(a_tile.add((row_a * k + k0 + col_a) as usize));
                     let vb = ld_global_nc::<1>(b_tile.add(((k0 + row_b) * n + col_b) as usize));
@@ -61,8 +74,12 @@ macro_rules! blocktile_1d_kernels {
                 while d < BK {
                     seq!(U in 0..4 {
                         let kq = d + U;
+                        // SAFETY: `kq * BN + thread_col` < BK * BN; stored before the barrier
+                        // above.
                         let tmp_b = f32::from_bits(unsafe { ld_shared::<1>(sb + 4 * (kq * BN + thread_col)) }[0]);
                         seq!(R in 0..$tm {
+                            // SAFETY: `(thread_row * TM + R) * BK + kq` < BM * BK (thread_row < NT
+                            // / BN = BM / TM); stored before the barrier above.
                             let x = unsafe { ld_shared::<1>(sa + 4 * ((thread_row * TM + R) * BK + kq)) };
                             acc[R] += f32::from_bits(x[0]) * tmp_b;
                         });
@@ -74,6 +91,8 @@ macro_rules! blocktile_1d_kernels {
             }
             seq!(R in 0..$tm {
                 let idx = (row0 + thread_row * TM + R) * n + col0 + thread_col;
+                // SAFETY: row `row0 + thread_row * TM + R` < row0 + BM and column
+                // `col0 + thread_col` < col0 + BN: inside C, and no other thread stores that cell.
                 unsafe { st_global::<1>((c as *mut u32).add(idx as usize), [acc[R].to_bits()]) };
             });
         }

@@ -20,6 +20,12 @@ const UNROLL: u32 = 4;
 
 macro_rules! blocktile_2d_kernels {
     ($(($name:ident, $bm:tt, $bn:tt, $bk:tt, $tm:tt, $tn:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -48,7 +54,10 @@ macro_rules! blocktile_2d_kernels {
             let col0 = thread::block_idx_x() * BN;
             let sa = shared_addr(addr_of!(TILE_A));
             let sb = shared_addr(addr_of!(TILE_B));
+            // SAFETY: `row0` < m and `col0` < n (the grid), so both tile origins are inside A and
+            // B.
             let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            // SAFETY: see `a_tile`.
             let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
 
             let mut acc = [[0.0f32; $tn]; $tm];
@@ -57,6 +66,9 @@ macro_rules! blocktile_2d_kernels {
                 let mut off = 0;
                 while off < BM {
                     let r = row_a + off;
+                    // SAFETY: `r` < BM and `col_a` < BK: inside the A tile (k0 + BK <= k); shared
+                    // word r * BK + col_a is this thread's alone (the rows step by NT / BK), its
+                    // previous readers past the barrier ending the loop.
                     unsafe {
                         let v = ld_global_nc::<1>(a_tile.add((r * k + k0 + col_a) as usize));
                         st_shared::<1>(sa + 4 * (r * BK + col_a), v);
@@ -66,6 +78,8 @@ macro_rules! blocktile_2d_kernels {
                 let mut off = 0;
                 while off < BK {
                     let r = row_b + off;
+                    // SAFETY: `r` < BK and `col_b` < BN: inside the B tile; the shared word is this
+                    // thread's alone, as for A.
                     unsafe {
                         let v = ld_global_nc::<1>(b_tile.add(((k0 + r) * n + col_b) as usize));
                         st_shared::<1>(sb + 4 * (r * BN + col_b), v);
@@ -80,10 +94,14 @@ macro_rules! blocktile_2d_kernels {
                         let mut reg_m = [0.0f32; $tm];
                         let mut reg_n = [0.0f32; $tn];
                         seq!(I in 0..$tm {
+                            // SAFETY: `(thread_row * TM + I) * BK + kq` < BM * BK (thread_row < BM
+                            // / TM); stored before the barrier above.
                             let x = unsafe { ld_shared::<1>(sa + 4 * ((thread_row * TM + I) * BK + kq)) };
                             reg_m[I] = f32::from_bits(x[0]);
                         });
                         seq!(J in 0..$tn {
+                            // SAFETY: `kq * BN + thread_col * TN + J` < BK * BN (thread_col < BN /
+                            // TN); stored before the barrier above.
                             let y = unsafe { ld_shared::<1>(sb + 4 * (kq * BN + thread_col * TN + J)) };
                             reg_n[J] = f32::from_bits(y[0]);
                         });
@@ -101,6 +119,8 @@ macro_rules! blocktile_2d_kernels {
             seq!(I in 0..$tm {
                 seq!(J in 0..$tn {
                     let idx = (row0 + thread_row * TM + I) * n + col0 + thread_col * TN + J;
+                    // SAFETY: `idx` is cell (row0 + thread_row * TM + I, col0 + thread_col *
+                    // TN + J) of this block's BM x BN tile of C, which no other thread stores.
                     unsafe { st_global::<1>((c as *mut u32).add(idx as usize), [acc[I][J].to_bits()]) };
                 });
             });

@@ -25,6 +25,12 @@ const UNROLL: u32 = 4;
 
 macro_rules! vectorized_kernels {
     ($(($name:ident, $bx:tt, $by:tt, $vec:tt, $rpi:tt, $tk:tt, $w:tt, $g:tt, $aw:tt, $ra:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -54,7 +60,10 @@ macro_rules! vectorized_kernels {
             let col0 = thread::block_idx_x() * TN;
             let sa = shared_addr(addr_of!(TILE_A));
             let sb = shared_addr(addr_of!(TILE_B));
+            // SAFETY: `row0` < m and `col0` < n (the grid), so both tile origins are inside A and
+            // B.
             let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            // SAFETY: see `a_tile`.
             let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
 
             let mut acc = [[0.0f32; $vec]; $rpi];
@@ -65,6 +74,10 @@ macro_rules! vectorized_kernels {
                 while f < A_VECS {
                     let r = f / (TK / 4);
                     let q = f % (TK / 4);
+                    // SAFETY: `r` < TM and 4 * q + 4 <= TK (f < A_VECS = TM * TK / 4): a 16-byte
+                    // aligned float4 of this block's A tile (k and k0 multiples of 4); the shared
+                    // words (4q + J) * AP + r < TK * AP are this thread's alone (f is unique per
+                    // thread), their previous readers past the barrier ending the loop.
                     unsafe {
                         let v = ld_global_nc::<4>(a_tile.add((r * k + k0 + 4 * q) as usize));
                         seq!(J in 0..4 {
@@ -78,6 +91,9 @@ macro_rules! vectorized_kernels {
                 while f < B_VECS {
                     let r = f / (TN / 4);
                     let q = f % (TN / 4);
+                    // SAFETY: `r` < TK and 4 * q + 4 <= TN (f < B_VECS): an aligned float4 of the B
+                    // tile; shared words r * TN + 4q.. are this thread's alone, 16-byte aligned
+                    // (TileB is).
                     unsafe {
                         let v = ld_global_nc::<4>(b_tile.add(((k0 + r) * n + 4 * q) as usize));
                         st_shared::<4>(sb + 4 * (r * TN + 4 * q), v);
@@ -93,10 +109,16 @@ macro_rules! vectorized_kernels {
                         let mut af = [0.0f32; $rpi];
                         let mut bf = [0.0f32; $vec];
                         seq!(I in 0..$ra {
+                            // SAFETY: `kq * AP + ty * RPI + I * AW` + AW <= TK * AP (ty < BY,
+                            // TM = BY * RPI), aligned to the load width (AP, RPI, AW multiples of
+                            // it); stored before the barrier above.
                             let v = unsafe { ld_shared::<$aw>(sa + 4 * (kq * AP + ty * $rpi + I * $aw)) };
                             seq!(J in 0..$aw { af[I * $aw + J] = f32::from_bits(v[J]); });
                         });
                         seq!(G in 0..$g {
+                            // SAFETY: `kq * TN + G * BX * W + tx * W` + W <= TK * TN (G < g,
+                            // tx < BX, VEC = g * W), aligned to W words; stored before the barrier
+                            // above.
                             let v = unsafe { ld_shared::<$w>(sb + 4 * (kq * TN + G * BX * $w + tx * $w)) };
                             seq!(J in 0..$w { bf[G * $w + J] = f32::from_bits(v[J]); });
                         });
@@ -117,6 +139,9 @@ macro_rules! vectorized_kernels {
                     let mut v = [0u32; $w];
                     seq!(J in 0..$w { v[J] = acc[R][G * $w + J].to_bits(); });
                     let idx = (row0 + ty * $rpi + R) * n + col0 + G * BX * $w + tx * $w;
+                    // SAFETY: `idx` is W aligned cells of this block's TM x TN tile of C (row
+                    // ty * RPI + R < TM, column G * BX * W + tx * W < TN), which no other thread
+                    // stores.
                     unsafe { st_global::<$w>((c as *mut u32).add(idx as usize), v) };
                 });
             });

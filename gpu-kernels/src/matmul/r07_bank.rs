@@ -45,6 +45,12 @@ macro_rules! bank_b_index {
 
 macro_rules! bank_kernels {
     ($(($name:ident, $layout:ident, $bm:tt, $bn:tt, $bk:tt, $tm:tt, $tn:tt, $tm4:tt, $tn4:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -76,12 +82,20 @@ macro_rules! bank_kernels {
             let col0 = thread::block_idx_x() * BN;
             let sa = shared_addr(addr_of!(TILE_A));
             let sb = shared_addr(addr_of!(TILE_B));
+            // SAFETY: `row0` < m and `col0` < n (the grid), so both tile origins are inside A and
+            // B.
             let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            // SAFETY: see `a_tile`.
             let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
 
             let mut acc = [[0.0f32; $tn]; $tm];
             let mut k0 = 0;
             while k0 < k {
+                // SAFETY: global: row `row_a` < BM, columns 4 * col_a.. < BK of the A tile and row
+                // `row_b` < BK, columns 4 * col_b.. < BN of the B tile (t < NT, BM * BK = BK * BN =
+                // 4 * NT), 16-byte aligned; shared: (4 * col_a + J) * BM + row_a < BK * BM and
+                // `bank_b_index!` < BK * BP for r < BK, col < BN, each word stored by this thread
+                // only, its previous readers past the barrier ending the loop.
                 unsafe {
                     let v = ld_global_nc::<4>(a_tile.add((row_a * k + k0 + 4 * col_a) as usize));
                     seq!(J in 0..4 {
@@ -101,11 +115,16 @@ macro_rules! bank_kernels {
                         let mut reg_m = [0.0f32; $tm];
                         let mut reg_n = [0.0f32; $tn];
                         seq!(V in 0..$tm4 {
+                            // SAFETY: `kq * BM + thread_row * TM + 4 * V` + 4 <= BK * BM
+                            // (thread_row < BM / TM), 16-byte aligned; stored before the barrier
+                            // above.
                             let x = unsafe { ld_shared::<4>(sa + 4 * (kq * BM + thread_row * TM + 4 * V)) };
                             seq!(J in 0..4 { reg_m[4 * V + J] = f32::from_bits(x[J]); });
                         });
                         seq!(J in 0..$tn {
                             let i = bank_b_index!($layout, kq, (thread_col * TN + J), BN, TN);
+                            // SAFETY: `bank_b_index!` of (kq, col) with col < BN lies below
+                            // BK * BP; stored before the barrier above.
                             reg_n[J] = f32::from_bits(unsafe { ld_shared::<1>(sb + 4 * i) }[0]);
                         });
                         seq!(I in 0..$tm {
@@ -128,6 +147,9 @@ macro_rules! bank_kernels {
                         acc[I][4 * V + 3].to_bits(),
                     ];
                     let idx = (row0 + thread_row * TM + I) * n + col0 + thread_col * TN + 4 * V;
+                    // SAFETY: `idx` is 4 aligned cells of this block's BM x BN tile of C (row
+                    // thread_row * TM + I < BM, column thread_col * TN + 4 * V < BN), which no
+                    // other thread stores.
                     unsafe { st_global::<4>((c as *mut u32).add(idx as usize), v) };
                 });
             });

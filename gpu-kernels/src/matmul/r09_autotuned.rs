@@ -22,6 +22,12 @@ const UNROLL: u32 = 4;
 macro_rules! autotuned_kernels {
     ($(($name:ident, $nt:tt, $bm:tt, $bn:tt, $bk:tt, $tm:tt, $tn:tt, $wmi:tt, $wni:tt,
         $tm4:tt, $tn4:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -59,7 +65,10 @@ macro_rules! autotuned_kernels {
             let col0 = thread::block_idx_x() * BN;
             let sa = shared_addr(addr_of!(TILE_A));
             let sb = shared_addr(addr_of!(TILE_B));
+            // SAFETY: `row0` < m and `col0` < n (the grid), so both tile origins are inside A and
+            // B.
             let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            // SAFETY: see `a_tile`.
             let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
 
             let mut acc = [[0.0f32; $wni * $tn]; $wmi * $tm];
@@ -76,12 +85,19 @@ macro_rules! autotuned_kernels {
                                 let mut reg_m = [0.0f32; $tm];
                                 let mut reg_n = [0.0f32; $tn];
                                 seq!(V in 0..$tm4 {
+                                    // SAFETY: `WI * WM + thread_row * TM + 4 * V` + 4 <= BM
+                                    // (thread_row < WM / TM, WI < BM / WM) and kq < BK: inside
+                                    // TileA, 16-byte aligned; stored by `load_k_tile!` before the
+                                    // barrier above.
                                     let x = unsafe {
                                         ld_shared::<4>(sa + 4 * (kq * BM + WI * WM + thread_row * TM + 4 * V))
                                     };
                                     seq!(J in 0..4 { reg_m[4 * V + J] = f32::from_bits(x[J]); });
                                 });
                                 seq!(V in 0..$tn4 {
+                                    // SAFETY: `WJ * WN + thread_col * TN + 4 * V` + 4 <= BN and
+                                    // kq < BK: inside TileB, aligned; stored before the barrier
+                                    // above.
                                     let y = unsafe {
                                         ld_shared::<4>(sb + 4 * (kq * BN + WJ * WN + thread_col * TN + 4 * V))
                                     };
@@ -110,6 +126,8 @@ macro_rules! autotuned_kernels {
                             });
                             let idx = (row0 + WI * WM + thread_row * TM + I) * n
                                 + col0 + WJ * WN + thread_col * TN + 4 * V;
+                            // SAFETY: `idx` is 4 aligned cells of this block's BM x BN tile of C
+                            // (as in the loads above), which no other thread stores.
                             unsafe { st_global::<4>((c as *mut u32).add(idx as usize), v) };
                         });
                     });

@@ -23,6 +23,12 @@ const UNROLL: u32 = 4;
 macro_rules! warptile_kernels {
     ($(($name:ident, $nt:tt, $bm:tt, $bn:tt, $bk:tt, $wm:tt, $wn:tt, $wni:tt, $tm:tt, $tn:tt,
         $wmi:tt, $tm4:tt, $tn4:tt)),* $(,)?) => {$(
+        /// # Safety
+        /// `a`, `b` and `c` must point to 16-byte aligned, row-major f32 device matrices of
+        /// `m x k`, `k x n` and `m x n` cells, padded to this kernel's tile multiples, with `c`
+        /// overlapping neither `a` nor `b` (read through the non-coherent path); the launch must
+        /// use this kernel's block and the grid `(n / tile_n, m / tile_m)` (see `matmul/mod.rs`).
+        /// Every index formed below then lies inside the matrices: no kernel has bounds checks.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(a: *const f32, b: *const f32, c: *mut f32, n: u32, k: u32) {
@@ -68,7 +74,10 @@ macro_rules! warptile_kernels {
             let col0 = thread::block_idx_x() * BN;
             let sa = shared_addr(addr_of!(TILE_A));
             let sb = shared_addr(addr_of!(TILE_B));
+            // SAFETY: `row0` < m and `col0` < n (the grid), so both tile origins are inside A and
+            // B.
             let a_tile = unsafe { (a as *const u32).add((row0 * k) as usize) };
+            // SAFETY: see `a_tile`.
             let b_tile = unsafe { (b as *const u32).add(col0 as usize) };
             // This thread's first A word (of a k-row of the transposed tile) and B word.
             let m0 = warp_row * WM + thread_row * TM;

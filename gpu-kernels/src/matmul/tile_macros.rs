@@ -16,6 +16,11 @@ macro_rules! load_k_tile {
         let mut off = 0;
         while off < BM {
             let r = row_a + off;
+            // SAFETY: `r` < BM, 4 * col_a + 4 <= BK (the loaders' float4s tile BM x BK exactly): an
+            // aligned float4 of this block's A tile (k0 + BK <= k); each shared word
+            // (4 * col_a + J) * BM + r < BK * BM is stored by one loader only. No thread reads this
+            // buffer until the caller's next barrier: rungs 9–10 load between barriers, rung 11
+            // loads the buffer its other half is not computing on.
             unsafe {
                 let v = ld_global_nc::<4>($a_tile.add((r * $k + k0 + 4 * col_a) as usize));
                 seq!(J in 0..4 {
@@ -27,6 +32,8 @@ macro_rules! load_k_tile {
         let mut off = 0;
         while off < BK {
             let r = row_b + off;
+            // SAFETY: `r` < BK, 4 * col_b + 4 <= BN: an aligned float4 of the B tile, stored to its
+            // own aligned shared words r * BN + 4 * col_b.. < BK * BN (ordered as for A).
             unsafe {
                 let v = ld_global_nc::<4>($b_tile.add(((k0 + r) * $n + 4 * col_b) as usize));
                 st_shared::<4>(sb + 4 * (r * BN + 4 * col_b), v);
@@ -52,12 +59,17 @@ macro_rules! warp_tile_compute {
                 let mut reg_n = [0.0f32; $wni * $tn];
                 seq!(WI in 0..$wmi {
                     seq!(V in 0..$tm4 {
+                        // SAFETY: `$m0 + WI * WSUBM + 4 * V` + 4 <= BM (the thread's warp tile lies
+                        // inside the block tile) and kq < BK: inside the A buffer at `sa`, 16-byte
+                        // aligned; stored before the caller's last barrier.
                         let x = unsafe { ld_shared::<4>(sa + 4 * (kq * BM + $m0 + WI * WSUBM + 4 * V)) };
                         seq!(J in 0..4 { reg_m[WI * TM as usize + 4 * V + J] = f32::from_bits(x[J]); });
                     });
                 });
                 seq!(WJ in 0..$wni {
                     seq!(V in 0..$tn4 {
+                        // SAFETY: `$n0 + WJ * WSUBN + 4 * V` + 4 <= BN and kq < BK: inside the B
+                        // buffer at `sb`, aligned; stored before the caller's last barrier.
                         let y = unsafe { ld_shared::<4>(sb + 4 * (kq * BN + $n0 + WJ * WSUBN + 4 * V)) };
                         seq!(J in 0..4 { reg_n[WJ * TN as usize + 4 * V + J] = f32::from_bits(y[J]); });
                     });
@@ -94,6 +106,9 @@ macro_rules! warp_tile_store {
                             v[J] = $acc[WI * TM as usize + I][WJ * TN as usize + 4 * V + J].to_bits();
                         });
                         let idx = ($row0 + $m0 + WI * WSUBM + I) * $n + $col0 + $n0 + WJ * WSUBN + 4 * V;
+                        // SAFETY: `idx` is 4 aligned cells of the block's BM x BN tile of C at
+                        // (row0, col0), inside the padded C by the grid; no other thread stores
+                        // them.
                         unsafe { st_global::<4>(($c as *mut u32).add(idx as usize), v) };
                     });
                 });

@@ -1,11 +1,13 @@
 //! All-pairs shortest paths on the GPU (`gpu`: the blocked Floyd–Warshall runner; `multi`: the
-//! same split by block rows over several GPUs, with `nccl` broadcasting the pivot rows) and
-//! file to file with every stage timed (`pipeline`); graph statistics from the matrix on the GPU
-//! (`stats`). Formats and CPU references are in `rgk_core::apsp`.
+//! same split by block rows over several GPUs, with `nccl` broadcasting the pivot rows; `peak`:
+//! the add-min ceiling it is compared with) and file to file with every stage timed
+//! (`pipeline`); graph statistics from the matrix on the GPU (`stats`). Formats and CPU
+//! references are in `rgk_core::apsp`.
 pub mod gpu;
 pub mod input;
 pub mod multi;
 pub mod nccl;
+pub mod peak;
 pub mod pipeline;
 pub mod rows;
 pub mod stats;

@@ -7,6 +7,7 @@ use host::{
         gpu as agpu,
         input::GraphFile,
         multi::{self, GpuCount, MultiGpu, MultiTimes},
+        peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
         pipeline::{FileReport, Outputs, solve_graph_multi, solve_graph_outputs},
         stats::StatsRun,
         stream::{
@@ -144,7 +145,7 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     // The add-min ceiling, measured briefly in this process so that the compute rate is
     // compared with the same GPU at the same moment (about 60 ms).
     let peak = match &gpu {
-        Some(g) if !args.no_peak => Some(agpu::addmin_peak(g, agpu::PEAK_ITERATIONS, 5)?),
+        Some(g) if !args.no_peak => Some(addmin_peak(g, PEAK_ITERATIONS, 5)?),
         _ => None,
     };
     let pb = solving_spinner(args.verify);
@@ -229,7 +230,7 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu, input: GraphFile, out: &OutputFil
     gpus.gpus[0].make_current()?;
     let device = gpus.gpus[0].info()?.device(gpus.len() as u32);
     let peak = match args.no_peak {
-        false => Some(agpu::addmin_peak(&gpus.gpus[0], agpu::PEAK_ITERATIONS, 5)?),
+        false => Some(addmin_peak(&gpus.gpus[0], PEAK_ITERATIONS, 5)?),
         true => None,
     };
     let pb = solving_spinner(args.verify);
@@ -260,7 +261,7 @@ struct Report<'a> {
     /// The statistics and their file (`--stats`).
     stats: Option<(&'a OutputFile, StatsRun)>,
     device: Device,
-    peak: Option<&'a agpu::AddMinPeak>,
+    peak: Option<&'a AddMinPeak>,
     multi: Option<(&'a MultiGpu, &'a MultiTimes)>,
 }
 

@@ -2,7 +2,7 @@
 use anyhow::Result;
 use clap::Args;
 use host::{
-    apsp::gpu::{self as agpu, AddMinPeak},
+    apsp::peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
     gpu::Gpu,
 };
 
@@ -14,7 +14,7 @@ pub struct ApspPeakArgs {
     #[arg(long, default_value_t = 20, value_parser = super::at_least_one::<usize>)]
     pub reps: usize,
     /// Loop iterations per launch (32 add-mins per thread each).
-    #[arg(long, default_value_t = agpu::PEAK_ITERATIONS, value_parser = super::at_least_one::<u32>)]
+    #[arg(long, default_value_t = PEAK_ITERATIONS, value_parser = super::at_least_one::<u32>)]
     pub iterations: u32,
     /// Print one JSON object (docs/json.md) instead of the text.
     #[arg(long)]
@@ -26,7 +26,7 @@ pub struct ApspPeakArgs {
 pub fn run(args: &ApspPeakArgs) -> Result<()> {
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let info = gpu.info()?;
-    let peak = agpu::addmin_peak(&gpu, args.iterations, args.reps)?;
+    let peak = addmin_peak(&gpu, args.iterations, args.reps)?;
     if args.json {
         return super::json::print("apsp-peak", info.device(1), peak);
     }

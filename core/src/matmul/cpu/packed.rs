@@ -120,6 +120,8 @@ mod avx2 {
                 )
             };
             for (r, acc_r) in acc.iter_mut().enumerate() {
+                // SAFETY: p < kc and r < MR (`acc` has MR rows), so p * MR + r < kc * MR, which
+                // the caller guarantees `a` holds.
                 let av = _mm256_set1_ps(unsafe { *ap.add(p * MR + r) });
                 acc_r[0] = _mm256_fmadd_ps(av, b0, acc_r[0]);
                 acc_r[1] = _mm256_fmadd_ps(av, b1, acc_r[1]);
