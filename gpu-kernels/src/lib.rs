@@ -7,6 +7,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
 pub mod apsp;
+pub mod family;
 pub mod matmul;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;

@@ -2,7 +2,7 @@
 //! rung (`r01_naive.rs` … `r11_double_buffer.rs`), each a port of the study's kernel with the
 //! study's block and tile parameters. Rungs 3 (shared-memory caching) and 6 (vectorized) are the
 //! `tiled` and `vectorized` lists in `mod.rs`.
-use crate::registry::Family;
+use crate::family::Family;
 
 /// A rung of the study's ladder, numbered as the study numbers its kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

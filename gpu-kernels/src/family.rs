@@ -1,0 +1,112 @@
+//! The kinds of kernel ([`Family`]): a leaf module, so that the kernel tables (which name their
+//! family) and the registry built from those tables (`crate::registry`) both import it without
+//! a circle between them.
+use core::fmt;
+
+/// What a kernel is: a rung of the SGEMM study's ladder, the flagship SGEMM, or a part of the
+/// APSP solver. The SGEMM families are the ones `host matmul --kernel FAMILY` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Rung 1 (`r01_naive.rs`).
+    Naive,
+    /// Rung 2 (`r02_coalesced.rs`).
+    Coalesced,
+    /// Rung 3, shared-memory tiles (`r03_tiled.rs`).
+    Tiled,
+    /// Rung 4 (`r04_blocktile_1d.rs`).
+    Blocktile1d,
+    /// Rung 5 (`r05_blocktile_2d.rs`).
+    Blocktile2d,
+    /// Rung 6 (`r06_vectorized.rs`).
+    Vectorized,
+    /// Rungs 7 and 8, bank conflicts (`r07_bank.rs`).
+    Bank,
+    /// Rung 9 (`r09_autotuned.rs`).
+    Autotuned,
+    /// Rung 10, warp tiling (`r10_warptile.rs`).
+    Warptile,
+    /// Rung 11, double buffering (`r11_double_buffer.rs`).
+    DoubleBuffer,
+    /// The flagship SGEMM (`flagship.rs`).
+    Flagship,
+    /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
+    FwPhase1,
+    /// Floyd–Warshall phase 2, the pivot row and column.
+    FwPhase2,
+    /// Floyd–Warshall phase 3, every other block.
+    FwPhase3,
+    /// Floyd–Warshall split over several GPUs (`apsp/multi.rs`).
+    FwMulti,
+    /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
+    ApspInit,
+    /// The add-min throughput ceiling (`apsp/peak.rs`).
+    ApspPeak,
+    /// Graph statistics from the solved matrix (`apsp/stats.rs`).
+    ApspStats,
+}
+
+impl Family {
+    /// Every family, in the order of [`KERNELS`].
+    pub const ALL: [Family; 18] = [
+        Family::Naive,
+        Family::Coalesced,
+        Family::Tiled,
+        Family::Blocktile1d,
+        Family::Blocktile2d,
+        Family::Vectorized,
+        Family::Bank,
+        Family::Autotuned,
+        Family::Warptile,
+        Family::DoubleBuffer,
+        Family::Flagship,
+        Family::FwPhase1,
+        Family::FwPhase2,
+        Family::FwPhase3,
+        Family::FwMulti,
+        Family::ApspInit,
+        Family::ApspPeak,
+        Family::ApspStats,
+    ];
+
+    /// The family's one name: on the command line (`--kernel tiled`), in bench records and
+    /// JSON, and in the report.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Naive => "naive",
+            Family::Coalesced => "coalesced",
+            Family::Tiled => "tiled",
+            Family::Blocktile1d => "blocktile1d",
+            Family::Blocktile2d => "blocktile2d",
+            Family::Vectorized => "vectorized",
+            Family::Bank => "bank",
+            Family::Autotuned => "autotuned",
+            Family::Warptile => "warptile",
+            Family::DoubleBuffer => "dbuf",
+            Family::Flagship => "flagship",
+            Family::FwPhase1 => "fw_phase1",
+            Family::FwPhase2 => "fw_phase2",
+            Family::FwPhase3 => "fw_phase3",
+            Family::FwMulti => "fw_multi",
+            Family::ApspInit => "apsp_init",
+            Family::ApspPeak => "apsp_peak",
+            Family::ApspStats => "apsp_stats",
+        }
+    }
+
+    /// The family named `name` ([`Family::name`]).
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// An SGEMM kernel with the common argument list `(a, b, c, n, k)` on padded matrices, or
+    /// the flagship (`SgemmParams`): what `host matmul` runs.
+    pub const fn is_sgemm(self) -> bool {
+        (self as u32) <= (Family::Flagship as u32)
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
