@@ -46,7 +46,7 @@ pub enum Family {
 }
 
 impl Family {
-    /// Every family, in the order of [`KERNELS`].
+    /// Every family, in the order of [`crate::registry::KERNELS`].
     pub const ALL: [Family; 18] = [
         Family::Naive,
         Family::Coalesced,

@@ -7,7 +7,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use crate::{env as xenv, setup::env_path};
+use crate::env::{self as xenv, env_path};
 
 /// The entry-point list, shared with the host's lazy libcuda loader.
 #[path = "../../host/build/cuda_h.rs"]

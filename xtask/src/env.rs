@@ -168,3 +168,27 @@ pub fn describe(cmd: &Command) -> String {
     }
     s
 }
+
+/// A path from the environment. cargo passes the project's `[env]` (which points through the
+/// links setup itself makes) to xtask too: those are resolved to their targets, and ignored
+/// while they dangle, so that setup never links a path to itself.
+pub fn env_path(var: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(std::env::var_os(var)?);
+    if p.starts_with(repo_root()) {
+        std::fs::canonicalize(&p).ok()
+    } else {
+        Some(p)
+    }
+}
+
+/// The SHA-256 of `bytes` in lowercase hex (the PTX stamp, the prebuilt LLVM's checksum).
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}

@@ -7,10 +7,7 @@ use std::{
 
 use anyhow::{Context, Result};
 
-use crate::{
-    env::{self as xenv, State},
-    setup::env_path,
-};
+use crate::env::{self as xenv, State, env_path};
 
 /// The LLVM rust-cuda's codegen is built against (an input of the PTX, see stamp.rs).
 pub const LLVM_VERSION: &str = "7.1";
@@ -103,7 +100,7 @@ pub fn prebuilt_llvm7() -> std::result::Result<PathBuf, String> {
     let Ok(bytes) = fs::read(&tarball) else {
         return Err(format!("No prebuilt prefix at {PREBUILT_TARBALL} either."));
     };
-    let sum = crate::stamp::sha256(&bytes);
+    let sum = crate::env::sha256(&bytes);
     if sum != PREBUILT_SHA256 {
         return Err(format!(
             "{PREBUILT_TARBALL} has sha256 {sum}, not the {PREBUILT_SHA256} this project knows: not used."

@@ -1,9 +1,5 @@
 //! `cargo xtask setup`: does what the package registries allow, diagnoses the rest. Idempotent.
-use std::{
-    env, fs,
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::{env, fs, path::Path, process::Command};
 
 use anyhow::{Context, Result, bail};
 
@@ -82,18 +78,6 @@ pub fn run() -> Result<()> {
             "setup is incomplete: {} piece(s) missing (above)",
             missing.len()
         )
-    }
-}
-
-/// A path from the environment. cargo passes the project's `[env]` (which points through the
-/// links setup itself makes) to xtask too: those are resolved to their targets, and ignored
-/// while they dangle, so that setup never links a path to itself.
-pub fn env_path(var: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env::var_os(var)?);
-    if p.starts_with(xenv::repo_root()) {
-        fs::canonicalize(&p).ok()
-    } else {
-        Some(p)
     }
 }
 

@@ -9,12 +9,28 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use crate::env::sha256;
 use anyhow::{Context, Result, bail};
-use sha2::{Digest, Sha256};
+
+/// The architecture of the committed PTX: the oldest the kernels need (`cp.async` is sm_80),
+/// so that A100s and RTX 30/40 cards run it too. The driver JIT-compiles it for the GPU at hand.
+pub const DEFAULT_ARCH: &str = "compute_80";
+
+/// `PTX_PATH` from gpu-kernels' source under `root` (where the committed PTX lives, relative to
+/// the repository root), read as text: xtask cannot depend on the kernels crate (it must build
+/// without the rust-cuda source).
+pub fn committed_ptx_rel(root: &Path) -> Result<String> {
+    let src = fs::read_to_string(root.join("gpu-kernels/src/lib.rs"))?;
+    src.lines()
+        .find_map(|l| l.trim().strip_prefix("pub const PTX_PATH: &str = \""))
+        .and_then(|v| v.strip_suffix("\";"))
+        .map(str::to_owned)
+        .context("PTX_PATH not found in gpu-kernels/src/lib.rs")
+}
 
 /// The committed PTX (gpu-kernels' `PTX_PATH`) and its stamp, relative to `root`.
 fn paths(root: &Path) -> Result<(String, String)> {
-    let ptx = crate::tasks::committed_ptx_rel(root)?;
+    let ptx = committed_ptx_rel(root)?;
     let stamp = format!("{ptx}.stamp");
     Ok((ptx, stamp))
 }
@@ -45,7 +61,7 @@ fn facts(root: &Path) -> Result<Vec<(String, String)>> {
             "NVVM architecture and options".into(),
             format!(
                 "arch {}; LLVM {}; CUDA {}",
-                crate::tasks::DEFAULT_ARCH,
+                DEFAULT_ARCH,
                 crate::llvm::LLVM_VERSION,
                 crate::cuda::CUDA_WHEELS.join(" ")
             ),
@@ -58,15 +74,6 @@ fn facts(root: &Path) -> Result<Vec<(String, String)>> {
 struct Entry {
     hash: String,
     label: String,
-}
-
-pub fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .fold(String::new(), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 fn files_below(root: &Path, rel: &str, out: &mut Vec<String>) -> Result<()> {

@@ -7,6 +7,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
+use crate::stamp::{DEFAULT_ARCH, committed_ptx_rel};
 use crate::{
     env::{self as xenv, State},
     ptxas,
@@ -14,9 +15,6 @@ use crate::{
 
 /// Where build-ptx leaves its outputs: the PTX, cubins and ptxas reports.
 pub const PTX_DIR: &str = "target/ptx";
-/// The architecture of the committed PTX: the oldest the kernels need (`cp.async` is sm_80),
-/// so that A100s and RTX 30/40 cards run it too. The driver JIT-compiles it for the GPU at hand.
-pub const DEFAULT_ARCH: &str = "compute_80";
 /// The GPU the resource checks compile for: the H200 that every reported timing runs on.
 const CHECK_SM: &str = "90";
 
@@ -71,18 +69,6 @@ fn codegen_ready() -> Result<State> {
         );
     }
     Ok(state)
-}
-
-/// `PTX_PATH` from gpu-kernels' source under `root` (where the committed PTX lives, relative to
-/// the repository root), read as text: xtask cannot depend on the kernels crate (it must build
-/// without the rust-cuda source).
-pub fn committed_ptx_rel(root: &Path) -> Result<String> {
-    let src = fs::read_to_string(root.join("gpu-kernels/src/lib.rs"))?;
-    src.lines()
-        .find_map(|l| l.trim().strip_prefix("pub const PTX_PATH: &str = \""))
-        .and_then(|v| v.strip_suffix("\";"))
-        .map(str::to_owned)
-        .context("PTX_PATH not found in gpu-kernels/src/lib.rs")
 }
 
 fn committed_ptx_path() -> Result<PathBuf> {

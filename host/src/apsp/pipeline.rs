@@ -1,7 +1,7 @@
 //! File to file: read, build the matrix, compute, then stream the rows into the output — each
 //! stage timed, and how much of them ran at the same time. Shared by `host apsp` and
 //! `host bench apsp`. On one GPU and on several, the output is prepared while the GPUs compute
-//! in one way ([`compute_while_preparing`]).
+//! in one way (`compute_while_preparing`).
 use std::{
     path::Path,
     sync::atomic::{AtomicBool, Ordering},
@@ -45,7 +45,7 @@ pub struct FileReport {
     /// GPU path: loading the kernels and allocating the matrix on the GPU.
     pub setup_s: f64,
     /// Creating and reserving the output file and allocating its staging buffers: on the GPU
-    /// paths, done while the GPUs compute ([`compute_while_preparing`]).
+    /// paths, done while the GPUs compute (`compute_while_preparing`).
     pub prepare_s: f64,
     /// The streaming stage: copies, writes and what they overlapped.
     pub stream: StreamReport,

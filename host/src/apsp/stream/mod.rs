@@ -1,4 +1,4 @@
-//! The result file, streamed from a [`DeviceRows`] through a few bounded staging buffers: one
+//! The result file, streamed from a [`DeviceRows`](crate::apsp::rows::DeviceRows) through a few bounded staging buffers: one
 //! thread copies chunk k+1 out of the solver while writer threads write chunks k, k-1, ... at
 //! their offsets (positioned writes into a preallocated temporary file), so neither the whole
 //! V x V matrix nor a single writer thread bounds the time or the memory.
