@@ -75,7 +75,7 @@ pub fn find_llvm7(state: &State) -> std::result::Result<PathBuf, String> {
     Err(format!(
         "LLVM 7.x: rust-cuda's codegen (rustc_codegen_nvvm) links LLVM 7 statically, and {found}. \
          No package registry serves LLVM 7: get the LLVM 7.1.0 sources and run \
-         `cargo xtask llvm7 --source DIR` (about 30 minutes on 2 cores), which builds and records it; \
+         `cargo xtask llvm7 --source DIR` (about 45 minutes of CPU time), which builds and records it; \
          an LLVM 7 built elsewhere is recorded by `LLVM_CONFIG=/path/to/llvm-config cargo xtask setup`."
     ))
 }

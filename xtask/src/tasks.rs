@@ -90,6 +90,7 @@ fn build_ptx(state: &State, arch: &str) -> Result<PathBuf> {
     };
     let ptx = root.join(PTX_DIR).join(name);
     let raw = ptx.with_extension("raw");
+    forget_kernels_of_another_llvm(state, &root)?;
     // ptx-builder is built in the dev profile: the PTX itself is always compiled with
     // optimizations by cuda_builder, and this shares one codegen build with clippy and tests.
     let mut cargo = xenv::cargo(state)?;
@@ -107,6 +108,31 @@ fn build_ptx(state: &State, arch: &str) -> Result<PathBuf> {
     fs::remove_file(&raw)?;
     check_ptx(state, &ptx)?;
     Ok(ptx)
+}
+
+/// cuda_builder's nested build of the kernels (target/cuda-builder) does not notice that the
+/// codegen library it loads was relinked against another LLVM, and would keep the kernels the old
+/// one compiled: drop them when the LLVM differs from the one they were built with.
+fn forget_kernels_of_another_llvm(state: &State, root: &Path) -> Result<()> {
+    let dir = root.join("target/cuda-builder");
+    let marker = root.join("target/cuda-builder.llvm");
+    let llvm = state
+        .llvm_config
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    if fs::read_to_string(&marker).ok().as_deref() != Some(llvm.as_str()) {
+        if dir.exists() {
+            println!(
+                "the kernels in {} were built with another LLVM: rebuilding them",
+                dir.display()
+            );
+            fs::remove_dir_all(&dir)?;
+        }
+        fs::create_dir_all(root.join("target"))?;
+        fs::write(&marker, llvm)?;
+    }
+    Ok(())
 }
 
 /// The ptxas resource checks on a PTX file (for sm_90): fails on spills, stack frames or
