@@ -17,7 +17,7 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use super::offsets::{block_origin, in_block};
+use super::offsets::{block_at, block_origin, in_block};
 use crate::ptx::{
     add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
     st_global, st_shared,
@@ -43,18 +43,6 @@ pub(super) unsafe fn lds(addr: u32) -> i32 {
 pub(super) unsafe fn sts(addr: u32, v: i32) {
     // SAFETY: the caller's contract is `st_shared`'s with N = 1.
     unsafe { st_shared::<1>(addr, [v as u32]) }
-}
-
-/// Top-left cell of block `(bi, bj)` of a matrix, or of one GPU's slice of block rows, of any
-/// size (a 64-bit offset, [`block_origin`]); the cells of the block are then 32-bit offsets from
-/// it ([`in_block`]).
-#[inline(always)]
-pub(crate) fn block_at<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
-    // SAFETY: not checked here: every caller passes a block `(bi, bj)` of the matrix (or slice of
-    // block rows) that `d` points to (its launch grid, and `round` < rounds), and
-    // `block_origin` computes that block's first cell in 64 bits, so the result stays inside that
-    // allocation whatever its size.
-    unsafe { (d as *mut u32).add(block_origin(B, pitch, bi, bj)) }
 }
 
 /// The register-tiled block update shared by phases 2 and 3 (`tile` layout):

@@ -14,8 +14,8 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use super::fw::{block_at, lds, sts};
-use super::offsets::in_block;
+use super::fw::{lds, sts};
+use super::offsets::{block_at, in_block};
 use crate::ptx::{
     add_min, cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr,
     st_global,

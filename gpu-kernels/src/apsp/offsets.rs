@@ -46,5 +46,18 @@ pub const fn cell(pitch: u32, row: u32, col: u32) -> usize {
     row as usize * pitch as usize + col as usize
 }
 
+/// Top-left cell of block `(bi, bj)` of a matrix, or of one GPU's slice of block rows, of any
+/// size (a 64-bit offset, [`block_origin`]); the cells of the block are then 32-bit offsets from
+/// it ([`in_block`]).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) fn block_at<const B: u32>(d: *mut i32, pitch: u32, bi: u32, bj: u32) -> *mut u32 {
+    // SAFETY: not checked here: every caller passes a block `(bi, bj)` of the matrix (or slice of
+    // block rows) that `d` points to (its launch grid, and `round` < rounds), and
+    // `block_origin` computes that block's first cell in 64 bits, so the result stays inside that
+    // allocation whatever its size.
+    unsafe { (d as *mut u32).add(block_origin(B, pitch, bi, bj)) }
+}
+
 #[cfg(test)]
 mod tests;

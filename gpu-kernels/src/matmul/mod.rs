@@ -155,6 +155,8 @@ mod r11_double_buffer;
 mod ffma_order;
 #[cfg(target_arch = "nvptx64")]
 mod flagship;
+#[cfg(target_arch = "nvptx64")]
+mod flagship_epilogue;
 pub mod stream_k;
 
 #[cfg(test)]
