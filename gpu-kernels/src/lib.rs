@@ -56,17 +56,20 @@ impl ModuleGroup {
         self as usize
     }
 
-    /// The group of a kernel, from its name; `None` for a name of no known family (the host's
-    /// build refuses such a kernel, so that none is left out of the binary).
+    /// The group of a kernel of the registry ([`registry::family_of`]); `None` for a name the
+    /// registry does not know (the host's build refuses such a kernel in the committed PTX, so
+    /// that none is left out of the binary).
     pub fn of(kernel: &str) -> Option<ModuleGroup> {
-        if kernel.starts_with("sgemm_") {
-            Some(ModuleGroup::Flagship)
-        } else if kernel.starts_with("matmul_") {
-            Some(ModuleGroup::Ladder)
-        } else if kernel.starts_with("fw") || kernel.starts_with("apsp_") {
-            Some(ModuleGroup::Apsp)
-        } else {
-            None
+        registry::family_of(kernel).map(ModuleGroup::of_family)
+    }
+
+    /// The group of every kernel of `family`: the flagship apart from the ladder's rungs, every
+    /// APSP family together.
+    pub const fn of_family(family: family::Family) -> ModuleGroup {
+        match family {
+            family::Family::Flagship => ModuleGroup::Flagship,
+            f if f.is_sgemm() => ModuleGroup::Ladder,
+            _ => ModuleGroup::Apsp,
         }
     }
 }

@@ -43,8 +43,8 @@ pub fn build() {
     let stray = ungrouped_entries(gpu_kernels::PTX);
     assert!(
         stray.is_empty(),
-        "kernels {stray:?} belong to no module group: give their prefix a group in \
-         gpu_kernels::ModuleGroup::of"
+        "kernels {stray:?} belong to no module group: add them to the kernel registry \
+         (gpu_kernels::registry), whose family decides the group"
     );
     let groups: Vec<(ModuleGroup, String)> = ModuleGroup::ALL
         .iter()

@@ -176,18 +176,21 @@ mod tests {
 
     const PTX: &str = ".version 9.0\n.target sm_80\n.address_size 64\n\n\
         .extern .shared .align 16 .b8 dyn[16];\n\
-        // .globl fw_a\n\
-        .visible .entry fw_a(\n.param .u32 p\n)\n{\n{\nret;\n}\n}\n\
-        .visible .entry fwt_b(\n)\n{\nret; // {\n}\n\
-        .visible .entry matmul_x(\n)\n{\nret;\n}\n\
-        .visible .entry sgemm_y(\n)\n{\nret;\n}\n";
+        // .globl fw_phase1_b16\n\
+        .visible .entry fw_phase1_b16(\n.param .u32 p\n)\n{\n{\nret;\n}\n}\n\
+        .visible .entry fw_phase3_b64(\n)\n{\nret; // {\n}\n\
+        .visible .entry matmul_naive_b32(\n)\n{\nret;\n}\n\
+        .visible .entry sgemm_128x256x8_s4_8x16(\n)\n{\nret;\n}\n";
 
     #[test]
     fn groups_take_their_entries_and_every_declaration() {
         let apsp = group_ptx(PTX, ModuleGroup::Apsp);
-        assert!(apsp.contains("fw_a(") && apsp.contains("fwt_b("), "{apsp}");
         assert!(
-            !apsp.contains("matmul_x") && !apsp.contains("sgemm_y"),
+            apsp.contains("fw_phase1_b16(") && apsp.contains("fw_phase3_b64("),
+            "{apsp}"
+        );
+        assert!(
+            !apsp.contains("matmul_naive_b32") && !apsp.contains("sgemm_128x256x8_s4_8x16"),
             "{apsp}"
         );
         for g in ModuleGroup::ALL {
@@ -195,8 +198,8 @@ mod tests {
             assert!(text.starts_with(".version 9.0\n.target sm_80\n"), "{text}");
             assert!(text.contains(".extern .shared .align 16 .b8 dyn[16];"));
         }
-        assert!(group_ptx(PTX, ModuleGroup::Ladder).contains("matmul_x("));
-        assert!(group_ptx(PTX, ModuleGroup::Flagship).contains("sgemm_y("));
+        assert!(group_ptx(PTX, ModuleGroup::Ladder).contains("matmul_naive_b32("));
+        assert!(group_ptx(PTX, ModuleGroup::Flagship).contains("sgemm_128x256x8_s4_8x16("));
     }
 
     #[test]
