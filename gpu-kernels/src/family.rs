@@ -29,6 +29,12 @@ pub enum Family {
     DoubleBuffer,
     /// The flagship SGEMM (`flagship.rs`).
     Flagship,
+    /// Small N, matrix–vector for N = 1: A streamed by rows (`skinny_rows.rs`).
+    SkinnyRows,
+    /// Small M, matrix–vector for M = 1: B streamed by columns (`skinny_cols.rs`).
+    SkinnyCols,
+    /// The skinny kernels' split-K reduction (`skinny_reduce.rs`).
+    SplitKReduce,
     /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
     FwPhase1,
     /// Floyd–Warshall phase 2, the pivot row and column.
@@ -47,7 +53,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 18] = [
+    pub const ALL: [Family; 21] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -59,6 +65,9 @@ impl Family {
         Family::Warptile,
         Family::DoubleBuffer,
         Family::Flagship,
+        Family::SkinnyRows,
+        Family::SkinnyCols,
+        Family::SplitKReduce,
         Family::FwPhase1,
         Family::FwPhase2,
         Family::FwPhase3,
@@ -83,6 +92,9 @@ impl Family {
             Family::Warptile => "warptile",
             Family::DoubleBuffer => "dbuf",
             Family::Flagship => "flagship",
+            Family::SkinnyRows => "skinny_rows",
+            Family::SkinnyCols => "skinny_cols",
+            Family::SplitKReduce => "splitk_reduce",
             Family::FwPhase1 => "fw_phase1",
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
@@ -102,6 +114,21 @@ impl Family {
     /// the flagship (`SgemmParams`): what `host matmul` runs.
     pub const fn is_sgemm(self) -> bool {
         (self as u32) <= (Family::Flagship as u32)
+    }
+
+    /// A skinny SGEMM kernel (`SkinnyParams`, `matmul/skinny.rs`) that `host matmul` runs:
+    /// the row and column kernels, not their reduction.
+    pub const fn is_skinny(self) -> bool {
+        matches!(self, Family::SkinnyRows | Family::SkinnyCols)
+    }
+
+    /// A kernel of the library's SGEMM (the flagship module group): the flagship, the skinny
+    /// kernels and their reduction.
+    pub const fn is_library_sgemm(self) -> bool {
+        matches!(
+            self,
+            Family::Flagship | Family::SkinnyRows | Family::SkinnyCols | Family::SplitKReduce
+        )
     }
 }
 

@@ -29,7 +29,8 @@ pub const PTX_PATH: &str = "gpu-kernels/ptx/gpu_kernels.ptx";
 pub enum ModuleGroup {
     /// The SGEMM study's rungs (`matmul_*`).
     Ladder,
-    /// The flagship SGEMM kernels (`sgemm_*`), which `host matmul` runs by default.
+    /// The library's SGEMM kernels (`sgemm_*`: the flagship, the skinny kernels and their
+    /// reduction), which `host matmul` runs by default.
     Flagship,
     /// Floyd–Warshall and the APSP helpers (`fw*`, `apsp_*`).
     Apsp,
@@ -67,7 +68,7 @@ impl ModuleGroup {
     /// APSP family together.
     pub const fn of_family(family: family::Family) -> ModuleGroup {
         match family {
-            family::Family::Flagship => ModuleGroup::Flagship,
+            f if f.is_library_sgemm() => ModuleGroup::Flagship,
             f if f.is_sgemm() => ModuleGroup::Ladder,
             _ => ModuleGroup::Apsp,
         }

@@ -13,6 +13,10 @@ pub use crate::family::Family;
 use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
     RungConfig, TILED, VECTORIZED, WARPTILE,
+    skinny::{
+        SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
+        SkinnyConfig,
+    },
 };
 
 /// One kernel of the PTX.
@@ -106,6 +110,12 @@ const fn rung(c: &RungConfig) -> KernelSpec {
     sgemm(c.name, c.rung.family(), c.block_dim(), c.tile_mnk())
 }
 
+/// A skinny kernel (`matmul/skinny.rs`): 256 threads, its block's output rows, columns and k
+/// per shared slice as the tile.
+const fn skinny(c: &SkinnyConfig, family: Family) -> KernelSpec {
+    sgemm(c.name, family, (SKINNY_THREADS, 1), c.tile_mnk())
+}
+
 /// A kernel of the APSP solver with `t x t` threads on a B x B block.
 const fn fw(name: &'static str, family: Family, t: u32, b: u32, cap: Option<u32>) -> KernelSpec {
     KernelSpec {
@@ -175,6 +185,13 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         ..sgemm(c.name, Family::Flagship, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
+    &rows!(SKINNY_ROWS, c => skinny(c, Family::SkinnyRows)),
+    &rows!(SKINNY_COLS, c => skinny(c, Family::SkinnyCols)),
+    &[flat(
+        SPLITK_REDUCE_KERNEL,
+        Family::SplitKReduce,
+        SPLITK_REDUCE_THREADS,
+    )],
     &FW_ROWS,
     &FW_MULTI_ROWS,
     &[
@@ -247,6 +264,9 @@ mod tests {
             expected.extend(t.iter().map(|c| (c.name, c.rung.family())));
         }
         expected.extend(FLAGSHIP.iter().map(|c| (c.name, Family::Flagship)));
+        expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
+        expected.extend(SKINNY_COLS.iter().map(|c| (c.name, Family::SkinnyCols)));
+        expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
         for c in FW_CONFIGS {
             expected.push((c.phase1, Family::FwPhase1));
             expected.push((c.phase2, Family::FwPhase2));

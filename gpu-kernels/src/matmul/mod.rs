@@ -9,7 +9,8 @@
 //! host-visible tables, the kernels, and their rows in [`crate::registry`]. The files are named
 //! after the rungs of the SGEMM study the project follows (`r01_naive.rs` … `r11_double_buffer.rs`,
 //! `ladder.rs`); rungs 3 and 6 (`r03_tiled.rs`, `r06_vectorized.rs`) have their lists here, the
-//! flagship (`flagship.rs`) in `flagship_config.rs`.
+//! flagship (`flagship.rs`) in `flagship_config.rs`, the skinny kernels for tiny M or N
+//! (`skinny_rows.rs`, `skinny_cols.rs`, `skinny_reduce.rs`) in `skinny.rs`.
 
 /// Shared-memory tiled kernel, one output per thread, `tile x tile` threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +121,8 @@ for_each_vectorized!(vectorized_table);
 mod ladder;
 #[macro_use]
 mod flagship_config;
+#[macro_use]
+pub mod skinny;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod tile_macros;
@@ -158,6 +161,13 @@ mod flagship;
 #[cfg(target_arch = "nvptx64")]
 mod flagship_epilogue;
 pub mod stream_k;
+
+#[cfg(target_arch = "nvptx64")]
+mod skinny_cols;
+#[cfg(target_arch = "nvptx64")]
+mod skinny_reduce;
+#[cfg(target_arch = "nvptx64")]
+mod skinny_rows;
 
 #[cfg(test)]
 mod tests {

@@ -167,6 +167,56 @@ pub const fn plan(schedule: Schedule, tiles: u32, ktiles: u32, resident: u32) ->
     }
 }
 
+/// Most blocks one tile's slices are spread over by [`plan_balanced`]: the block that completes
+/// a tile sums its segments one after another from memory (`stream_k_sum`), so each segment adds
+/// a memory round trip per accumulator vector to the launch.
+pub const MAX_SEGMENTS: u32 = 8;
+/// Data-parallel balance (the average SM's tiles over the busiest SM's, in percent) below which
+/// [`plan_balanced`] spreads every tile's slices over the GPU.
+pub const BALANCE_PERCENT: u32 = 75;
+/// Fewest k-slices a block of [`plan_balanced`] computes (its pipeline fill and fix-up must
+/// amortize).
+pub const MIN_SLICES_PER_BLOCK: u32 = 16;
+
+/// [`plan`] on a GPU of `sms` multiprocessors holding `per_sm` blocks each, and, for a grid of
+/// at most one wave whose tiles spread unevenly over the multiprocessors (thin outputs, deep K:
+/// 16 tiles on 132 SMs keep 116 idle; 192 tiles put two on 60 SMs and one on the rest, 73%
+/// balanced), stream-K over every tile: the tiles' slices shared evenly by up to one block per
+/// resident slot, at most [`MAX_SEGMENTS`] per tile and at least [`MIN_SLICES_PER_BLOCK`]
+/// slices per block. Grids whose tiles are balanced within [`BALANCE_PERCENT`] keep `plan`'s
+/// split (one partial wave data-parallel: spread over every slot it was slower at 2048², see
+/// `plan`).
+pub const fn plan_balanced(
+    schedule: Schedule,
+    tiles: u32,
+    ktiles: u32,
+    sms: u32,
+    per_sm: u32,
+) -> Split {
+    let resident = sms.saturating_mul(per_sm);
+    if matches!(schedule, Schedule::StreamK) && sms > 0 && tiles > 0 && tiles <= resident {
+        let busiest = tiles.div_ceil(sms);
+        if 100 * (tiles as u64) < (BALANCE_PERCENT * busiest) as u64 * sms as u64 {
+            let total = tiles as u64 * ktiles as u64;
+            let mut blocks = resident as u64;
+            if blocks > tiles as u64 * MAX_SEGMENTS as u64 {
+                blocks = tiles as u64 * MAX_SEGMENTS as u64;
+            }
+            if blocks > total / MIN_SLICES_PER_BLOCK as u64 {
+                blocks = total / MIN_SLICES_PER_BLOCK as u64;
+            }
+            if blocks > tiles as u64 {
+                return Split {
+                    sk_blocks: blocks as u32,
+                    sk_tiles: tiles,
+                    ktiles,
+                };
+            }
+        }
+    }
+    plan(schedule, tiles, ktiles, resident)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +274,55 @@ mod tests {
                             for c in first..first + count {
                                 assert!(used.insert(s.slot(c, t)), "{s:?} tile {t} block {c}");
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn balanced_plans_split_every_tile_of_an_uneven_wave() {
+        // 256 x 256 x 16384 with 64x64x16 tiles: 16 tiles of 1024 slices, 4 blocks per SM.
+        let s = plan_balanced(Schedule::StreamK, 16, 1024, 132, 4);
+        assert_eq!((s.sk_blocks, s.sk_tiles, s.grid(16)), (128, 16, 128));
+        // 12288 x 128 x 12288 with 64x128x16 tiles: 192 tiles on 132 SMs, 3 per SM.
+        let s = plan_balanced(Schedule::StreamK, 192, 768, 132, 3);
+        assert_eq!((s.sk_blocks, s.sk_tiles), (396, 192));
+        // Balanced waves keep `plan`: 2048² with 128x256 tiles (128 tiles, 1 per SM), and the
+        // hybrid for grids of more than one wave.
+        for (tiles, per_sm) in [(128, 1), (264, 2), (512, 1)] {
+            assert_eq!(
+                plan_balanced(Schedule::StreamK, tiles, 256, 132, per_sm),
+                plan(Schedule::StreamK, tiles, 256, 132 * per_sm)
+            );
+        }
+        // Too few slices to share: one tile of 4 slices stays whole.
+        assert_eq!(plan_balanced(Schedule::StreamK, 1, 4, 132, 4).sk_blocks, 0);
+        assert_eq!(
+            plan_balanced(Schedule::DataParallel, 16, 1024, 132, 4).sk_blocks,
+            0
+        );
+        // Every balanced plan covers every slice once, in at most MAX_SEGMENTS segments.
+        for tiles in [1, 2, 5, 16, 60, 100, 192, 300] {
+            for ktiles in [1, 16, 17, 100, 1024] {
+                for per_sm in [1, 3, 8] {
+                    let s = plan_balanced(Schedule::StreamK, tiles, ktiles, 132, per_sm);
+                    if s.sk_blocks == 0 {
+                        continue;
+                    }
+                    assert!(s.sk_blocks <= 132 * per_sm && s.sk_blocks <= s.total());
+                    assert_eq!(s.start(s.sk_blocks), s.total());
+                    for c in 0..s.sk_blocks {
+                        assert!(s.start(c) < s.start(c + 1), "{s:?} block {c} is empty");
+                    }
+                    for t in 0..s.sk_tiles {
+                        let (first, count) = s.segments(t);
+                        assert!(count <= MAX_SEGMENTS + 1, "{s:?} tile {t}: {count}");
+                        let slots: Vec<u32> =
+                            (first..first + count).map(|c| s.slot(c, t)).collect();
+                        for (i, &a) in slots.iter().enumerate() {
+                            assert!(a < s.slots() && !slots[i + 1..].contains(&a));
                         }
                     }
                 }
