@@ -7,6 +7,7 @@ use host::{
         gpu::{self as mgpu, GpuResult, Kernel, Problem},
         problem::check_shape,
         select,
+        shape::ShapeKind,
     },
     reference::cublas::Cublas,
 };
@@ -162,6 +163,8 @@ struct Record {
     m: usize,
     n: usize,
     k: usize,
+    /// The shape's class (`host::matmul::shape::ShapeKind`), which decides the default kernel.
+    shape_class: &'static str,
     padded: (usize, usize, usize),
     /// Flagship kernels: `data-parallel` or `stream-k`, and the blocks that ran stream-K (0
     /// where the tiles fill whole waves).
@@ -198,7 +201,7 @@ fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
 /// separated by commas.
 fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Kernel>> {
     let all = mgpu::kernels();
-    let picked = || mgpu::kernel(select::dense_kernel(gpu, m, n, k)?.name);
+    let picked = || mgpu::kernel(select::dense_kernel(gpu, m, n, k)?.name());
     Ok(match which {
         "sgemm" => vec![picked()?],
         "all" => all,
@@ -266,6 +269,7 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
                 m,
                 n,
                 k,
+                shape_class: ShapeKind::of(m, n, k).name(),
                 padded: r.padded,
                 schedule: r.schedule.map(|s| s.0.name()),
                 stream_k_blocks: r.schedule.map(|s| s.1),
@@ -324,7 +328,9 @@ pub fn run(args: &MatmulArgs) -> Result<()> {
         print_ladder(&records);
     } else {
         println!(
-            "{device}: C = A·B with M={m} N={n} K={k}, median of {} launches, check: {verify:?}",
+            "{device}: C = A·B with M={m} N={n} K={k} (shape class {}), median of {} launches, \
+             check: {verify:?}",
+            ShapeKind::of(m, n, k),
             args.reps
         );
         println!(

@@ -12,7 +12,7 @@ use cust::{
 use cust_raw::driver_sys;
 use gpu_kernels::matmul::{
     FLAGSHIP, FlagshipConfig, SgemmParams,
-    stream_k::{Schedule, Split, plan},
+    stream_k::{Schedule, Split, plan, plan_balanced},
 };
 use rgk_core::bad_input;
 
@@ -169,7 +169,7 @@ impl<'a> FlagshipLaunch<'a> {
                         cfg.shared_bytes() as usize,
                     )
                     .context("reading the flagship kernel's occupancy")?;
-                plan(schedule, tiles, ktiles, per_sm * gpu.multiprocessors()?)
+                plan_balanced(schedule, tiles, ktiles, gpu.multiprocessors()?, per_sm)
             }
         };
         let mut params = SgemmParams {

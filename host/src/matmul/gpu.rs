@@ -16,6 +16,7 @@ use super::{
     flagship::{FlagshipLaunch, flagship_config},
     problem::{Gemm, check_len, check_shape},
     select,
+    skinny::{SkinnyLaunch, skinny_config},
 };
 use crate::gpu::{Gpu, Timing, check_free_memory, time_on_stream};
 use rgk_core::matmul::pad::{pad, round_up, unpad};
@@ -30,11 +31,12 @@ pub struct Kernel {
     pub tile: (u32, u32, u32),
 }
 
-/// Every SGEMM kernel of the registry (the ladder in the study's order, then the flagship).
+/// Every SGEMM kernel of the registry (the ladder in the study's order, the flagship, then the
+/// skinny kernels).
 pub fn kernels() -> Vec<Kernel> {
     registry::KERNELS
         .iter()
-        .filter(|k| k.family.is_sgemm())
+        .filter(|k| k.family.is_sgemm() || k.family.is_skinny())
         .filter_map(|k| {
             Some(Kernel {
                 name: k.name,
@@ -83,6 +85,9 @@ pub struct GpuResult {
 pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuResult> {
     if kernel.family == Family::Flagship {
         return run_flagship(gpu, flagship_config(kernel.name)?, p, reps);
+    }
+    if kernel.family.is_skinny() {
+        return run_skinny(gpu, kernel.name, p, reps);
     }
     let Problem { a, b, m, n, k } = *p;
     check_shape(m, n, k)?;
@@ -185,6 +190,32 @@ fn run_flagship(
     })
 }
 
+/// Times the skinny kernel `name` on a dense problem (`alpha = 1`, `beta = 0`), with no padding:
+/// one warm-up launch, `reps` timed ones (each the kernel and, when K is split, its reduction).
+fn run_skinny(gpu: &Gpu, name: &str, p: &Problem, reps: usize) -> Result<GpuResult> {
+    let Problem { a, b, m, n, k } = *p;
+    check_shape(m, n, k)?;
+    check_free_memory(4 * (m * k + k * n + m * n), "the problem")?;
+    let d_a = DeviceBuffer::from_slice(a)?;
+    let d_b = DeviceBuffer::from_slice(b)?;
+    let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+    let launch = SkinnyLaunch::new(
+        gpu,
+        skinny_config(name)?,
+        &Gemm::new(m, n, k),
+        [&d_a, &d_b, &d_c],
+    )?;
+    let timing = time_on_stream(&gpu.stream, 1, reps, || launch.launch())?;
+    let mut c = vec![0f32; m * n];
+    d_c.copy_to(&mut c[..])?;
+    Ok(GpuResult {
+        c,
+        timing,
+        padded: (m, n, k),
+        schedule: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,7 +233,9 @@ mod tests {
             assert!(k.tile.0 > 0 && k.tile.1 > 0 && k.tile.2 > 0);
         }
         // Every SGEMM kernel of the registry has a tile, so none is left out.
-        let sgemm = registry::KERNELS.iter().filter(|k| k.family.is_sgemm());
+        let sgemm = registry::KERNELS
+            .iter()
+            .filter(|k| k.family.is_sgemm() || k.family.is_skinny());
         assert_eq!(all.len(), sgemm.count());
         assert!(kernel("matmul_tiled_t32").is_ok());
         assert!(

@@ -10,11 +10,17 @@
 use std::sync::OnceLock;
 
 use anyhow::Result;
-use gpu_kernels::matmul::{FlagshipConfig, stream_k::Schedule};
+use gpu_kernels::matmul::{
+    FlagshipConfig,
+    skinny::{SKINNY_COLS, SKINNY_ROWS, SkinnyConfig, narrowest},
+    stream_k::Schedule,
+};
 use rgk_core::matmul::tune::{self as tuning, GpuIdentity, Loaded, ShapeClass, TuneCache, Winner};
 
 use super::{flagship::flagship_config, problem::MAX_DIM};
 use crate::gpu::Gpu;
+
+pub use super::shape::{Choice, ShapeKind};
 
 /// Rasterization group of the flagship launches without a tuned or requested one.
 pub const DEFAULT_GROUP: u32 = 8;
@@ -41,9 +47,30 @@ pub fn schedule_override() -> Option<Schedule> {
         .and_then(|v| Schedule::from_name(&v))
 }
 
-/// The kernel for an `m x n x k` problem on the GPU at hand: the tuned winner of its shape
-/// class when a matching cache has one, else [`choose_kernel`]'s pick. `vec_b` says whether B
-/// allows 16-byte copies.
+/// The kernel for an `m x n x k` problem on the GPU at hand: a skinny kernel where
+/// [`ShapeKind::of`] says N or M is tiny (no tuning applies to those), else the flagship kernel
+/// of [`pick`]. `vec_b` says whether B allows 16-byte copies.
+pub fn pick_any(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Result<Choice> {
+    Ok(match skinny_choice(m, n, k) {
+        Some(cfg) => Choice::Skinny(cfg),
+        None => Choice::Flagship(pick(gpu, m, n, k, vec_b)?),
+    })
+}
+
+/// The skinny kernel for the shape, if its [`ShapeKind`] routes it to one: the narrowest row
+/// kernel that holds N (small N) or column kernel that holds M (small M).
+pub fn skinny_choice(m: usize, n: usize, k: usize) -> Option<&'static SkinnyConfig> {
+    let width = |d: usize| d.min(MAX_DIM) as u32;
+    match ShapeKind::of(m, n, k) {
+        ShapeKind::MatVec | ShapeKind::TinyN => Some(narrowest(SKINNY_ROWS, width(n))),
+        ShapeKind::VecMat | ShapeKind::TinyM => Some(narrowest(SKINNY_COLS, width(m))),
+        ShapeKind::Thin | ShapeKind::DeepK | ShapeKind::General => None,
+    }
+}
+
+/// The flagship kernel for an `m x n x k` problem on the GPU at hand: the tuned winner of its
+/// shape class when a matching cache has one, else [`choose_kernel`]'s pick. `vec_b` says
+/// whether B allows 16-byte copies.
 pub fn pick(
     gpu: &Gpu,
     m: usize,
@@ -57,11 +84,11 @@ pub fn pick(
     Ok(choose_kernel(m, n, k, vec_b, gpu.multiprocessors()?))
 }
 
-/// The flagship kernel the library runs for dense `m x k` and `k x n` operands in their own
+/// The kernel the library runs for dense `m x k` and `k x n` operands in their own
 /// allocations: the driver aligns those to 256 bytes, so B allows 16-byte copies exactly when N
 /// is a multiple of 4.
-pub fn dense_kernel(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<&'static FlagshipConfig> {
-    pick(gpu, m, n, k, n.is_multiple_of(4))
+pub fn dense_kernel(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Choice> {
+    pick_any(gpu, m, n, k, n.is_multiple_of(4))
 }
 
 /// The rasterization group and schedule to launch `cfg` with: each from `RGK_SGEMM_GROUP` /
@@ -130,6 +157,15 @@ pub fn tuned_cache(gpu: &Gpu) -> Option<&'static TuneCache> {
             }
         })
         .as_ref()
+}
+
+/// The default kernel (no tuning cache) for an `m x n x k` problem on a GPU with `sms`
+/// multiprocessors: the skinny kernel of [`skinny_choice`], else [`choose_kernel`]'s flagship.
+pub fn choose(m: usize, n: usize, k: usize, vec_b: bool, sms: u32) -> Choice {
+    match skinny_choice(m, n, k) {
+        Some(cfg) => Choice::Skinny(cfg),
+        None => Choice::Flagship(choose_kernel(m, n, k, vec_b, sms)),
+    }
 }
 
 /// Tile shapes [`choose_kernel`] picks from, largest first, for B copied in 16-byte pieces and
@@ -209,5 +245,37 @@ mod tests {
         assert_eq!(pick(4097, 4095, 1023, false), "sgemm_64x128x16_s3_8x8_u");
         assert_eq!(pick(4097, 4095, 4095, false), "sgemm_128x256x8_s4_16x8_u");
         assert_eq!(pick(17, 33, 5, false), "sgemm_64x128x16_s3_8x8_u");
+    }
+
+    #[test]
+    fn every_class_is_routed() {
+        let pick = |m, n, k| choose(m, n, k, n % 4 == 0, 132).name();
+        // Matrix–vector products and tiny N or M: the narrowest skinny kernel that holds them.
+        assert_eq!(pick(8192, 1, 8192), "sgemm_rows_n1");
+        assert_eq!(pick(1, 1, 1), "sgemm_rows_n1");
+        assert_eq!(pick(1, 8192, 8192), "sgemm_cols_m1");
+        assert_eq!(pick(5000, 7, 5000), "sgemm_rows_n8");
+        assert_eq!(pick(4096, 16, 4096), "sgemm_rows_n16");
+        assert_eq!(pick(3, 5000, 5000), "sgemm_cols_m4");
+        assert_eq!(pick(16, 4096, 4096), "sgemm_cols_m16");
+        // Thin, deep-K and general shapes: the flagship (stream-K balances their tiles).
+        for (m, n, k) in [
+            (12288, 128, 12288),
+            (128, 12288, 12288),
+            (256, 256, 16384),
+            (4096, 4096, 4096),
+        ] {
+            let c = choose(m, n, k, true, 132);
+            assert!(matches!(c, Choice::Flagship(_)), "{m}x{n}x{k}: {c:?}");
+            assert_eq!(c, Choice::Flagship(choose_kernel(m, n, k, true, 132)));
+        }
+        // Every skinny class gets a skinny kernel, every other class a flagship one.
+        for (m, n, k) in [(1, 9, 9), (9, 1, 9), (99, 9, 9), (9, 99, 9), (99, 99, 9)] {
+            let skinny = matches!(
+                ShapeKind::of(m, n, k),
+                ShapeKind::MatVec | ShapeKind::VecMat | ShapeKind::TinyN | ShapeKind::TinyM
+            );
+            assert_eq!(skinny_choice(m, n, k).is_some(), skinny, "{m}x{n}x{k}");
+        }
     }
 }

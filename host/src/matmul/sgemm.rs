@@ -1,11 +1,12 @@
 //! The library's SGEMM: `C = alpha·A·B + beta·C` for row-major `f32` matrices, on host slices or
 //! on the caller's device buffers.
 //!
-//! It runs the flagship kernels (`gpu-kernels/src/matmul/flagship.rs`), which take any
+//! It runs the flagship kernels (`gpu-kernels/src/matmul/flagship.rs`), and for tiny N or M
+//! (matrix–vector products included) the skinny kernels (`matmul/skinny.rs`), which take any
 //! M, N, K ≥ 1 and leading dimensions ≥ the widths as they are: edge tiles are handled in the
 //! kernel, so nothing is padded or copied. The kernel for a problem, its rasterization group and
-//! its schedule come from `select` (the tuning cache that `host tune` writes, else the
-//! defaults); the launch from `flagship`. This module reaches neither the tuner nor cuBLAS.
+//! its schedule come from `select` (the shape's class, the tuning cache that `host tune` writes,
+//! else the defaults); the launch from `flagship` or `skinny`. This module reaches neither the tuner nor cuBLAS.
 use anyhow::Context as _;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
 use gpu_kernels::matmul::stream_k::Schedule;
@@ -13,7 +14,8 @@ use gpu_kernels::matmul::stream_k::Schedule;
 use super::{
     flagship::{FlagshipLaunch, flagship_config},
     problem::{Gemm, check_len, check_shape},
-    select,
+    select::{self, Choice},
+    skinny::{SkinnyLaunch, skinny_config},
 };
 use crate::{error::Result, gpu::Gpu};
 
@@ -85,9 +87,9 @@ pub fn gemm_device(
     gemm_device_on(gpu, None, op, a, b, c)
 }
 
-/// [`gemm_device`] with the flagship kernel named `kernel` under `schedule` instead of the
-/// library's picks (for tests and tuning); a kernel that copies B in 16-byte pieces refuses a B
-/// that does not allow them.
+/// [`gemm_device`] with the flagship or skinny kernel named `kernel` (a flagship one under
+/// `schedule`) instead of the library's picks (for tests and tuning); a kernel that copies B in
+/// 16-byte pieces refuses a B that does not allow them.
 pub fn gemm_device_with_kernel(
     gpu: &Gpu,
     kernel: &str,
@@ -112,17 +114,26 @@ fn gemm_device_on(
     // as it must, being the one that launches. B's layout decides which kernels may run.
     op.check_buffers([a, b, c])?;
     let vec_b = op.b_vector_ok(b);
-    let (cfg, asked) = match choice {
+    let (choice, asked) = match choice {
         Some((name, schedule)) => {
-            let cfg = flagship_config(name)
-                .map_err(|e| anyhow::Error::new(rgk_core::BadInput(e.to_string())))?;
-            (cfg, Some(schedule))
+            let picked = match skinny_config(name) {
+                Ok(cfg) => Ok(Choice::Skinny(cfg)),
+                Err(_) => flagship_config(name).map(Choice::Flagship),
+            };
+            let picked =
+                picked.map_err(|e| anyhow::Error::new(rgk_core::BadInput(e.to_string())))?;
+            (picked, Some(schedule))
         }
-        None => (select::pick(gpu, op.m, op.n, op.k, vec_b)?, None),
+        None => (select::pick_any(gpu, op.m, op.n, op.k, vec_b)?, None),
     };
-    let (group, schedule) = select::launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
-    let schedule = asked.unwrap_or(schedule);
-    FlagshipLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch()?;
+    match choice {
+        Choice::Skinny(cfg) => SkinnyLaunch::new(gpu, cfg, op, [a, b, c])?.launch()?,
+        Choice::Flagship(cfg) => {
+            let (group, schedule) = select::launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
+            let schedule = asked.unwrap_or(schedule);
+            FlagshipLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch()?;
+        }
+    }
     gpu.stream
         .synchronize()
         .context("SGEMM failed on the GPU")?;
