@@ -8,6 +8,10 @@
 #   scripts/gpu-run.sh sass        cuobjdump the cubin: instruction counts per kernel (VIADDMNMX, LDS.128, …)
 #   scripts/gpu-run.sh sanitize [matmul|apsp]   compute-sanitizer memcheck/racecheck (SGEMM),
 #                                  memcheck/racecheck/synccheck (APSP); both families by default
+#   scripts/gpu-run.sh shapes-p    issue 20's skinny, deep-K and thin shapes: host matmul (the library's
+#                                  choice, its shape class, cuBLAS in the same process, 20 reps) per
+#                                  shape, JSON to $OUT/shapes_p_MxNxK.json, SM clock to $OUT/clock.csv,
+#                                  one summary table (scripts/gpu-shapes-p.sh)
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
@@ -96,6 +100,12 @@ sanitize)
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
         done
+        # the skinny kernels (tiny N or M) with their split-K reduction: aligned, odd, and split
+        for k in $("$HOST" info | sed -n 's/^  \(sgemm_\(rows\|cols\)_[a-z0-9_]*\) .*/\1/p'); do
+            for shape in "--m 256 --n 256 --k 256" "--m 17 --n 33 --k 5" "--m 33 --n 17 --k 4099" "--m 3 --n 1029 --k 3001"; do
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul $shape --kernel "$k" --reps 1 --no-cublas
+            done
+        done
     done
     tmp=$(mktemp -d)
     [ "$family" = matmul ] || for v in 65 1000; do
@@ -107,6 +117,9 @@ sanitize)
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" --stats "$tmp/g$v.csv" --no-peak
         done
     done
+    ;;
+shapes-p)
+    run scripts/gpu-shapes-p.sh "$HOST" "$OUT_DIR" "$@"
     ;;
 matmul)
     for n in "$@"; do
