@@ -15,6 +15,13 @@
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
+#   scripts/gpu-run.sh small [V…]  one graph of V = 500 1000 2000 5000 (default) under every schedule of
+#                                  the rounds (host apsp-small: launches, CUDA graph, persistent B=32/64):
+#                                  compute ms, % of apsp-peak measured in the same process, identical
+#                                  to the launches; JSON to $OUT, SM clock to $OUT/clock_small.csv
+#   scripts/gpu-run.sh batch [N V] N (10000) graphs of V (128) vertices, 5V edges, written by a Python
+#                                  generator; host apsp-batch --peak dir -o dir: aggregate compute
+#                                  updates/s vs apsp-peak, file-to-file wall time; JSON to $OUT
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
 #                                  JSON to $OUT; prints (compute + statistics) / compute
@@ -115,8 +122,20 @@ sanitize)
                 run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" "$tmp/g$v.out" --block "$b" --no-peak
             done
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" --stats "$tmp/g$v.csv" --no-peak
+            # Every schedule of the rounds (the persistent kernels fw_small_b32/b64 included).
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp-small "$tmp/g$v.in" --reps 1
         done
     done
+    # The batch kernels (every size class) and a graph above them.
+    [ "$family" = matmul ] || {
+        mkdir -p "$tmp/batch"
+        for v in 1 17 32 50 64 100 128 130; do
+            "$HOST" apsp-gen "$v" $((v * (v - 1) < 4 * v ? v * (v - 1) : 4 * v)) --seed "$v" -o "$tmp/batch/g$v.in" >/dev/null
+        done
+        for tool in memcheck racecheck synccheck; do
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp-batch "$tmp/batch" -o "$tmp/batch_out" --quiet
+        done
+    }
     ;;
 shapes-p)
     run scripts/gpu-shapes-p.sh "$HOST" "$OUT_DIR" "$@"
@@ -131,6 +150,64 @@ for r in d["results"]:
     print(f'{r["m"]:>6} {r["kernel"]:<30} {r["median_ms"]:>9.3f} ms {r["gflops"]:>9.1f} GFLOP/s  {(r["percent_of_cublas"] or 0):>5.1f}% cuBLAS  err {r["max_scaled_error"]}')
 PY
     done
+    ;;
+small)
+    tmp=${APSP_TMP:-/tmp/apsp}
+    mkdir -p "$tmp"
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock_small.csv" &
+    smi=$!
+    for v in ${@:-500 1000 2000 5000}; do
+        "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/s$v.in" >/dev/null
+        run "$HOST" apsp-small "$tmp/s$v.in" --reps 10 --json > "$OUT_DIR/small_$v.json"
+        python3 - "$OUT_DIR/small_$v.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+for x in r["runs"]:
+    print(f'V={r["vertices"]:>5} {x["schedule"]:<13} median {x["compute"]["median_ms"]:>9.4f} ms  '
+          f'{x["percent_of_peak"]:>5.1f}% of apsp-peak  identical={x["identical"]}  (default {r["default_schedule"]})')
+PY
+        rm -f "$tmp/s$v.in"
+    done
+    kill "$smi"
+    python3 -c "import csv,sys; c=[int(r[' clocks.current.sm [MHz]'].split()[0]) for r in csv.DictReader(open(sys.argv[1]))]; print(f'SM clock MHz: min {min(c)} max {max(c)} over {len(c)} samples')" "$OUT_DIR/clock_small.csv" || true
+    ;;
+batch)
+    n=${1:-10000}
+    v=${2:-128}
+    tmp=${APSP_TMP:-/tmp/apsp}/batch_${n}_$v
+    rm -rf "$tmp" && mkdir -p "$tmp/in"
+    python3 - "$tmp/in" "$n" "$v" <<'PY'
+# Course-format graphs: V, E, then E (src, dst, w) int32 little-endian; no self-loops.
+import array, random, sys
+d, n, v = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(1)
+e = 5 * v
+for g in range(n):
+    a = array.array("i", [v, e])
+    for _ in range(e):
+        s = rng.randrange(v)
+        t = (s + 1 + rng.randrange(v - 1)) % v
+        a.extend((s, t, rng.randrange(1001)))
+    with open(f"{d}/g{g:05d}.in", "wb") as f:
+        a.tofile(f)
+PY
+    sync
+    nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 200 > "$OUT_DIR/clock_batch.csv" &
+    smi=$!
+    start=$(date +%s.%N)
+    run "$HOST" apsp-batch "$tmp/in" -o "$tmp/out" --peak --json > "$OUT_DIR/batch_${n}_$v.json"
+    end=$(date +%s.%N)
+    kill "$smi"
+    python3 - "$OUT_DIR/batch_${n}_$v.json" "$start" "$end" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print(f'{r["written"]}/{r["inputs"]} graphs: compute {r["times"]["compute_s"]:.4f} s, '
+      f'{r["updates_per_s"]:.3e} updates/s = {r["percent_of_peak"]:.1f}% of apsp-peak; '
+      f'file to file {r["total_s"]:.3f} s in the process, {float(sys.argv[3]) - float(sys.argv[2]):.3f} s with start-up '
+      f'(read {r["read_s"]:.3f} s, write {r["write_s"]:.3f} s)')
+PY
+    du -sh "$tmp/in" "$tmp/out"
+    rm -rf "$tmp"
     ;;
 peak)
     run "$HOST" apsp-peak --json > "$OUT_DIR/apsp_peak.json"

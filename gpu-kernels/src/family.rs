@@ -49,11 +49,15 @@ pub enum Family {
     ApspPeak,
     /// Graph statistics from the solved matrix (`apsp/stats.rs`).
     ApspStats,
+    /// Floyd–Warshall on one small graph in one persistent launch (`apsp/small.rs`).
+    FwSmall,
+    /// Many small graphs in one launch, one block each (`apsp/batch.rs`).
+    ApspBatch,
 }
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 21] = [
+    pub const ALL: [Family; 23] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -75,6 +79,8 @@ impl Family {
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
+        Family::FwSmall,
+        Family::ApspBatch,
     ];
 
     /// The family's one name: on the command line (`--kernel tiled`), in bench records and
@@ -102,6 +108,8 @@ impl Family {
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",
+            Family::FwSmall => "fw_small",
+            Family::ApspBatch => "apsp_batch",
         }
     }
 

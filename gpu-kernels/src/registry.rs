@@ -5,8 +5,8 @@
 //! info`, `host occupancy`, `host bench`, the `.maxnreg` caps) and the report read kernels from
 //! here; none of them parses kernel names.
 use crate::apsp::{
-    FW_CONFIGS, FW_MULTI, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
-    SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS,
+    BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_SMALL, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL,
+    PEAK_THREADS, SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS,
     STATS_TILES_KERNEL,
 };
 pub use crate::family::Family;
@@ -201,6 +201,8 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
+    &rows!(FW_SMALL, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
+    &rows!(BATCH_CONFIGS, c => fw(c.kernel, Family::ApspBatch, c.threads, c.n, None)),
 ];
 
 const COUNT: usize = {
@@ -282,6 +284,8 @@ mod tests {
         expected.push((PEAK_KERNEL, Family::ApspPeak));
         expected.push((STATS_TILES_KERNEL, Family::ApspStats));
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
+        expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
+        expected.extend(BATCH_CONFIGS.iter().map(|c| (c.kernel, Family::ApspBatch)));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");

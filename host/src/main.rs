@@ -40,6 +40,10 @@ enum Command {
     ApspGen(ApspGenArgs),
     /// The int32 add-min throughput ceiling (fused VIADDMNMX) that `apsp` compares against.
     ApspPeak(cli::apsp_peak::ApspPeakArgs),
+    /// All-pairs shortest paths for many graph files in one process, one distance file each.
+    ApspBatch(cli::apsp_batch::ApspBatchArgs),
+    /// Time one graph's solve under each way of running the rounds (launches, CUDA graph, persistent).
+    ApspSmall(cli::apsp_small::ApspSmallArgs),
     /// Theoretical occupancy of every kernel, cross-checked against the driver.
     Occupancy(OccupancyArgs),
     /// Benchmark sweeps on the GPU, one JSON record per configuration.
@@ -60,6 +64,8 @@ fn main() -> ExitCode {
         Command::Apsp(a) => cli::apsp::run(&a),
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
         Command::ApspPeak(a) => cli::apsp_peak::run(&a),
+        Command::ApspBatch(a) => cli::apsp_batch::run(&a),
+        Command::ApspSmall(a) => cli::apsp_small::run(&a),
         Command::Occupancy(a) => cli::occupancy::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
         Command::Report(a) => cli::report::run(&a),

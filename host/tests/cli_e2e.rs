@@ -13,6 +13,8 @@ const SUBCOMMANDS: &[&str] = &[
     "apsp",
     "apsp-gen",
     "apsp-peak",
+    "apsp-batch",
+    "apsp-small",
     "occupancy",
     "bench",
     "report",
@@ -84,6 +86,8 @@ help_cases! {
     help_apsp: ["apsp"];
     help_apsp_gen: ["apsp-gen"];
     help_apsp_peak: ["apsp-peak"];
+    help_apsp_batch: ["apsp-batch"];
+    help_apsp_small: ["apsp-small"];
     help_occupancy: ["occupancy"];
     help_bench: ["bench"];
     help_tune: ["tune"];

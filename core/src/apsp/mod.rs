@@ -2,6 +2,7 @@
 //! (`cpu`: multithreaded Floyd–Warshall and Dijkstra), a seeded random graph generator
 //! (`random`), the check of any answer against the references (`verify`) and the largest graph
 //! each solver holds (`limits`).
+pub mod batch;
 pub mod cpu;
 mod distances;
 pub mod format;

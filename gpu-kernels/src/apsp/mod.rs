@@ -232,6 +232,112 @@ pub fn fw_multi_config(block: u32) -> Option<FwMultiConfig> {
     FW_MULTI.iter().copied().find(|c| c.block == block)
 }
 
+/// One graph of small V in one launch (`small.rs`): a persistent kernel whose blocks stay
+/// resident for every round and meet at grid-wide barriers (the grid must be co-resident: the
+/// host launches it cooperatively, sized from the occupancy). Per round one stage runs phase 2
+/// (the pivot row and column as (min, +) products with the closed pivot block) and one phase 3;
+/// the block that updates the next pivot block in phase 3 also closes it there, so phase 1 never
+/// stands alone between barriers. `threads x threads` threads per block, 4 x 4 cells each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FwSmallConfig {
+    pub block: u32,
+    pub threads: u32,
+    /// Kernel arguments: `(d, pitch, rounds, barrier)`, `barrier` one zeroed u32.
+    pub kernel: &'static str,
+}
+
+/// `(kernel, block, threads)`: the single source of `FW_SMALL` and the kernels in `small.rs`.
+macro_rules! for_each_fw_small {
+    ($m:ident) => {
+        $m! {
+            (fw_small_b32, 32, 8),
+            (fw_small_b64, 64, 16),
+        }
+    };
+}
+
+macro_rules! fw_small_table {
+    ($(($k:ident, $b:tt, $t:tt)),* $(,)?) => {
+        /// The persistent one-graph kernels, by block factor.
+        pub const FW_SMALL: [FwSmallConfig; 2] = [$(FwSmallConfig {
+            block: $b,
+            threads: $t,
+            kernel: stringify!($k),
+        }),*];
+    };
+}
+for_each_fw_small!(fw_small_table);
+
+const _: () = {
+    let mut i = 0;
+    while i < FW_SMALL.len() {
+        let c = FW_SMALL[i];
+        // 4 x 4 cells per thread; the T^2 threads copy a B x B operand in 4 steps of B / 4 rows.
+        assert!(c.threads * 4 == c.block && c.block.is_multiple_of(16));
+        i += 1;
+    }
+};
+
+pub fn fw_small_config(block: u32) -> Option<FwSmallConfig> {
+    FW_SMALL.iter().copied().find(|c| c.block == block)
+}
+
+/// Many graphs of V ≤ [`BATCH_MAX_VERTICES`] in one launch (`batch.rs`): one block per graph,
+/// its `n x n` matrix (padded, INF off the diagonal) in registers, `n / 4 x n / 4` threads of
+/// 4 x 4 cells each; the pivot row and column of each step pass through shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchConfig {
+    /// Padded vertices: graphs with V ≤ `n` (and above the previous class) run here.
+    pub n: u32,
+    pub threads: u32,
+    /// Kernel arguments: `(d, vertices, graphs)`: `graphs` matrices of `n x n` i32 one after
+    /// another, solved in place; `vertices[g]` ≤ `n` the real V of graph g.
+    pub kernel: &'static str,
+}
+
+/// `(kernel, n, threads per side)`: the single source of `BATCH_CONFIGS` and `batch.rs`.
+macro_rules! for_each_batch {
+    ($m:ident) => {
+        $m! {
+            (apsp_batch_n32, 32, 8),
+            (apsp_batch_n64, 64, 16),
+            (apsp_batch_n128, 128, 32),
+        }
+    };
+}
+
+macro_rules! batch_table {
+    ($(($k:ident, $n:tt, $t:tt)),* $(,)?) => {
+        /// The batch kernels, by padded size, smallest first.
+        pub const BATCH_CONFIGS: [BatchConfig; 3] = [$(BatchConfig {
+            n: $n,
+            threads: $t,
+            kernel: stringify!($k),
+        }),*];
+    };
+}
+for_each_batch!(batch_table);
+
+/// The largest V a batch kernel holds (a graph per block); larger graphs of a batch run
+/// through the one-graph solver.
+pub const BATCH_MAX_VERTICES: u32 = BATCH_CONFIGS[BATCH_CONFIGS.len() - 1].n;
+
+const _: () = {
+    let mut i = 0;
+    while i < BATCH_CONFIGS.len() {
+        let c = BATCH_CONFIGS[i];
+        assert!(c.threads * 4 == c.n && c.threads * c.threads <= 1024);
+        assert!(c.n.is_multiple_of(PITCH_ALIGN as u32));
+        assert!(i == 0 || BATCH_CONFIGS[i - 1].n < c.n);
+        i += 1;
+    }
+};
+
+/// The batch kernel for a graph on `vertices` vertices: the smallest class that holds it.
+pub fn batch_config(vertices: u32) -> Option<BatchConfig> {
+    BATCH_CONFIGS.iter().copied().find(|c| vertices <= c.n)
+}
+
 /// The add-min throughput kernel (`host apsp-peak`): the ceiling phase 3 is measured against.
 pub const PEAK_KERNEL: &str = "apsp_addmin_peak";
 /// Independent add-min chains per thread in the peak kernel.
@@ -305,10 +411,14 @@ const _: () = assert!(STATS_COLUMNS < (1 << (64 - STATS_COUNT_SHIFT)));
 #[macro_use]
 mod fw;
 #[cfg(target_arch = "nvptx64")]
+mod batch;
+#[cfg(target_arch = "nvptx64")]
 mod init;
 #[cfg(target_arch = "nvptx64")]
 mod multi;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
+#[cfg(target_arch = "nvptx64")]
+mod small;
 #[cfg(target_arch = "nvptx64")]
 mod stats;

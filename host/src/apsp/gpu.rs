@@ -21,7 +21,10 @@ use gpu_kernels::apsp::{
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::rows::DeviceRows;
+use super::{
+    rows::DeviceRows,
+    small::{Keep, Prepared, Schedule, default_schedule},
+};
 use crate::gpu::{Gpu, Timing, check_driver, check_free_memory, time_on_stream};
 use rgk_core::apsp::{
     format::{Edge, Graph, count_repeated, distance_pitch, fill_distances},
@@ -92,7 +95,7 @@ fn check_fits(
 
 /// The three phase kernels of one block factor, built under their register caps (see
 /// `gpu_kernels::registry::max_registers`), with the launch geometry of a padded matrix.
-struct Phases<'a> {
+pub(crate) struct Phases<'a> {
     phase1: Function<'a>,
     phase2: Function<'a>,
     phase3: Function<'a>,
@@ -100,7 +103,9 @@ struct Phases<'a> {
     threads: BlockSize,
     phase2_threads: BlockSize,
     phase3_threads: BlockSize,
-    pitch: u32,
+    pub(crate) pitch: u32,
+    /// The block factor B.
+    pub(crate) block: u32,
 }
 
 /// Asks the driver for the largest shared-memory carveout for `f`: the register-tiled phases
@@ -122,7 +127,12 @@ pub(crate) fn prefer_shared_memory(f: &Function) -> Result<()> {
 }
 
 impl<'a> Phases<'a> {
-    fn new(gpu: &'a Gpu, cfg: FwConfig, padded: usize, pitch: usize) -> Result<Phases<'a>> {
+    pub(crate) fn new(
+        gpu: &'a Gpu,
+        cfg: FwConfig,
+        padded: usize,
+        pitch: usize,
+    ) -> Result<Phases<'a>> {
         let get = |name: &str| gpu.function(name);
         let (phase2, phase3) = (get(cfg.phase2)?, get(cfg.phase3)?);
         prefer_shared_memory(&phase2)?;
@@ -136,7 +146,22 @@ impl<'a> Phases<'a> {
             phase2_threads: BlockSize::xy(cfg.phase2_threads(), cfg.phase2_threads()),
             phase3_threads: BlockSize::xy(cfg.phase3_threads, cfg.phase3_threads),
             pitch: pitch as u32,
+            block: cfg.block,
         })
+    }
+
+    /// Rows (and columns) of the padded matrix.
+    pub(crate) fn padded(&self) -> usize {
+        (self.rounds * self.block) as usize
+    }
+
+    /// Every round, three launches each (`small::Schedule::Launches`).
+    pub(crate) fn queue_rounds(&self, stream: &Stream, d: DevicePointer<i32>) -> Result<()> {
+        for r in 0..self.rounds {
+            self.pivot_row_and_column(stream, d, r)?;
+            self.rest(stream, d, r)?;
+        }
+        Ok(())
     }
 
     /// Phases 1 and 2 of `round`: the pivot block, then its row and column.
@@ -262,6 +287,8 @@ pub struct Running {
     d_dist: DeviceBuffer<i32>,
     /// The edge list on the GPU, kept until the scatter kernel has run.
     edges: Option<DeviceBuffer<i32>>,
+    /// The schedule's graph or barrier counter, kept until the rounds have run.
+    keep: Keep,
     begin: Event,
     start: Event,
     stop: Event,
@@ -272,8 +299,20 @@ pub struct Running {
 }
 
 /// Queues the solve of `graph` on the GPU (building the matrix there, then every round) and
-/// returns at once; [`Running::finish`] waits for it and leaves the result on the GPU.
+/// returns at once; [`Running::finish`] waits for it and leaves the result on the GPU. The
+/// rounds run as [`default_schedule`] picks for the graph's size.
 pub fn start_on_device(gpu: &Gpu, graph: &Graph, block: u32) -> Result<Running> {
+    let schedule = default_schedule(graph.vertices, block);
+    start_on_device_with(gpu, graph, block, schedule)
+}
+
+/// [`start_on_device`] with the rounds run as `schedule` (`host apsp-small` compares them).
+pub fn start_on_device_with(
+    gpu: &Gpu,
+    graph: &Graph,
+    block: u32,
+    schedule: Schedule,
+) -> Result<Running> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
     check_fits(graph.vertices, graph.edges.len(), block, padded, pitch)?;
@@ -284,8 +323,10 @@ pub fn start_on_device(gpu: &Gpu, graph: &Graph, block: u32) -> Result<Running> 
     // SAFETY: every cell is written by the init kernel before anything reads it.
     let d_dist = unsafe { DeviceBuffer::<i32>::uninitialized(padded * pitch) }
         .context("allocating the distance matrix on the GPU")?;
-    times.setup_s = t.elapsed().as_secs_f64();
     let ptr = d_dist.as_device_ptr();
+    // Captured, instantiated or sized here, outside the timed compute.
+    let prepared = Prepared::new(gpu, schedule, &phases, ptr)?;
+    times.setup_s = t.elapsed().as_secs_f64();
     let events = [(); 3].map(|()| Event::new(EventFlags::DEFAULT));
     let [begin, start, stop] = events;
     let (begin, start, stop) = (begin?, start?, stop?);
@@ -296,14 +337,12 @@ pub fn start_on_device(gpu: &Gpu, graph: &Graph, block: u32) -> Result<Running> 
     let edges = unsafe { init_on_device(gpu, &graph.edges, ptr, padded, 0, pitch) }?;
     times.host_to_device_s = t.elapsed().as_secs_f64();
     start.record(stream)?;
-    for r in 0..phases.rounds {
-        phases.pivot_row_and_column(stream, ptr, r)?;
-        phases.rest(stream, ptr, r)?;
-    }
+    prepared.queue(&phases, stream, ptr)?;
     stop.record(stream)?;
     Ok(Running {
         d_dist,
         edges,
+        keep: prepared.into_keep(),
         begin,
         start,
         stop,
@@ -321,6 +360,7 @@ impl Running {
             .synchronize()
             .context("Floyd–Warshall kernels failed")?;
         drop(self.edges);
+        drop(self.keep);
         let mut times = self.times;
         times.fill_s = self.start.elapsed_time_f32(&self.begin)? as f64 / 1e3;
         times.compute_s = self.stop.elapsed_time_f32(&self.start)? as f64 / 1e3;

@@ -3,6 +3,8 @@
 //! the add-min ceiling it is compared with) and file to file with every stage timed
 //! (`pipeline`); graph statistics from the matrix on the GPU (`stats`). Formats and CPU
 //! references are in `rgk_core::apsp`.
+pub mod batch;
+pub mod batch_files;
 pub mod gpu;
 pub mod input;
 pub mod multi;
@@ -10,6 +12,7 @@ pub mod nccl;
 pub mod peak;
 pub mod pipeline;
 pub mod rows;
+pub mod small;
 pub mod stats;
 pub mod stream;
 
@@ -37,6 +40,22 @@ pub fn apsp(gpu: &Gpu, graph: &Graph) -> Result<Distances> {
         sol.pitch,
         &sol.dist,
     ))
+}
+
+/// All-pairs shortest paths of many graphs at once (a launch holds thousands of V ≤ 128, one
+/// block each; larger graphs go through [`apsp`]'s solver), in order; byte for byte what
+/// [`apsp`] gives for each.
+///
+/// ```no_run
+/// use rgk_core::apsp::format::{Edge, Graph};
+/// let gpu = host::Gpu::new(None)?;
+/// let g = Graph::from_edges(2, vec![Edge { src: 0, dst: 1, w: 5 }])?;
+/// let d = host::apsp_batch(&gpu, &[g.clone(), g])?;
+/// assert_eq!((d.len(), d[1].get(0, 1)), (2, 5));
+/// # Ok::<(), host::Error>(())
+/// ```
+pub fn apsp_batch(gpu: &Gpu, graphs: &[Graph]) -> Result<Vec<Distances>> {
+    Ok(batch::apsp_batch(gpu, graphs)?)
 }
 
 /// Graph statistics on the GPU (docs/apsp.md, "Statistics"): eccentricity, closeness and

@@ -24,7 +24,9 @@
 //!    host/tests/cli_e2e.rs: the name in `SUBCOMMANDS` and a `help_cases!` line; docs/json.md:
 //!    an example of its `--json`.
 pub mod apsp;
+pub mod apsp_batch;
 pub mod apsp_peak;
+pub mod apsp_small;
 pub mod bench;
 pub mod info;
 pub mod json;

@@ -1,0 +1,291 @@
+//! How the rounds of one solve are run ([`Schedule`]). At small V a round is a few µs of work,
+//! so what it costs besides the work decides the rate: the classic three launches per round
+//! ([`Schedule::Launches`]), the same launches captured once into a CUDA graph and replayed
+//! ([`Schedule::Graph`]: no CPU launch cost and shorter gaps between kernels), or one persistent
+//! cooperative launch for every round (`Persistent*`: `gpu_kernels::apsp::FW_SMALL`, grid-wide
+//! barriers, phase 1 folded into phase 3). [`default_schedule`] is the one place that picks.
+use std::ptr;
+
+use anyhow::{Context as _, Result, bail};
+use cust::{
+    function::BlockSize,
+    memory::{DeviceBuffer, DevicePointer},
+    stream::Stream,
+};
+use cust_raw::driver_sys;
+use gpu_kernels::apsp::{FwSmallConfig, fw_small_config};
+use serde::Serialize;
+
+use super::gpu::{Phases, prefer_shared_memory};
+use crate::gpu::{Gpu, check_driver};
+
+/// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]).
+pub const SMALL_MAX_VERTICES: usize = 5000;
+/// Up to this many vertices the persistent kernel uses B = 32 by default (more blocks per round
+/// for the SMs); above, B = 64 (fewer rounds, fewer barriers).
+pub const SMALL_B32_MAX_VERTICES: usize = 1536;
+
+/// How the rounds of a solve run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// Phases 1, 2 and 3 as three launches per round (the block factor's `FW_CONFIGS` kernels).
+    Launches,
+    /// The same launches, captured once into a CUDA graph and launched as one.
+    Graph,
+    /// One persistent cooperative launch with B = 32 (`fw_small_b32`).
+    Persistent32,
+    /// One persistent cooperative launch with B = 64 (`fw_small_b64`).
+    Persistent64,
+}
+
+impl Schedule {
+    pub const ALL: [Schedule; 4] = [
+        Schedule::Launches,
+        Schedule::Graph,
+        Schedule::Persistent32,
+        Schedule::Persistent64,
+    ];
+
+    /// The persistent kernel's block factor, if this is one.
+    pub const fn persistent_block(self) -> Option<u32> {
+        match self {
+            Schedule::Persistent32 => Some(32),
+            Schedule::Persistent64 => Some(64),
+            Schedule::Launches | Schedule::Graph => None,
+        }
+    }
+
+    /// Whether this schedule runs a matrix padded to a multiple of `block` (the block factor of
+    /// the solve): the persistent kernels need their own block factor to divide it.
+    pub const fn fits(self, block: u32) -> bool {
+        match self.persistent_block() {
+            Some(b) => block.is_multiple_of(b),
+            None => true,
+        }
+    }
+}
+
+/// The schedule a solve of `vertices` vertices at block factor `block` runs unless told
+/// otherwise: the one place the choice is made. Measured with `scripts/gpu-run.sh small`.
+pub fn default_schedule(vertices: usize, block: u32) -> Schedule {
+    if vertices > SMALL_MAX_VERTICES {
+        return Schedule::Launches;
+    }
+    let preferred = if vertices <= SMALL_B32_MAX_VERTICES {
+        Schedule::Persistent32
+    } else {
+        Schedule::Persistent64
+    };
+    [preferred, Schedule::Persistent32]
+        .into_iter()
+        .find(|s| s.fits(block))
+        .unwrap_or(Schedule::Launches)
+}
+
+/// What a queued solve keeps alive until its stream has run: the instantiated graph or the
+/// persistent kernel's barrier counter.
+#[derive(Default)]
+pub struct Keep {
+    // Held for their drops only.
+    _exec: Option<GraphExec>,
+    _barrier: Option<DeviceBuffer<u32>>,
+}
+
+/// An instantiated CUDA graph, destroyed after its stream is idle.
+pub(crate) struct GraphExec {
+    exec: driver_sys::CUgraphExec,
+    stream: driver_sys::CUstream,
+}
+
+impl Drop for GraphExec {
+    fn drop(&mut self) {
+        // SAFETY: `exec` was instantiated by `Prepared::new` and is destroyed once, here, after
+        // the stream it was launched on has finished it. Errors cannot be reported from a drop.
+        unsafe {
+            let _ = driver_sys::cuStreamSynchronize(self.stream);
+            let _ = driver_sys::cuGraphExecDestroy(self.exec);
+        }
+    }
+}
+
+/// A schedule made ready before the timed region: the graph captured and instantiated, or the
+/// persistent kernel loaded and its grid sized.
+pub(crate) enum Prepared<'a> {
+    Launches,
+    Graph(GraphExec),
+    Persistent {
+        f: cust::function::Function<'a>,
+        cfg: FwSmallConfig,
+        grid: u32,
+        barrier: DeviceBuffer<u32>,
+    },
+}
+
+impl<'a> Prepared<'a> {
+    /// Prepares `schedule` for the matrix at `d` (rounds and pitch from `phases`), on
+    /// `gpu.stream`. The graph's capture records the launches only; nothing runs yet.
+    pub(crate) fn new(
+        gpu: &'a Gpu,
+        schedule: Schedule,
+        phases: &Phases,
+        d: DevicePointer<i32>,
+    ) -> Result<Prepared<'a>> {
+        let stream = &gpu.stream;
+        match schedule {
+            Schedule::Launches => Ok(Prepared::Launches),
+            Schedule::Graph => {
+                let raw = stream.as_inner();
+                let mode = driver_sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+                // SAFETY: a valid stream of this context; the capture is ended below on every
+                // path (the launches in between are only recorded).
+                let begun = unsafe { driver_sys::cuStreamBeginCapture(raw, mode) };
+                check_driver(begun, "cuStreamBeginCapture")?;
+                let recorded = phases.queue_rounds(stream, d);
+                let mut graph = ptr::null_mut();
+                // SAFETY: ends the capture begun above on the same stream.
+                let ended = unsafe { driver_sys::cuStreamEndCapture(raw, &mut graph) };
+                recorded?;
+                check_driver(ended, "cuStreamEndCapture")?;
+                let mut exec = ptr::null_mut();
+                // SAFETY: `graph` is the captured graph; it is destroyed once instantiated (the
+                // executable graph is independent of it).
+                let status = unsafe { driver_sys::cuGraphInstantiate(&mut exec, graph, 0) };
+                // SAFETY: as above: `graph` is not used after this. A failure to free it leaks a
+                // host-side description only.
+                let _ = unsafe { driver_sys::cuGraphDestroy(graph) };
+                check_driver(status, "cuGraphInstantiate")?;
+                Ok(Prepared::Graph(GraphExec { exec, stream: raw }))
+            }
+            Schedule::Persistent32 | Schedule::Persistent64 => {
+                let block = schedule.persistent_block().expect("a persistent schedule");
+                let cfg = fw_small_config(block).context("no persistent kernel")?;
+                if !(phases.block).is_multiple_of(block) {
+                    bail!(
+                        "the persistent B = {block} kernel needs a matrix padded to a multiple of \
+                         {block}, not of {}",
+                        phases.block
+                    );
+                }
+                let f = gpu.function(cfg.kernel)?;
+                prefer_shared_memory(&f)?;
+                let per_sm = f
+                    .max_active_blocks_per_multiprocessor(
+                        BlockSize::xy(cfg.threads, cfg.threads),
+                        0,
+                    )
+                    .context("the persistent kernel's occupancy")?;
+                if per_sm == 0 {
+                    bail!("the persistent kernel {} does not fit on an SM", cfg.kernel);
+                }
+                let rounds = phases.padded() as u32 / block;
+                let most_items = (2 * (rounds - 1)).max((rounds - 1).pow(2)).max(1);
+                let grid = (per_sm * gpu.multiprocessors()?).min(most_items);
+                let barrier = DeviceBuffer::from_slice(&[0u32])
+                    .context("allocating the grid barrier's counter")?;
+                Ok(Prepared::Persistent {
+                    f,
+                    cfg,
+                    grid,
+                    barrier,
+                })
+            }
+        }
+    }
+
+    /// Queues every round on `stream` (the one given to [`Prepared::new`]) for the matrix at
+    /// `d`. May be called again for another run of the same matrix buffer.
+    pub(crate) fn queue(
+        &self,
+        phases: &Phases,
+        stream: &Stream,
+        d: DevicePointer<i32>,
+    ) -> Result<()> {
+        match self {
+            Prepared::Launches => phases.queue_rounds(stream, d),
+            Prepared::Graph(g) => {
+                // SAFETY: an executable graph of this context, its kernels recorded for `d`.
+                let launched = unsafe { driver_sys::cuGraphLaunch(g.exec, stream.as_inner()) };
+                Ok(check_driver(launched, "cuGraphLaunch")?)
+            }
+            Prepared::Persistent {
+                f,
+                cfg,
+                grid,
+                barrier,
+            } => {
+                let raw = stream.as_inner();
+                let counter = barrier.as_device_ptr().as_raw();
+                // SAFETY: one u32 of device memory owned by `barrier`, zeroed in stream order
+                // before the launch that counts in it.
+                let zeroed = unsafe { driver_sys::cuMemsetD32Async(counter, 0, 1, raw) };
+                check_driver(zeroed, "cuMemsetD32Async (the grid barrier)")?;
+                let (mut dp, mut pitch) = (d.as_raw(), phases.pitch);
+                let mut rounds = phases.padded() as u32 / cfg.block;
+                let mut bar = counter;
+                let mut params = [
+                    (&raw mut dp).cast::<std::ffi::c_void>(),
+                    (&raw mut pitch).cast(),
+                    (&raw mut rounds).cast(),
+                    (&raw mut bar).cast(),
+                ];
+                // SAFETY: the kernel takes (d, pitch, rounds, barrier): `d` the padded matrix of
+                // `phases` (rounds * B rows of `pitch`, B dividing its block factor), the
+                // zeroed counter; the cooperative launch refuses a grid that cannot be resident
+                // at once (sized from the occupancy above), so the barriers cannot deadlock.
+                let status = unsafe {
+                    driver_sys::cuLaunchCooperativeKernel(
+                        f.to_raw(),
+                        *grid,
+                        1,
+                        1,
+                        cfg.threads,
+                        cfg.threads,
+                        1,
+                        0,
+                        raw,
+                        params.as_mut_ptr(),
+                    )
+                };
+                Ok(check_driver(status, "cuLaunchCooperativeKernel")?)
+            }
+        }
+    }
+
+    /// What must outlive the queued work.
+    pub(crate) fn into_keep(self) -> Keep {
+        match self {
+            Prepared::Launches => Keep::default(),
+            Prepared::Graph(exec) => Keep {
+                _exec: Some(exec),
+                _barrier: None,
+            },
+            Prepared::Persistent { barrier, .. } => Keep {
+                _exec: None,
+                _barrier: Some(barrier),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_graphs_get_a_small_schedule_that_fits_the_block() {
+        assert_eq!(default_schedule(1000, 64), Schedule::Persistent32);
+        assert_eq!(default_schedule(2000, 64), Schedule::Persistent64);
+        assert_eq!(default_schedule(5000, 64), Schedule::Persistent64);
+        assert_eq!(default_schedule(5001, 64), Schedule::Launches);
+        // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.
+        assert_eq!(default_schedule(2000, 32), Schedule::Persistent32);
+        assert_eq!(default_schedule(1000, 16), Schedule::Launches);
+        for s in Schedule::ALL {
+            assert!(s.fits(64));
+            if let Some(b) = s.persistent_block() {
+                assert_eq!(fw_small_config(b).map(|c| c.block), Some(b));
+            }
+        }
+    }
+}

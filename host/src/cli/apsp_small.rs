@@ -1,0 +1,139 @@
+//! `host apsp-small GRAPH`: the compute time of one graph under each way of running the rounds
+//! (`host::apsp::small::Schedule`), with the add-min peak measured in the same process, and
+//! whether each schedule's distances equal those of the classic launches byte for byte.
+use anyhow::{Result, bail};
+use clap::Args;
+use host::{
+    apsp::{
+        gpu::{self as agpu, DEFAULT_BLOCK},
+        input::GraphFile,
+        peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
+        rows::DeviceRows,
+        small::{Schedule, default_schedule},
+    },
+    gpu::{Gpu, Timing},
+};
+use serde::Serialize;
+
+use super::PtxArg;
+
+#[derive(Args)]
+pub struct ApspSmallArgs {
+    /// Graph file (course format).
+    pub input: std::path::PathBuf,
+    /// Schedules to time (repeat the flag); all that fit the block factor by default.
+    #[arg(long, value_enum)]
+    pub schedule: Vec<Schedule>,
+    /// Block factor the matrix is padded to (and of the launches' kernels).
+    #[arg(long, default_value_t = DEFAULT_BLOCK)]
+    pub block: u32,
+    /// Timed solves per schedule (after one warm-up); the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = super::at_least_one::<usize>)]
+    pub reps: usize,
+    /// Print one JSON object (docs/json.md) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
+
+#[derive(Serialize)]
+struct Run {
+    schedule: Schedule,
+    /// Compute time (CUDA events around the rounds) per solve, ms.
+    compute: Timing,
+    /// V³ / median compute time.
+    updates_per_s: f64,
+    percent_of_peak: f64,
+    /// The distances equal those of `launches`, byte for byte.
+    identical: bool,
+}
+
+#[derive(Serialize)]
+struct Results {
+    vertices: usize,
+    block: u32,
+    default_schedule: Schedule,
+    addmin_peak: AddMinPeak,
+    runs: Vec<Run>,
+}
+
+/// Solves and returns the compute seconds and the V x V distances.
+fn solve(gpu: &Gpu, g: &GraphFile, block: u32, s: Schedule) -> Result<(f64, Vec<i32>)> {
+    let sol = agpu::start_on_device_with(gpu, &g.graph, block, s)?.finish()?;
+    let v = g.graph.vertices;
+    let mut dist = vec![0i32; v * v];
+    sol.copy_rows(0, &mut dist)?;
+    Ok((sol.times.compute_s, dist))
+}
+
+pub fn run(args: &ApspSmallArgs) -> Result<()> {
+    agpu::config(args.block)?;
+    let input = GraphFile::read(&args.input)?;
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let schedules: Vec<Schedule> = match args.schedule.is_empty() {
+        true => Schedule::ALL
+            .into_iter()
+            .filter(|s| s.fits(args.block))
+            .collect(),
+        false => args.schedule.clone(),
+    };
+    if let Some(s) = schedules.iter().find(|s| !s.fits(args.block)) {
+        bail!("schedule {s:?} does not fit block factor {}", args.block);
+    }
+    let peak = addmin_peak(&gpu, PEAK_ITERATIONS, 5)?;
+    let (_, reference) = solve(&gpu, &input, args.block, Schedule::Launches)?;
+    let v = input.graph.vertices;
+    let mut runs = Vec::new();
+    for s in schedules {
+        let mut identical = solve(&gpu, &input, args.block, s)?.1 == reference;
+        let mut ms = Vec::new();
+        for _ in 0..args.reps {
+            let (t, d) = solve(&gpu, &input, args.block, s)?;
+            identical &= d == reference;
+            ms.push(t * 1e3);
+        }
+        let compute = Timing::from_samples(ms);
+        let updates_per_s = (v as f64).powi(3) / (compute.median_ms * 1e-3);
+        runs.push(Run {
+            schedule: s,
+            compute,
+            updates_per_s,
+            percent_of_peak: 100.0 * updates_per_s / peak.updates_per_s,
+            identical,
+        });
+    }
+    let results = Results {
+        vertices: v,
+        block: args.block,
+        default_schedule: default_schedule(v, args.block),
+        addmin_peak: peak,
+        runs,
+    };
+    let failed = results.runs.iter().any(|r| !r.identical);
+    if args.json {
+        super::json::print("apsp-small", gpu.info()?.device(1), &results)?;
+    } else {
+        println!(
+            "V = {v}, block {}, peak {:.3e} add-mins/s (default schedule {:?})",
+            args.block, results.addmin_peak.updates_per_s, results.default_schedule
+        );
+        for r in &results.runs {
+            println!(
+                "  {:<13} median {:>9.4} ms  {:>6.1}% of peak  {}",
+                format!("{:?}", r.schedule),
+                r.compute.median_ms,
+                r.percent_of_peak,
+                if r.identical {
+                    "identical"
+                } else {
+                    "DIFFERENT"
+                }
+            );
+        }
+    }
+    if failed {
+        bail!("a schedule's distances differ from the classic launches'");
+    }
+    Ok(())
+}

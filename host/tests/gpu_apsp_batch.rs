@@ -1,0 +1,140 @@
+//! GPU tests of the small-graph paths: every schedule of the one-graph solver
+//! (`apsp::small::Schedule`) and every batch graph equal the CPU reference and each other, byte
+//! for byte. Without a GPU they print "SKIPPED …" and pass.
+mod common;
+
+use common::{Scratch, reference_output};
+use host::{
+    apsp::{batch::solve_batch, gpu as agpu, rows::DeviceRows, small::Schedule},
+    gpu::gpu_for_test,
+};
+use rgk_core::apsp::{
+    Distances, cpu,
+    format::{Edge, Graph, write_graph},
+    random::generate,
+};
+
+/// V x V distances of `g` under `schedule` at block factor `block`.
+fn solve_with(gpu: &host::Gpu, g: &Graph, block: u32, schedule: Schedule) -> Vec<i32> {
+    let sol = agpu::start_on_device_with(gpu, g, block, schedule)
+        .and_then(|r| r.finish())
+        .unwrap_or_else(|e| panic!("{schedule:?} at V = {}: {e:#}", g.vertices));
+    let mut d = vec![0; g.vertices * g.vertices];
+    sol.copy_rows(0, &mut d).unwrap();
+    d
+}
+
+#[test]
+fn every_schedule_equals_the_cpu_at_small_and_awkward_sizes() {
+    let Some(gpu) = gpu_for_test("every_schedule_equals_the_cpu_at_small_and_awkward_sizes") else {
+        return;
+    };
+    for (i, v) in [1usize, 31, 64, 65, 200, 500, 1000, 2100]
+        .into_iter()
+        .enumerate()
+    {
+        let g = generate(v, (v * 6).min(v * (v - 1)), 40 + i as u64).unwrap();
+        let (expect, _) = cpu::solve(&g).unwrap();
+        for block in [32, 64] {
+            for s in Schedule::ALL.into_iter().filter(|s| s.fits(block)) {
+                assert!(
+                    solve_with(&gpu, &g, block, s) == expect,
+                    "V = {v}, B = {block}, {s:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn zero_weights_and_disconnected_parts_under_the_persistent_kernels() {
+    let Some(gpu) =
+        gpu_for_test("zero_weights_and_disconnected_parts_under_the_persistent_kernels")
+    else {
+        return;
+    };
+    // A zero-weight chain through every block, and vertices nothing reaches.
+    let v = 300;
+    let edges: Vec<Edge> = (0..v as i32 - 50)
+        .map(|s| Edge {
+            src: s,
+            dst: s + 1,
+            w: (s % 3 == 0) as i32 * 7,
+        })
+        .collect();
+    let g = Graph::from_edges(v, edges).unwrap();
+    let (expect, _) = cpu::solve(&g).unwrap();
+    for s in [
+        Schedule::Persistent32,
+        Schedule::Persistent64,
+        Schedule::Graph,
+    ] {
+        assert!(solve_with(&gpu, &g, 64, s) == expect, "{s:?}");
+    }
+}
+
+#[test]
+fn every_batch_graph_equals_the_one_graph_solver_and_the_cpu() {
+    let Some(gpu) = gpu_for_test("every_batch_graph_equals_the_one_graph_solver_and_the_cpu")
+    else {
+        return;
+    };
+    // Every size class, its edges, and graphs for the one-graph solver above it.
+    let sizes = [
+        1usize, 2, 5, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 300, 512, 7, 128,
+    ];
+    let graphs: Vec<Graph> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| generate(v, (v * 5).min(v * (v - 1)), i as u64).unwrap())
+        .collect();
+    let (got, times) = solve_batch(&gpu, &graphs).unwrap();
+    assert_eq!(got.len(), graphs.len());
+    assert!(times.launches >= 3 && times.single == 3, "{times:?}");
+    for (g, d) in graphs.iter().zip(&got) {
+        let one = agpu::solve(&gpu, g, 64).unwrap();
+        let one = Distances::from_pitched(g.vertices, one.pitch, &one.dist);
+        assert!(
+            d.as_slice() == one.as_slice(),
+            "V = {}: batch vs one graph",
+            g.vertices
+        );
+        let (cpu, _) = cpu::solve(g).unwrap();
+        assert!(d.as_slice() == &cpu[..], "V = {}: batch vs CPU", g.vertices);
+    }
+    // Thousands per launch.
+    let many: Vec<Graph> = (0..3000)
+        .map(|i| generate(128, 600, 1000 + i).unwrap())
+        .collect();
+    let (got, times) = solve_batch(&gpu, &many).unwrap();
+    assert_eq!((times.launches, times.single), (2, 0));
+    for i in [0, 1, 2047, 2048, 2999] {
+        let (cpu, _) = cpu::solve(&many[i]).unwrap();
+        assert!(got[i].as_slice() == &cpu[..], "graph {i}");
+    }
+}
+
+#[test]
+fn apsp_batch_files_on_the_gpu_equal_the_reference() {
+    let Some(_gpu) = gpu_for_test("apsp_batch_files_on_the_gpu_equal_the_reference") else {
+        return;
+    };
+    let s = Scratch::new();
+    std::fs::create_dir(s.path("in")).unwrap();
+    for (i, v) in [5usize, 64, 100, 128, 200].into_iter().enumerate() {
+        write_graph(
+            &s.path(&format!("in/g{i}.in")),
+            &generate(v, v * 4, i as u64).unwrap(),
+        )
+        .unwrap();
+    }
+    s.host(&["apsp-batch", "in", "-o", "out", "--quiet"])
+        .expect(0);
+    for i in 0..5 {
+        let got = std::fs::read(s.path(&format!("out/g{i}.out"))).unwrap();
+        assert!(
+            got == reference_output(&s.path(&format!("in/g{i}.in"))),
+            "g{i}"
+        );
+    }
+}
