@@ -9,9 +9,12 @@ use rgk_core::apsp::{
     cpu::solve,
     format::{Edge, Graph, read_graph},
     paths::{
-        NO_PREDECESSOR, NO_SUCCESSOR, PathKind, check_paths,
+        NO_PREDECESSOR, NO_SUCCESSOR, PathKind,
+        blocked::solve_blocked,
+        check_paths,
         cpu::solve_paths,
         file::{PathFile, write_path_matrix},
+        zero_weight_cycle,
     },
     random::generate,
 };
@@ -25,6 +28,17 @@ fn check(g: &Graph, what: &str) {
         assert_eq!(d.as_slice(), &want[..], "{what}, {kind:?}: distances");
         check_paths(g, &p, 0..v, |i, j| want[i * v + j])
             .unwrap_or_else(|e| panic!("{what}, {kind:?}: {e:#}"));
+        // The GPU kernels' order of updates, at block factors small enough for many rounds; on
+        // a graph with a cycle of zero-weight edges the GPU refuses --paths.
+        if zero_weight_cycle(g).is_some() {
+            continue;
+        }
+        for b in [4, 16, 64] {
+            let (bd, bp) = solve_blocked(g, kind, b);
+            assert_eq!(bd, want, "{what}, {kind:?}, blocked {b}: distances");
+            check_paths(g, &bp, 0..v, |i, j| want[i * v + j])
+                .unwrap_or_else(|e| panic!("{what}, {kind:?}, blocked {b}: {e:#}"));
+        }
         for i in 0..v {
             let diag = p.get(i, i);
             match kind {
@@ -42,11 +56,22 @@ fn check(g: &Graph, what: &str) {
 
 /// A graph with weights drawn from `weights` (zero included: ties and zero-weight cycles).
 fn graph_with_weights(v: usize, e: usize, weights: &[i32], seed: u64) -> Graph {
+    with_weights(v, e, weights, seed, true)
+}
+
+/// As [`graph_with_weights`]; without `zero_cycles`, a zero weight only on edges from a lower to
+/// a higher vertex (no cycle of zero-weight edges; the others get weight 1).
+fn with_weights(v: usize, e: usize, weights: &[i32], seed: u64, zero_cycles: bool) -> Graph {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let edges = (0..e)
         .filter_map(|_| {
             let (src, dst) = (rng.gen_range(0..v) as i32, rng.gen_range(0..v) as i32);
             let w = weights[rng.gen_range(0..weights.len())];
+            let w = if w == 0 && !zero_cycles && src > dst {
+                1
+            } else {
+                w
+            };
             (src != dst).then_some(Edge { src, dst, w })
         })
         .collect();
@@ -55,7 +80,14 @@ fn graph_with_weights(v: usize, e: usize, weights: &[i32], seed: u64) -> Graph {
 
 #[test]
 fn random_graphs_give_valid_paths() {
-    for (v, e, seed) in [(1, 0, 1), (2, 1, 2), (37, 150, 3), (64, 600, 4), (97, 300, 5), (130, 2000, 6)] {
+    for (v, e, seed) in [
+        (1, 0, 1),
+        (2, 1, 2),
+        (37, 150, 3),
+        (64, 600, 4),
+        (97, 300, 5),
+        (130, 2000, 6),
+    ] {
         check(&generate(v, e, seed).unwrap(), &format!("V={v} E={e}"));
     }
 }
@@ -68,7 +100,10 @@ fn zero_weights_and_ties_give_valid_paths() {
         (90, 900, &[0, 0, 2, 4][..], 9),
         (65, 2000, &[1][..], 10),
     ] {
-        check(&graph_with_weights(v, e, w, seed), &format!("V={v} weights {w:?}"));
+        check(
+            &graph_with_weights(v, e, w, seed),
+            &format!("V={v} weights {w:?}"),
+        );
     }
     // A zero-weight cycle with a way out: 0 -> 1 -> 2 -> 0 free, 2 -> 3 costs 5.
     let cyc = Graph::from_edges(
@@ -83,9 +118,20 @@ fn zero_weights_and_ties_give_valid_paths() {
 
 #[test]
 fn unreachable_pairs_have_no_path() {
-    let g = Graph::from_edges(3, vec![Edge { src: 0, dst: 1, w: 4 }]).unwrap();
+    let g = Graph::from_edges(
+        3,
+        vec![Edge {
+            src: 0,
+            dst: 1,
+            w: 4,
+        }],
+    )
+    .unwrap();
     let (_, s) = solve_paths(&g, PathKind::Successors).unwrap();
-    assert_eq!((s.get(0, 1), s.get(1, 0), s.get(0, 2)), (1, NO_SUCCESSOR, NO_SUCCESSOR));
+    assert_eq!(
+        (s.get(0, 1), s.get(1, 0), s.get(0, 2)),
+        (1, NO_SUCCESSOR, NO_SUCCESSOR)
+    );
     assert_eq!(s.path(1, 0).unwrap(), None);
     assert_eq!(s.path(2, 2).unwrap(), Some(vec![2]));
     let e = s.path(0, 3).unwrap_err();
@@ -103,7 +149,11 @@ fn the_file_answers_like_the_matrix() {
         let file = PathFile::open(&f).unwrap();
         assert_eq!((file.kind, file.vertices), (kind, 50));
         for (u, v) in [(0, 49), (3, 17), (20, 20), (49, 0)] {
-            assert_eq!(file.path(u, v).unwrap(), p.path(u, v).unwrap(), "{kind:?} {u} {v}");
+            assert_eq!(
+                file.path(u, v).unwrap(),
+                p.path(u, v).unwrap(),
+                "{kind:?} {u} {v}"
+            );
         }
     }
 }
@@ -135,4 +185,55 @@ fn course_cases_give_valid_paths() {
         let g = read_graph(input).unwrap();
         check(&g, &input.display().to_string());
     }
+}
+
+#[test]
+fn the_blocked_order_gives_valid_paths_with_zero_weights_but_no_zero_cycle() {
+    for seed in 0..300u64 {
+        let v = 5 + (seed as usize * 7) % 40;
+        let g = with_weights(v, 4 * v, &[0, 0, 1, 2], 1000 + seed, false);
+        assert_eq!(zero_weight_cycle(&g), None);
+        let (want, _) = solve(&g).unwrap();
+        for kind in PathKind::ALL {
+            for b in [2, 4, 8] {
+                let (d, p) = solve_blocked(&g, kind, b);
+                assert_eq!(d, want, "seed {seed}");
+                check_paths(&g, &p, 0..v, |i, j| want[i * v + j])
+                    .unwrap_or_else(|e| panic!("seed {seed}, {kind:?}, block {b}: {e:#}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn zero_weight_cycles_are_found() {
+    let e = |src, dst, w| Edge { src, dst, w };
+    let cyc = Graph::from_edges(4, vec![e(0, 1, 0), e(1, 2, 0), e(2, 3, 1), e(2, 0, 0)]).unwrap();
+    let (u, v) = zero_weight_cycle(&cyc).unwrap();
+    assert!([(0, 1), (1, 2), (2, 0)].contains(&(u, v)), "{u} {v}");
+    let no = Graph::from_edges(3, vec![e(0, 1, 0), e(1, 2, 0), e(2, 0, 5)]).unwrap();
+    assert_eq!(zero_weight_cycle(&no), None);
+    for seed in 0..50 {
+        let g = graph_with_weights(30, 120, &[0, 1], seed);
+        // The independent check: a vertex reaches itself over zero-weight edges of length ≥ 1.
+        let zero = Graph {
+            vertices: 30,
+            edges: g.edges.iter().filter(|e| e.w == 0).copied().collect(),
+        };
+        let (d, _) = solve(&Graph {
+            edges: zero.edges.iter().map(|e| Edge { w: 1, ..*e }).collect(),
+            ..zero
+        })
+        .unwrap();
+        let has = (0..30).any(|i| zero_reaches_itself(&g, i, &d));
+        assert_eq!(zero_weight_cycle(&g).is_some(), has, "seed {seed}");
+    }
+}
+
+/// Whether some zero-weight edge `i -> j` has a zero-weight path back (`hops`: distances over
+/// the zero-weight edges, each counted 1).
+fn zero_reaches_itself(g: &Graph, i: usize, hops: &[i32]) -> bool {
+    g.edges.iter().any(|e| {
+        e.w == 0 && e.src as usize == i && hops[e.dst as usize * 30 + i] < rgk_core::apsp::INF
+    })
 }

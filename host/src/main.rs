@@ -38,6 +38,8 @@ enum Command {
     Apsp(ApspArgs),
     /// Write a random graph file in the course format.
     ApspGen(ApspGenArgs),
+    /// Print the vertices of a shortest path from a path file (`apsp --paths`).
+    Path(cli::apsp_paths::PathArgs),
     /// The int32 add-min throughput ceiling (fused VIADDMNMX) that `apsp` compares against.
     ApspPeak(cli::apsp_peak::ApspPeakArgs),
     /// Theoretical occupancy of every kernel, cross-checked against the driver.
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::MatmulCpu(a) => cli::matmul_cpu::run(&a),
         Command::Apsp(a) => cli::apsp::run(&a),
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
+        Command::Path(a) => cli::apsp_paths::run_path(&a),
         Command::ApspPeak(a) => cli::apsp_peak::run(&a),
         Command::Occupancy(a) => cli::occupancy::run(&a),
         Command::Bench(a) => cli::bench::run(&a),

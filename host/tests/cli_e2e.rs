@@ -12,6 +12,7 @@ const SUBCOMMANDS: &[&str] = &[
     "matmul-cpu",
     "apsp",
     "apsp-gen",
+    "path",
     "apsp-peak",
     "occupancy",
     "bench",
@@ -83,6 +84,7 @@ help_cases! {
     help_matmul_cpu: ["matmul-cpu"];
     help_apsp: ["apsp"];
     help_apsp_gen: ["apsp-gen"];
+    help_path: ["path"];
     help_apsp_peak: ["apsp-peak"];
     help_occupancy: ["occupancy"];
     help_bench: ["bench"];

@@ -40,6 +40,11 @@ pub fn cell_offset(vertices: usize, i: usize, j: usize) -> u64 {
     PATH_HEADER_BYTES + 4 * (i as u64 * vertices as u64 + j as u64)
 }
 
+/// Byte offset of row `i` (its first cell).
+pub fn row_offset(vertices: usize, i: usize) -> u64 {
+    cell_offset(vertices, i, 0)
+}
+
 /// Bytes of the whole file.
 pub fn path_file_len(vertices: usize) -> u64 {
     cell_offset(vertices, vertices, 0)
@@ -72,19 +77,26 @@ impl PathFile {
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let len = file.metadata()?.len();
         let mut h = [0u8; PATH_HEADER_BYTES as usize];
-        let bad = |why: String| crate::bad_input(format!("{} is not a path file: {why}", path.display()));
+        let bad =
+            |why: String| crate::bad_input(format!("{} is not a path file: {why}", path.display()));
         if len < PATH_HEADER_BYTES {
-            return bad(format!("it has {len} bytes, fewer than the {PATH_HEADER_BYTES}-byte header"));
+            return bad(format!(
+                "it has {len} bytes, fewer than the {PATH_HEADER_BYTES}-byte header"
+            ));
         }
         file.read_exact_at(&mut h, 0)
             .with_context(|| format!("cannot read {}", path.display()))?;
         if h[..8] != PATH_MAGIC {
-            return bad("it does not start with RGKPATHS (write one with `host apsp --paths`)".into());
+            return bad(
+                "it does not start with RGKPATHS (write one with `host apsp --paths`)".into(),
+            );
         }
         let v = i32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
         let code = i32::from_le_bytes(h[12..16].try_into().expect("4 bytes"));
         let Some(kind) = u32::try_from(code).ok().and_then(PathKind::from_code) else {
-            return bad(format!("its kind {code} is neither 0 (successors) nor 1 (predecessors)"));
+            return bad(format!(
+                "its kind {code} is neither 0 (successors) nor 1 (predecessors)"
+            ));
         };
         let Ok(vertices) = usize::try_from(v) else {
             return bad(format!("its V = {v} is negative"));
@@ -141,7 +153,10 @@ mod tests {
         let p = PathFile::open(&f).unwrap();
         assert_eq!((p.kind, p.vertices, p.cell(1, 0).unwrap()), (m.kind, 2, 1));
         assert_eq!(p.path(0, 1).unwrap(), Some(vec![0, 1]));
-        assert_eq!(cell_offset(70_000, 69_999, 1), 16 + 4 * (69_999 * 70_000 + 1));
+        assert_eq!(
+            cell_offset(70_000, 69_999, 1),
+            16 + 4 * (69_999 * 70_000 + 1)
+        );
     }
 
     #[test]
@@ -150,9 +165,15 @@ mod tests {
         let f = dir.path().join("p");
         for (bytes, why) in [
             (b"RGK".to_vec(), "fewer than the 16-byte header"),
-            (b"RGKPATHX\x01\0\0\0\0\0\0\0\0\0\0\0".to_vec(), "does not start with RGKPATHS"),
+            (
+                b"RGKPATHX\x01\0\0\0\0\0\0\0\0\0\0\0".to_vec(),
+                "does not start with RGKPATHS",
+            ),
             (b"RGKPATHS\x01\0\0\0\x07\0\0\0\0\0\0\0".to_vec(), "kind 7"),
-            (b"RGKPATHS\x02\0\0\0\0\0\0\0\0\0\0\0".to_vec(), "V = 2 needs 32"),
+            (
+                b"RGKPATHS\x02\0\0\0\0\0\0\0\0\0\0\0".to_vec(),
+                "V = 2 needs 32",
+            ),
         ] {
             std::fs::write(&f, &bytes).unwrap();
             let e = PathFile::open(&f).unwrap_err();

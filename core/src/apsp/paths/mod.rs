@@ -11,6 +11,7 @@
 //! Both come out of Floyd–Warshall with one rule: when `d[i][k] + d[k][j] < d[i][j]` (strictly),
 //! `succ[i][j] = succ[i][k]`, `pred[i][j] = pred[k][j]`. The CPU reference is `cpu`; the file
 //! format is `file`; [`check_paths`] checks any answer against the graph.
+pub mod blocked;
 pub mod cpu;
 pub mod file;
 
@@ -219,7 +220,9 @@ pub fn check_paths(
             match matrix.path(i, j)? {
                 None if d == INF => {}
                 None => anyhow::bail!("no path from {i} to {j}, but the distance is {d}"),
-                Some(p) if d == INF => anyhow::bail!("a path {p:?} from {i} to {j} without distance"),
+                Some(p) if d == INF => {
+                    anyhow::bail!("a path {p:?} from {i} to {j} without distance")
+                }
                 Some(p) => {
                     let len = path_length(&weights, &p)?;
                     anyhow::ensure!(
@@ -231,4 +234,49 @@ pub fn check_paths(
         }
     }
     Ok(())
+}
+
+/// A cycle of zero-weight edges in `graph`, as two of its vertices `(u, v)` with the edge
+/// `u -> v` on it, or `None`. The GPU's blocked order of updates keeps every path cell on a
+/// shortest path, but among the vertices of such a cycle (all at the same distance from any
+/// target) it may leave them pointing at each other; the sequential CPU reference never does.
+/// Without one, a loop in a path matrix would need a cycle of zero-weight edges, so none forms.
+pub fn zero_weight_cycle(graph: &Graph) -> Option<(u32, u32)> {
+    let n = graph.vertices;
+    let zero = Graph {
+        vertices: n,
+        edges: graph.edges.iter().filter(|e| e.w == 0).copied().collect(),
+    };
+    let adj = super::cpu::Adjacency::new(&zero);
+    // Iterative depth-first search; an edge to a vertex on the stack closes a cycle.
+    const NEW: u8 = 0;
+    const ON_STACK: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; n];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if state[root] != NEW {
+            continue;
+        }
+        state[root] = ON_STACK;
+        stack.push((root, adj.offsets[root]));
+        while let Some(&mut (u, ref mut next)) = stack.last_mut() {
+            if *next == adj.offsets[u + 1] {
+                state[u] = DONE;
+                stack.pop();
+                continue;
+            }
+            let v = adj.dst[*next] as usize;
+            *next += 1;
+            match state[v] {
+                ON_STACK => return Some((u as u32, v as u32)),
+                NEW => {
+                    state[v] = ON_STACK;
+                    stack.push((v, adj.offsets[v]));
+                }
+                _ => {}
+            }
+        }
+    }
+    None
 }
