@@ -25,6 +25,10 @@
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
 #                                  JSON to $OUT; prints (compute + statistics) / compute
+#   scripts/gpu-run.sh paths V…    apsp-gen V 40V, then host apsp distance-only and with --paths
+#                                  (successors, predecessors), block 64, JSON to $OUT; prints the
+#                                  compute ratio paths / distance-only (CUDA events); SM clock in
+#                                  $OUT/clock_paths.csv
 #   scripts/gpu-run.sh archcmp     the embedded compute_80 PTX against a compute_90 build (bundle's
 #                                  gpu_kernels.compute_90.ptx): SGEMM at 4096, APSP at V=10000, SASS counts
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
@@ -124,6 +128,9 @@ sanitize)
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" --stats "$tmp/g$v.csv" --no-peak
             # Every schedule of the rounds (the persistent kernels fw_small_b32/b64 included).
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp-small "$tmp/g$v.in" --reps 1
+            for kind in successors predecessors; do
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp "$tmp/g$v.in" -o "$tmp/g$v.out" --paths "$tmp/g$v.paths" --path-kind "$kind"
+            done
         done
     done
     # The batch kernels (every size class) and a graph above them.
@@ -244,6 +251,31 @@ print(f'V={r["vertices"]}: compute {c:.4f} s, statistics {extra:.4f} s (reduce {
 PY
         rm -f "$tmp/g$v.in"
     done
+    ;;
+paths)
+    tmp=${APSP_TMP:-/tmp/apsp}
+    mkdir -p "$tmp"
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock_paths.csv" &
+    smi=$!
+    for v in "$@"; do
+        "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/g$v.in"
+        run "$HOST" apsp "$tmp/g$v.in" -o "$tmp/g$v.out" --block 64 --no-peak --json > "$OUT_DIR/paths_${v}_none.json"
+        for kind in successors predecessors; do
+            run "$HOST" apsp "$tmp/g$v.in" -o "$tmp/g$v.out" --paths "$tmp/g$v.paths" --path-kind "$kind" --json > "$OUT_DIR/paths_${v}_$kind.json"
+            run "$HOST" path "$tmp/g$v.paths" 0 $((v - 1)) --distances "$tmp/g$v.out"
+        done
+        python3 - "$OUT_DIR" "$v" <<'PY'
+import json, sys
+d, v = sys.argv[1], sys.argv[2]
+base = json.load(open(f"{d}/paths_{v}_none.json"))["results"]["split"]["compute_s"]
+for kind in ("successors", "predecessors"):
+    r = json.load(open(f"{d}/paths_{v}_{kind}.json"))["results"]
+    print(f'V={v} {kind}: compute {r["compute_s"]:.4f} s vs distance-only {base:.4f} s: ratio {r["compute_s"] / base:.3f} '
+          f'(write distances {r["write_distances_s"]:.2f} s, paths {r["write_paths_s"]:.2f} s)')
+PY
+        rm -f "$tmp/g$v.in" "$tmp/g$v.out" "$tmp/g$v.paths"
+    done
+    kill "$smi"
     ;;
 archcmp)
     alt=$B/gpu_kernels.compute_90.ptx

@@ -43,6 +43,8 @@ pub enum Family {
     FwPhase3,
     /// Floyd–Warshall split over several GPUs (`apsp/multi.rs`).
     FwMulti,
+    /// Floyd–Warshall carrying a successor or predecessor matrix (`apsp/paths.rs`).
+    FwPaths,
     /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
     ApspInit,
     /// The add-min throughput ceiling (`apsp/peak.rs`).
@@ -57,7 +59,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 23] = [
+    pub const ALL: [Family; 24] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -76,6 +78,7 @@ impl Family {
         Family::FwPhase2,
         Family::FwPhase3,
         Family::FwMulti,
+        Family::FwPaths,
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
@@ -105,6 +108,7 @@ impl Family {
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
             Family::FwMulti => "fw_multi",
+            Family::FwPaths => "fw_paths",
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",

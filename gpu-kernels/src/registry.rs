@@ -5,9 +5,9 @@
 //! info`, `host occupancy`, `host bench`, the `.maxnreg` caps) and the report read kernels from
 //! here; none of them parses kernel names.
 use crate::apsp::{
-    BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_SMALL, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL,
-    PEAK_THREADS, SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS,
-    STATS_TILES_KERNEL,
+    BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_PATHS, FW_SMALL, INIT_MATRIX_KERNEL, INIT_THREADS,
+    PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL,
+    STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
 };
 pub use crate::family::Family;
 use crate::matmul::{
@@ -169,6 +169,22 @@ const FW_MULTI_ROWS: [KernelSpec; 4 * FW_MULTI.len()] = {
     out
 };
 
+/// The path kernels of every block factor, then the path matrix's initialisation.
+const FW_PATHS_ROWS: [KernelSpec; 3 * FW_PATHS.len() + 1] = {
+    let mut out = [EMPTY; 3 * FW_PATHS.len() + 1];
+    let mut i = 0;
+    while i < FW_PATHS.len() {
+        let c = &FW_PATHS[i];
+        let (b, t) = (c.block, c.tile_threads);
+        out[3 * i] = fw(c.phase1, Family::FwPaths, c.pivot_threads, b, None);
+        out[3 * i + 1] = fw(c.phase2, Family::FwPaths, t, b, None);
+        out[3 * i + 2] = fw(c.phase3, Family::FwPaths, t, b, None);
+        i += 1;
+    }
+    out[3 * FW_PATHS.len()] = flat(PATHS_INIT_KERNEL, Family::FwPaths, INIT_THREADS);
+    out
+};
+
 /// Every table, in [`KERNELS`] order.
 const PARTS: &[&[KernelSpec]] = &[
     &rows!(NAIVE, c => rung(c)),
@@ -194,6 +210,7 @@ const PARTS: &[&[KernelSpec]] = &[
     )],
     &FW_ROWS,
     &FW_MULTI_ROWS,
+    &FW_PATHS_ROWS,
     &[
         flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
@@ -279,6 +296,12 @@ mod tests {
                 expected.push((name, Family::FwMulti));
             }
         }
+        for c in FW_PATHS {
+            for name in [c.phase1, c.phase2, c.phase3] {
+                expected.push((name, Family::FwPaths));
+            }
+        }
+        expected.push((PATHS_INIT_KERNEL, Family::FwPaths));
         expected.push((INIT_MATRIX_KERNEL, Family::ApspInit));
         expected.push((SCATTER_EDGES_KERNEL, Family::ApspInit));
         expected.push((PEAK_KERNEL, Family::ApspPeak));

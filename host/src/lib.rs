@@ -37,7 +37,7 @@ pub mod tune;
 /// the build script); `None` when it was built outside a git checkout.
 pub const BUILD_COMMIT: Option<&str> = option_env!("RGK_BUILD_COMMIT");
 
-pub use apsp::{apsp, apsp_batch, apsp_stats};
+pub use apsp::{apsp, apsp_batch, apsp_stats, apsp_with};
 pub use error::{Error, NoGpu, Result};
 pub use gpu::Gpu;
 pub use matmul::{

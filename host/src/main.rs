@@ -38,6 +38,8 @@ enum Command {
     Apsp(ApspArgs),
     /// Write a random graph file in the course format.
     ApspGen(ApspGenArgs),
+    /// Print the vertices of a shortest path from a path file (`apsp --paths`).
+    Path(cli::apsp_paths::PathArgs),
     /// The int32 add-min throughput ceiling (fused VIADDMNMX) that `apsp` compares against.
     ApspPeak(cli::apsp_peak::ApspPeakArgs),
     /// All-pairs shortest paths for many graph files in one process, one distance file each.
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Command::MatmulCpu(a) => cli::matmul_cpu::run(&a),
         Command::Apsp(a) => cli::apsp::run(&a),
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
+        Command::Path(a) => cli::apsp_paths::run_path(&a),
         Command::ApspPeak(a) => cli::apsp_peak::run(&a),
         Command::ApspBatch(a) => cli::apsp_batch::run(&a),
         Command::ApspSmall(a) => cli::apsp_small::run(&a),

@@ -12,6 +12,7 @@ const SUBCOMMANDS: &[&str] = &[
     "matmul-cpu",
     "apsp",
     "apsp-gen",
+    "path",
     "apsp-peak",
     "apsp-batch",
     "apsp-small",
@@ -85,6 +86,7 @@ help_cases! {
     help_matmul_cpu: ["matmul-cpu"];
     help_apsp: ["apsp"];
     help_apsp_gen: ["apsp-gen"];
+    help_path: ["path"];
     help_apsp_peak: ["apsp-peak"];
     help_apsp_batch: ["apsp-batch"];
     help_apsp_small: ["apsp-small"];

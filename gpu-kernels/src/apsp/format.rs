@@ -5,3 +5,8 @@
 /// "No path" in the course file format (2^30 - 1): INF + INF still fits in an i32, so the
 /// kernels' add-min never overflows.
 pub const INF: i32 = 1_073_741_823;
+
+/// "No next vertex" in a successor matrix (`host apsp --paths`): the pair has no path.
+pub const NO_SUCCESSOR: i32 = -1;
+/// "No previous vertex" in a predecessor matrix: no path, or the diagonal (scipy's value).
+pub const NO_PREDECESSOR: i32 = -9999;

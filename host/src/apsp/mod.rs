@@ -9,6 +9,7 @@ pub mod gpu;
 pub mod input;
 pub mod multi;
 pub mod nccl;
+pub mod paths;
 pub mod peak;
 pub mod pipeline;
 pub mod rows;
@@ -16,7 +17,12 @@ pub mod small;
 pub mod stats;
 pub mod stream;
 
-use rgk_core::apsp::{Distances, format::Graph, stats::Stats};
+use rgk_core::apsp::{
+    Distances,
+    format::Graph,
+    paths::{PathKind, PathMatrix},
+    stats::Stats,
+};
 
 use crate::{error::Result, gpu::Gpu};
 
@@ -56,6 +62,38 @@ pub fn apsp(gpu: &Gpu, graph: &Graph) -> Result<Distances> {
 /// ```
 pub fn apsp_batch(gpu: &Gpu, graphs: &[Graph]) -> Result<Vec<Distances>> {
     Ok(batch::apsp_batch(gpu, graphs)?)
+}
+
+/// All-pairs shortest paths on the GPU with the paths themselves: the distances and a `kind`
+/// path matrix (successors, or scipy's predecessors; `rgk_core::apsp::paths`), from which
+/// [`PathMatrix::path`] reads the vertices of a shortest path for any pair.
+/// [`rgk_core::apsp::paths::cpu::solve_paths`] is the same on the CPU.
+///
+/// ```no_run
+/// use rgk_core::apsp::{format::{Edge, Graph}, paths::PathKind};
+/// let gpu = host::Gpu::new(None)?;
+/// let g = Graph::from_edges(3, vec![Edge { src: 0, dst: 1, w: 5 }, Edge { src: 1, dst: 2, w: 2 }])?;
+/// let (d, p) = host::apsp_with(&gpu, &g, PathKind::Successors)?;
+/// assert_eq!((d.get(0, 2), p.path(0, 2)?), (7, Some(vec![0, 1, 2])));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn apsp_with(gpu: &Gpu, graph: &Graph, kind: PathKind) -> Result<(Distances, PathMatrix)> {
+    let (sol, _) = paths::solve_paths_on_device(gpu, graph, gpu::DEFAULT_BLOCK, kind)?;
+    let v = graph.vertices;
+    let mut dist = vec![0i32; v * v];
+    let mut cells = vec![0i32; v * v];
+    if v > 0 {
+        rows::DeviceRows::copy_rows(&sol.distances, 0, &mut dist)?;
+        rows::DeviceRows::copy_rows(&sol.paths, 0, &mut cells)?;
+    }
+    Ok((
+        Distances::from_pitched(v, v, &dist),
+        PathMatrix {
+            kind,
+            vertices: v,
+            cells,
+        },
+    ))
 }
 
 /// Graph statistics on the GPU (docs/apsp.md, "Statistics"): eccentricity, closeness and

@@ -41,6 +41,13 @@ pub struct ApspArgs {
     /// the matrix never leaves the GPU. One GPU (or --cpu).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
+    /// Also write a path matrix into FILE (docs/apsp.md, "Paths"), read by `host path FILE U V`.
+    /// One GPU at block factor 64, or --cpu.
+    #[arg(long, value_name = "FILE", conflicts_with = "stats")]
+    pub paths: Option<PathBuf>,
+    /// The path matrix `--paths` writes.
+    #[arg(long, value_enum, default_value_t = super::apsp_paths::PathKindArg::Successors, requires = "paths")]
+    pub path_kind: super::apsp_paths::PathKindArg,
     /// Block factor of the blocked Floyd–Warshall kernels (16, 32 or 64).
     #[arg(long, default_value_t = host::apsp::gpu::DEFAULT_BLOCK)]
     pub block: u32,
@@ -105,6 +112,18 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         )?),
     };
     let stats_out = stats_file(args, out.as_ref())?;
+    if let (Some(paths), Some(out)) = (&args.paths, &out) {
+        let paths = OutputFile::new(paths, &[&args.input, out.path()])?;
+        if paths.path() == out.path() {
+            return rgk_core::bad_input(
+                "--paths names the distance file too: give the paths another file",
+            );
+        }
+        if !args.cpu && args.gpus != GpuCount::Count(1) {
+            return rgk_core::bad_input("--paths runs on one GPU for now: leave out --gpus");
+        }
+        return super::apsp_paths::run(args, out, &paths);
+    }
     let several = !args.cpu && args.gpus != GpuCount::Count(1);
     if let (Some(_), GpuCount::Count(n)) = (&stats_out, args.gpus)
         && several

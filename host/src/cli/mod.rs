@@ -25,6 +25,7 @@
 //!    an example of its `--json`.
 pub mod apsp;
 pub mod apsp_batch;
+pub mod apsp_paths;
 pub mod apsp_peak;
 pub mod apsp_small;
 pub mod bench;
