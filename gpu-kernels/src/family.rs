@@ -37,6 +37,8 @@ pub enum Family {
     FwPhase3,
     /// Floyd–Warshall split over several GPUs (`apsp/multi.rs`).
     FwMulti,
+    /// Floyd–Warshall on f32 and f64 weights, all three phases (`apsp/fw_float.rs`).
+    FwFloat,
     /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
     ApspInit,
     /// The add-min throughput ceiling (`apsp/peak.rs`).
@@ -47,7 +49,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 18] = [
+    pub const ALL: [Family; 19] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -63,6 +65,7 @@ impl Family {
         Family::FwPhase2,
         Family::FwPhase3,
         Family::FwMulti,
+        Family::FwFloat,
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
@@ -87,6 +90,7 @@ impl Family {
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
             Family::FwMulti => "fw_multi",
+            Family::FwFloat => "fw_float",
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",
