@@ -34,6 +34,8 @@
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
 #                                  and the ncu profile (scripts/gpu-profile.sh): the data of
 #                                  docs/RESULTS.md, rendered here by `host report` (see docs/README.md)
+#   scripts/gpu-run.sh python      the Python package (scripts/gpu-python.sh): the wheel in WHEEL_DIR
+#                                  (default .whl) into a fresh venv, its GPU tests, its benchmarks
 #
 # Logs and JSON go to $OUT when it is set (the device tool returns that folder), else ./gpu-out.
 # BUNDLE names another bundle directory (default .device/bundle).
@@ -309,6 +311,9 @@ bench)
         run "$HOST" bench -o "$OUT_DIR/bench_$suite.jsonl" "$suite" >/dev/null
     done
     run scripts/gpu-profile.sh
+    ;;
+python)
+    run scripts/gpu-python.sh "$@"
     ;;
 *)
     echo "unknown mode $mode" >&2

@@ -16,6 +16,7 @@ pub mod bench;
 pub mod envelope;
 pub mod matmul;
 pub mod memory;
+pub mod minplus;
 pub mod occupancy;
 pub mod testdata;
 

@@ -45,6 +45,8 @@ pub enum Family {
     FwMulti,
     /// Floyd–Warshall carrying a successor or predecessor matrix (`apsp/paths.rs`).
     FwPaths,
+    /// Floyd–Warshall on f32 and f64 weights, all three phases (`apsp/fw_float.rs`).
+    FwFloat,
     /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
     ApspInit,
     /// The add-min throughput ceiling (`apsp/peak.rs`).
@@ -59,7 +61,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 24] = [
+    pub const ALL: [Family; 25] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -79,6 +81,7 @@ impl Family {
         Family::FwPhase3,
         Family::FwMulti,
         Family::FwPaths,
+        Family::FwFloat,
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
@@ -109,6 +112,7 @@ impl Family {
             Family::FwPhase3 => "fw_phase3",
             Family::FwMulti => "fw_multi",
             Family::FwPaths => "fw_paths",
+            Family::FwFloat => "fw_float",
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",

@@ -8,6 +8,7 @@ use crate::apsp::{
     BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_PATHS, FW_SMALL, INIT_MATRIX_KERNEL, INIT_THREADS,
     PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL,
     STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
+    float::{FLOAT_PEAK_THREADS, FW_FLOAT},
 };
 pub use crate::family::Family;
 use crate::matmul::{
@@ -185,6 +186,21 @@ const FW_PATHS_ROWS: [KernelSpec; 3 * FW_PATHS.len() + 1] = {
     out
 };
 
+/// The float Floyd–Warshall kernels: phases 1–3 of f32, then of f64.
+const FW_FLOAT_ROWS: [KernelSpec; 3 * FW_FLOAT.len()] = {
+    let mut out = [EMPTY; 3 * FW_FLOAT.len()];
+    let mut i = 0;
+    while i < FW_FLOAT.len() {
+        let c = &FW_FLOAT[i];
+        let (b, t1, t3) = (c.block, c.pivot_threads, c.tile_threads);
+        out[3 * i] = fw(c.phase1, Family::FwFloat, t1, b, None);
+        out[3 * i + 1] = fw(c.phase2, Family::FwFloat, t3, b, None);
+        out[3 * i + 2] = fw(c.phase3, Family::FwFloat, t3, b, None);
+        i += 1;
+    }
+    out
+};
+
 /// Every table, in [`KERNELS`] order.
 const PARTS: &[&[KernelSpec]] = &[
     &rows!(NAIVE, c => rung(c)),
@@ -211,10 +227,13 @@ const PARTS: &[&[KernelSpec]] = &[
     &FW_ROWS,
     &FW_MULTI_ROWS,
     &FW_PATHS_ROWS,
+    &FW_FLOAT_ROWS,
     &[
         flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(PEAK_KERNEL, Family::ApspPeak, PEAK_THREADS),
+        flat(FW_FLOAT[0].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
+        flat(FW_FLOAT[1].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
@@ -302,6 +321,12 @@ mod tests {
             }
         }
         expected.push((PATHS_INIT_KERNEL, Family::FwPaths));
+        for c in FW_FLOAT {
+            for name in [c.phase1, c.phase2, c.phase3] {
+                expected.push((name, Family::FwFloat));
+            }
+            expected.push((c.peak, Family::ApspPeak));
+        }
         expected.push((INIT_MATRIX_KERNEL, Family::ApspInit));
         expected.push((SCATTER_EDGES_KERNEL, Family::ApspInit));
         expected.push((PEAK_KERNEL, Family::ApspPeak));

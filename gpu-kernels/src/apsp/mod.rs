@@ -4,6 +4,9 @@
 //! pivot row and column, phase 3 every other block. Each kernel family is instantiated for
 //! block factors 16, 32 and 64; the host pads V to a multiple of the block factor.
 
+// Before the kernels that expand its `for_each_fw_float!`.
+#[macro_use]
+pub mod float;
 pub mod format;
 pub mod offsets;
 
@@ -498,6 +501,8 @@ const _: () = assert!(STATS_COLUMNS < (1 << (64 - STATS_COUNT_SHIFT)));
 mod fw;
 #[cfg(target_arch = "nvptx64")]
 mod batch;
+#[cfg(target_arch = "nvptx64")]
+mod fw_float;
 #[cfg(target_arch = "nvptx64")]
 mod init;
 #[cfg(target_arch = "nvptx64")]

@@ -5,6 +5,7 @@
 //! references are in `rgk_core::apsp`.
 pub mod batch;
 pub mod batch_files;
+pub mod float;
 pub mod gpu;
 pub mod input;
 pub mod multi;

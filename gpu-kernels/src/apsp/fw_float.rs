@@ -1,0 +1,463 @@
+//! The float Floyd–Warshall kernels (`float.rs` has their table and the conventions): per
+//! weight type, phase 1 (the pivot block, in place, one barrier per k), phases 2 and 3 (a
+//! register-tiled (min, +) product staged through shared memory), and the add-min ceiling.
+//!
+//! Phase 2 is the product `own = P ⊗ own` (row block) or `own ⊗ P` (column block) with the
+//! block's *old* values, as in the int32 `tile` layout: P is closed by phase 1 (zero diagonal),
+//! so every chain through several pivot vertices is dominated by its direct P entry. Phase 3 is
+//! `own = min(own, A ⊗ B)` with A the pivot-column block of its row and B the pivot-row block
+//! of its column. The k range is staged `k_chunk` values at a time (f64: two halves of 32, so
+//! that the two slices stay under 48 KB of static shared memory).
+use core::mem::MaybeUninit;
+use core::ptr::addr_of;
+
+use cuda_std::{address_space, kernel, thread};
+use seq_macro::seq;
+
+use super::offsets::{block_origin, in_block};
+use crate::ptx::{
+    cp_async_16, cp_async_wait_all, ld_global_v4, ld_shared, shared_addr, st_global, st_shared,
+};
+
+/// A weight type the float kernels run on: loads and stores of one cell and of 4 consecutive
+/// cells (16-byte aligned groups), and the fused `min(c, a + b)`.
+trait Cell: Copy + PartialOrd + core::ops::Add<Output = Self> {
+    /// # Safety
+    /// `p` points to 4 readable cells of global memory, 16-byte aligned.
+    unsafe fn ld4_global(p: *const Self) -> [Self; 4];
+    /// # Safety
+    /// `p` points to 4 writable cells of global memory, 16-byte aligned, that no other thread
+    /// accesses during the launch.
+    unsafe fn st4_global(p: *mut Self, v: [Self; 4]);
+    /// # Safety
+    /// As [`ld_shared`] for the 4 cells' words at `addr` (16-byte aligned).
+    unsafe fn ld4_shared(addr: u32) -> [Self; 4];
+    /// # Safety
+    /// As [`ld_shared`] for the cell's words at `addr` (aligned to the cell's size).
+    unsafe fn ld1_shared(addr: u32) -> Self;
+    /// # Safety
+    /// As [`st_shared`] for the cell's words at `addr` (aligned to the cell's size).
+    unsafe fn st1_shared(addr: u32, v: Self);
+    fn add_min(c: Self, a: Self, b: Self) -> Self;
+}
+
+impl Cell for f32 {
+    /// # Safety
+    /// As [`Cell::ld4_global`].
+    #[inline(always)]
+    unsafe fn ld4_global(p: *const f32) -> [f32; 4] {
+        // SAFETY: the caller's contract is `ld_global_v4`'s.
+        unsafe { ld_global_v4(p as *const u32) }.map(f32::from_bits)
+    }
+    /// # Safety
+    /// As [`Cell::st4_global`].
+    #[inline(always)]
+    unsafe fn st4_global(p: *mut f32, v: [f32; 4]) {
+        // SAFETY: the caller's contract is `st_global`'s with N = 4.
+        unsafe { st_global::<4>(p as *mut u32, v.map(f32::to_bits)) }
+    }
+    /// # Safety
+    /// As [`Cell::ld4_shared`].
+    #[inline(always)]
+    unsafe fn ld4_shared(addr: u32) -> [f32; 4] {
+        // SAFETY: the caller's contract is `ld_shared`'s with N = 4.
+        unsafe { ld_shared::<4>(addr) }.map(f32::from_bits)
+    }
+    /// # Safety
+    /// As [`Cell::ld1_shared`].
+    #[inline(always)]
+    unsafe fn ld1_shared(addr: u32) -> f32 {
+        // SAFETY: the caller's contract is `ld_shared`'s with N = 1.
+        f32::from_bits(unsafe { ld_shared::<1>(addr) }[0])
+    }
+    /// # Safety
+    /// As [`Cell::st1_shared`].
+    #[inline(always)]
+    unsafe fn st1_shared(addr: u32, v: f32) {
+        // SAFETY: the caller's contract is `st_shared`'s with N = 1.
+        unsafe { st_shared::<1>(addr, [v.to_bits()]) }
+    }
+    /// One inline-PTX block, so that each add sits right before its min (as the int32
+    /// `add_min`); `add.rn` is what `a + b` means.
+    #[inline(always)]
+    fn add_min(c: f32, a: f32, b: f32) -> f32 {
+        let mut c = c;
+        // SAFETY: register arithmetic only.
+        unsafe {
+            core::arch::asm!("{{ .reg .f32 t; add.rn.f32 t, {a}, {b}; min.f32 {c}, {c}, t; }}",
+                c = inout(reg32) c, a = in(reg32) a, b = in(reg32) b,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        c
+    }
+}
+
+/// Two 32-bit words (low first) as one f64 and back.
+#[inline(always)]
+fn f64_of(lo: u32, hi: u32) -> f64 {
+    f64::from_bits(((hi as u64) << 32) | lo as u64)
+}
+
+#[inline(always)]
+fn words_of(v: f64) -> [u32; 2] {
+    let b = v.to_bits();
+    [b as u32, (b >> 32) as u32]
+}
+
+impl Cell for f64 {
+    /// # Safety
+    /// As [`Cell::ld4_global`].
+    #[inline(always)]
+    unsafe fn ld4_global(p: *const f64) -> [f64; 4] {
+        // SAFETY: 32 readable bytes at a 16-byte aligned `p` (the caller's contract): two
+        // aligned 16-byte loads.
+        let (x, y) = unsafe {
+            (
+                ld_global_v4(p as *const u32),
+                ld_global_v4(p.add(2) as *const u32),
+            )
+        };
+        [
+            f64_of(x[0], x[1]),
+            f64_of(x[2], x[3]),
+            f64_of(y[0], y[1]),
+            f64_of(y[2], y[3]),
+        ]
+    }
+    /// # Safety
+    /// As [`Cell::st4_global`].
+    #[inline(always)]
+    unsafe fn st4_global(p: *mut f64, v: [f64; 4]) {
+        let (a, b, c, d) = (
+            words_of(v[0]),
+            words_of(v[1]),
+            words_of(v[2]),
+            words_of(v[3]),
+        );
+        // SAFETY: 32 writable bytes at a 16-byte aligned `p` (the caller's contract).
+        unsafe {
+            st_global::<4>(p as *mut u32, [a[0], a[1], b[0], b[1]]);
+            st_global::<4>(p.add(2) as *mut u32, [c[0], c[1], d[0], d[1]]);
+        }
+    }
+    /// # Safety
+    /// As [`Cell::ld4_shared`].
+    #[inline(always)]
+    unsafe fn ld4_shared(addr: u32) -> [f64; 4] {
+        // SAFETY: 32 bytes of shared memory at a 16-byte aligned `addr` (the caller's contract).
+        let (x, y) = unsafe { (ld_shared::<4>(addr), ld_shared::<4>(addr + 16)) };
+        [
+            f64_of(x[0], x[1]),
+            f64_of(x[2], x[3]),
+            f64_of(y[0], y[1]),
+            f64_of(y[2], y[3]),
+        ]
+    }
+    /// # Safety
+    /// As [`Cell::ld1_shared`].
+    #[inline(always)]
+    unsafe fn ld1_shared(addr: u32) -> f64 {
+        // SAFETY: the caller's contract is `ld_shared`'s with N = 2 (8-byte aligned).
+        let w = unsafe { ld_shared::<2>(addr) };
+        f64_of(w[0], w[1])
+    }
+    /// # Safety
+    /// As [`Cell::st1_shared`].
+    #[inline(always)]
+    unsafe fn st1_shared(addr: u32, v: f64) {
+        // SAFETY: the caller's contract is `st_shared`'s with N = 2 (8-byte aligned).
+        unsafe { st_shared::<2>(addr, words_of(v)) }
+    }
+    #[inline(always)]
+    fn add_min(c: f64, a: f64, b: f64) -> f64 {
+        let mut c = c;
+        // SAFETY: register arithmetic only.
+        unsafe {
+            core::arch::asm!("{{ .reg .f64 t; add.rn.f64 t, {a}, {b}; min.f64 {c}, {c}, t; }}",
+                c = inout(reg64) c, a = in(reg64) a, b = in(reg64) b,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        c
+    }
+}
+
+/// Top-left cell of block `(bi, bj)` of the matrix at `d` (row pitch `pitch` cells): a 64-bit
+/// offset ([`block_origin`]), the cells of the block then 32-bit offsets from it.
+#[inline(always)]
+fn block_ptr<W, const B: u32>(d: *mut W, pitch: u32, bi: u32, bj: u32) -> *mut W {
+    // SAFETY: not checked here: every caller passes a block of the matrix `d` points to (its
+    // launch grid and `round` < rounds), whose first cell `block_origin` computes in 64 bits.
+    unsafe { d.add(block_origin(B, pitch, bi, bj)) }
+}
+
+/// `own = min(own, A ⊗ B)` for `B x B` blocks at `$own`, `$a`, `$b` (pointers to their top-left
+/// cells, row pitch `$pitch`), by `T x T` threads with `C x C` cells each: rows
+/// `(R / 4) * GS + 4 * ty + R % 4`, columns `(Q / 4) * GS + 4 * tx + Q % 4` (GS = 4T), as the
+/// int32 `fw_tile_update!`. The k range goes through shared memory `KC` at a time: A's rows
+/// (pitch KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's.
+/// Copies are `cp.async` of 16 bytes; shared loads are 16 bytes (f64: two of them).
+macro_rules! fwf_tile_update {
+    ($ty:ty, $es:tt, $b:tt, $t:tt, $n:tt, $kc:tt, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+        const B: u32 = $b;
+        const T: u32 = $t;
+        const ES: u32 = $es;
+        const GS: u32 = B / ($n / 4);
+        const KC: u32 = $kc;
+        const SC: u32 = KC + 4;
+        const QA: u32 = KC * ES / 16;
+        const QB: u32 = B * ES / 16;
+        const NT: u32 = T * T;
+        const _: () = assert!(T * $n == B && (B * QA) % NT == 0 && (KC * QB) % NT == 0);
+        #[repr(C, align(16))]
+        struct ATile([$ty; (B * SC) as usize]);
+        #[repr(C, align(16))]
+        struct BTile([$ty; (KC * B) as usize]);
+        #[address_space(shared)]
+        static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
+        #[address_space(shared)]
+        static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
+        let pitch: u32 = $pitch;
+        let sa = shared_addr(addr_of!(A_TILE));
+        let sb = shared_addr(addr_of!(B_TILE));
+        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+        let t = ty * T + tx;
+
+        let own: *mut $ty = $own;
+        let mut cell = [[<$ty>::INFINITY; $n]; $n];
+        let mut v = [<$ty>::INFINITY; 4];
+        seq!(R in 0..$n { seq!(Q in 0..$n {
+            if Q % 4 == 0 {
+                let i = (R / 4) * GS + 4 * ty + R % 4;
+                let j = (Q / 4) * GS + 4 * tx;
+                // SAFETY: cells (i, j..j + 4) of the own B x B block (i < B, j + 3 < B: R / 4 <
+                // C / 4 groups of GS = 4T, 4 * ty + 3 < GS), 16-byte aligned (j a multiple of 4,
+                // pitch of B). Only this thread stores them, after its own load.
+                v = unsafe { <$ty as Cell>::ld4_global(own.add(in_block(pitch, i, j) as usize)) };
+            }
+            cell[R][Q] = v[Q % 4];
+        }); });
+
+        let (pa, pb): (*mut $ty, *mut $ty) = ($a, $bb);
+        let mut c0 = 0;
+        while c0 < B {
+            if c0 > 0 {
+                // Every thread is done with the previous slices before they are overwritten.
+                thread::sync_threads();
+            }
+            let mut q = t;
+            while q < B * QA {
+                let (r, cq) = (q / QA, q % QA);
+                // SAFETY: global: 16 aligned bytes of row r < B, columns c0 + 4·cq·4/ES.. < B of
+                // the A block, not written in this launch before the barrier below (phase 3
+                // never writes the pivot column; phase 2's own block is stored after every
+                // slice is read). Shared: quad cq of row r of A_TILE (row pitch SC cells), copied
+                // by this thread only and read after the wait and barrier below.
+                unsafe {
+                    let src = pa.add(in_block(pitch, r, c0 + cq * 16 / ES) as usize);
+                    cp_async_16(sa + r * SC * ES + cq * 16, src as *const u32);
+                }
+                q += NT;
+            }
+            let mut q = t;
+            while q < KC * QB {
+                let (r, cq) = (q / QB, q % QB);
+                // SAFETY: as for A: row c0 + r < B, quad cq of the B block; B_TILE row r.
+                unsafe {
+                    let src = pb.add(in_block(pitch, c0 + r, cq * 16 / ES) as usize);
+                    cp_async_16(sb + r * B * ES + cq * 16, src as *const u32);
+                }
+                q += NT;
+            }
+            cp_async_wait_all();
+            thread::sync_threads();
+
+            let a_base = sa + ES * (4 * ty * SC);
+            let b_base = sb + ES * (4 * tx);
+            let mut k = 0;
+            while k < KC {
+                let mut a = [[<$ty>::INFINITY; 4]; $n];
+                seq!(R in 0..$n {
+                    // SAFETY: row (R / 4) * GS + 4 * ty + R % 4 < B of A_TILE, cells k..k + 4 <=
+                    // KC < SC, 16-byte aligned; landed before the barrier above.
+                    a[R] = unsafe { <$ty as Cell>::ld4_shared(a_base + ES * (((R / 4) * GS + R % 4) * SC + k)) };
+                });
+                seq!(U in 0..4 {
+                    let mut b = [<$ty>::INFINITY; $n];
+                    let mut vb = [<$ty>::INFINITY; 4];
+                    seq!(Q in 0..$n {
+                        if Q % 4 == 0 {
+                            // SAFETY: row k + U < KC of B_TILE, cells (Q / 4) * GS + 4 * tx..+4 <=
+                            // B, aligned; landed before the barrier above.
+                            vb = unsafe { <$ty as Cell>::ld4_shared(b_base + ES * ((k + U) * B + (Q / 4) * GS)) };
+                        }
+                        b[Q] = vb[Q % 4];
+                    });
+                    seq!(R in 0..$n { seq!(Q in 0..$n {
+                        cell[R][Q] = <$ty as Cell>::add_min(cell[R][Q], a[R][U], b[Q]);
+                    }); });
+                });
+                k += 4;
+            }
+            c0 += KC;
+        }
+
+        let own: *mut $ty = $own;
+        seq!(R in 0..$n { seq!(Q in 0..$n {
+            v[Q % 4] = cell[R][Q];
+            if Q % 4 == 3 {
+                let i = (R / 4) * GS + 4 * ty + R % 4;
+                let j = (Q / 4) * GS + 4 * tx;
+                // SAFETY: the 4 own cells this thread loaded at the start (same i, j), stored by
+                // it only, after every thread read its last operand slice (barrier above).
+                unsafe { <$ty as Cell>::st4_global(own.add(in_block(pitch, i, j) as usize), v) };
+            }
+        }); });
+    }};
+}
+
+macro_rules! fw_float_kernels {
+    ($(($p1:ident, $p2:ident, $p3:ident, $peak:ident, $ty:ident, $es:tt, $b:tt, $t1:tt,
+        $r:tt, $t3:tt, $n:tt, $kc:tt)),* $(,)?) => {$(
+        /// Phase 1: closes the pivot block `(round, round)` in place; one block of
+        /// `T1 x T1` threads with `R x R` cells `(ty + I*T1, tx + J*T1)` each.
+        ///
+        /// # Safety
+        /// `d` must point to the padded matrix on the device: `rounds * B` rows of `pitch`
+        /// cells, `pitch` a multiple of B and at least `rounds * B`, one block row (B x pitch)
+        /// fewer than 2^32 cells; `round` < `rounds`; the launch geometry of `FW_FLOAT` (phase
+        /// 1: one block; 2: grid `(rounds, 2)`; 3: grid `(rounds, rounds)`), the phases of a
+        /// round in order, each launch alone on the matrix.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $p1(d: *mut $ty, pitch: u32, round: u32) {
+            const B: u32 = $b;
+            const T: u32 = $t1;
+            const ES: u32 = $es;
+            #[repr(C, align(16))]
+            struct Tile([$ty; (B * B) as usize]);
+            #[address_space(shared)]
+            static mut PIVOT: MaybeUninit<Tile> = MaybeUninit::uninit();
+            let sp = shared_addr(addr_of!(PIVOT));
+            let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+            let base = block_ptr::<$ty, B>(d, pitch, round, round);
+            let mut cell = [[<$ty>::INFINITY; $r]; $r];
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                // SAFETY: cell (i, j), i, j < B, of the pivot block; only this thread stores it.
+                // Shared: its PIVOT cell, read by others after the barrier below.
+                unsafe {
+                    cell[I][J] = *base.add(in_block(pitch, i, j) as usize);
+                    <$ty as Cell>::st1_shared(sp + ES * (i * B + j), cell[I][J]);
+                }
+            }); });
+            thread::sync_threads();
+            for kk in 0..B {
+                let (mut a, mut b) = ([<$ty>::INFINITY; $r], [<$ty>::INFINITY; $r]);
+                seq!(I in 0..$r {
+                    // SAFETY: PIVOT cells (ty + I*T, kk) and (kk, tx + I*T) < (B, B), stored
+                    // before the last barrier; column and row kk do not change in step kk (zero
+                    // diagonal, module comment of `float.rs`).
+                    unsafe {
+                        a[I] = <$ty as Cell>::ld1_shared(sp + ES * ((ty + I * T) * B + kk));
+                        b[I] = <$ty as Cell>::ld1_shared(sp + ES * (kk * B + tx + I * T));
+                    }
+                });
+                seq!(I in 0..$r { seq!(J in 0..$r {
+                    let via = a[I] + b[J];
+                    if via < cell[I][J] {
+                        cell[I][J] = via;
+                        // SAFETY: this thread's own PIVOT cell; not in row or column kk when it
+                        // improves, and the barrier below orders it before step kk + 1.
+                        unsafe { <$ty as Cell>::st1_shared(sp + ES * ((ty + I * T) * B + tx + J * T), via) };
+                    }
+                }); });
+                thread::sync_threads();
+            }
+            seq!(I in 0..$r { seq!(J in 0..$r {
+                let (i, j) = (ty + I * T, tx + J * T);
+                // SAFETY: the cell this thread loaded above, stored by it only.
+                unsafe { *base.add(in_block(pitch, i, j) as usize) = cell[I][J] };
+            }); });
+        }
+
+        /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
+        /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
+        /// skipping the pivot.
+        ///
+        /// # Safety
+        /// As phase 1.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $p2(d: *mut $ty, pitch: u32, round: u32) {
+            if thread::block_idx_x() == round {
+                return;
+            }
+            let own = move || {
+                let x = thread::block_idx_x();
+                let (bi, bj) = if thread::block_idx_y() == 0 { (round, x) } else { (x, round) };
+                block_ptr::<$ty, $b>(d, pitch, bi, bj)
+            };
+            let pivot = block_ptr::<$ty, $b>(d, pitch, round, round);
+            let in_row = thread::block_idx_y() == 0;
+            let a = if in_row { pivot } else { own() };
+            let b = if in_row { own() } else { pivot };
+            fwf_tile_update!($ty, $es, $b, $t3, $n, $kc, pitch, own: own(), a: a, b: b);
+        }
+
+        /// Phase 3: every block outside the pivot row and column.
+        ///
+        /// # Safety
+        /// As phase 1.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $p3(d: *mut $ty, pitch: u32, round: u32) {
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            if bi == round || bj == round {
+                return;
+            }
+            let own = || block_ptr::<$ty, $b>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
+            fwf_tile_update!($ty, $es, $b, $t3, $n, $kc, pitch, own: own(),
+                a: block_ptr::<$ty, $b>(d, pitch, bi, round),
+                b: block_ptr::<$ty, $b>(d, pitch, round, bj));
+        }
+
+        /// The add-min ceiling of this weight type: as `apsp_addmin_peak` (16 independent
+        /// chains, 2 x 16 updates per iteration, each from another chain's previous value),
+        /// with `w` from the host; stores only if the result equals `w` (practically never).
+        ///
+        /// # Safety
+        /// `out` must point to a writable cell of device memory; any grid.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $peak(out: *mut $ty, w: $ty, iters: u32) {
+            let t = thread::index_1d();
+            let mut x = [<$ty>::INFINITY; 16];
+            let mut y = [<$ty>::INFINITY; 16];
+            seq!(I in 0..16 {
+                x[I] = ((t.wrapping_mul(2_654_435_761).wrapping_add(I * 40_503)) >> 12) as $ty;
+            });
+            let mut n = 0;
+            while n < iters {
+                seq!(I in 0..16 {
+                    y[I] = <$ty as Cell>::add_min(x[I], x[(I + 1) % 16], w);
+                });
+                seq!(I in 0..16 {
+                    x[I] = <$ty as Cell>::add_min(y[I], y[(I + 5) % 16], w);
+                });
+                n += 1;
+            }
+            let mut s = <$ty>::INFINITY;
+            seq!(I in 0..16 {
+                s = if x[I] < s { x[I] } else { s };
+            });
+            if s == w {
+                // SAFETY: `out` is a writable cell (the caller's contract) that nothing reads
+                // during the launch; threads that store concurrently store the same value (see
+                // `apsp_addmin_peak`).
+                unsafe { *out = s };
+            }
+        }
+    )*};
+}
+
+for_each_fw_float!(fw_float_kernels);

@@ -1,0 +1,202 @@
+//! Floyd–Warshall on float weights (f32, f64) on the GPU, for a dense matrix in host memory
+//! (the Python package's `floyd_warshall`), and the add-min ceiling of each weight type. The
+//! kernels and their conventions: `gpu_kernels::apsp::float`; the CPU reference and the
+//! predecessors rebuilt from distances: [`rgk_core::minplus`].
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use cust::{
+    event::{Event, EventFlags},
+    function::{BlockSize, GridSize},
+    launch,
+    memory::{CopyDestination, DeviceBuffer, DeviceCopy},
+};
+use gpu_kernels::apsp::{
+    float::{FLOAT_PEAK_THREADS, FLOAT_PEAK_UPDATES_PER_ITERATION, FwFloatConfig, fw_float_config},
+    offsets::block_row_fits,
+};
+use rayon::prelude::*;
+use rgk_core::minplus::{Weight, negative_diagonal};
+use serde::Serialize;
+
+use super::{gpu::prefer_shared_memory, peak::AddMinPeak};
+use crate::gpu::{Gpu, check_free_memory, time_on_stream};
+
+/// A weight type with float Floyd–Warshall kernels.
+pub trait GpuWeight: Weight + DeviceCopy {
+    /// The kernels' name for it (`FwFloatConfig::weight`).
+    const NAME: &'static str;
+    /// The peak kernel's `w`: −1, so that every chain keeps changing.
+    const MINUS_ONE: Self;
+    fn config() -> FwFloatConfig {
+        fw_float_config(Self::NAME).expect("every GpuWeight has kernels")
+    }
+}
+
+impl GpuWeight for f32 {
+    const NAME: &'static str = "f32";
+    const MINUS_ONE: f32 = -1.0;
+}
+
+impl GpuWeight for f64 {
+    const NAME: &'static str = "f64";
+    const MINUS_ONE: f64 = -1.0;
+}
+
+/// Seconds spent in each stage of one float solve.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct FloatTimes {
+    /// Padding the matrix on the host, allocating it on the GPU and uploading it.
+    pub host_to_device_s: f64,
+    /// The rounds of phases 1–3 (CUDA events).
+    pub compute_s: f64,
+    /// Downloading and unpadding.
+    pub device_to_host_s: f64,
+}
+
+/// What a float solve reports besides the distances written in place.
+#[derive(Clone, Debug, Serialize)]
+pub struct FloatSolve {
+    /// The vertices on a negative cycle (a negative diagonal entry), in order; empty if none.
+    pub negative_cycle: Vec<usize>,
+    /// The padded size the kernels ran on (a multiple of the block factor).
+    pub padded: usize,
+    pub times: FloatTimes,
+}
+
+/// Closes the `n x n` row-major matrix `d` in place on the GPU: `+inf` is "no edge", any
+/// finite weight (negative ones too) an edge, and the caller sets the diagonal (scipy sets it
+/// to 0). With a negative cycle the distances are meaningless and [`FloatSolve::negative_cycle`]
+/// names the vertices whose diagonal went negative.
+pub fn solve_dense<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> crate::Result<FloatSolve> {
+    if d.len() != n * n {
+        return Err(crate::Error::BadInput(format!(
+            "a {n} x {n} matrix has {} cells, not {}",
+            n * n,
+            d.len()
+        )));
+    }
+    Ok(solve(gpu, d, n)?)
+}
+
+fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> Result<FloatSolve> {
+    if n == 0 {
+        return Ok(FloatSolve {
+            negative_cycle: vec![],
+            padded: 0,
+            times: FloatTimes::default(),
+        });
+    }
+    let cfg = W::config();
+    let b = cfg.block as usize;
+    // A multiple of B is a multiple of 16 bytes per row for both types (asserted in the table).
+    let (padded, pitch) = (n.div_ceil(b) * b, n.div_ceil(b) * b);
+    if !block_row_fits(cfg.block, pitch as u64) || padded / b > u16::MAX as usize {
+        return rgk_core::bad_input(format!(
+            "V = {n} is too large for the {} Floyd–Warshall kernels",
+            W::NAME
+        ));
+    }
+    check_free_memory(
+        padded * pitch * size_of::<W>(),
+        format_args!("V = {n} ({padded} x {pitch} {} distances)", W::NAME),
+    )?;
+    let t0 = Instant::now();
+    // Padding rows and columns are +inf (no edges): they never shorten a path.
+    let mut host = vec![W::INF; padded * pitch];
+    host.par_chunks_mut(pitch)
+        .zip(d.par_chunks(n))
+        .for_each(|(dst, src)| dst[..n].copy_from_slice(src));
+    let dev = DeviceBuffer::from_slice(&host).context("copying the matrix to the GPU")?;
+    let host_to_device_s = t0.elapsed().as_secs_f64();
+
+    let get = |name: &str| gpu.function(name);
+    let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
+    prefer_shared_memory(&p2)?;
+    prefer_shared_memory(&p3)?;
+    let rounds = (padded / b) as u32;
+    let (t1, t3) = (
+        BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
+        BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
+    );
+    let (ptr, pitch32, stream) = (dev.as_device_ptr(), pitch as u32, &gpu.stream);
+    let (start, stop) = (
+        Event::new(EventFlags::DEFAULT)?,
+        Event::new(EventFlags::DEFAULT)?,
+    );
+    start.record(stream)?;
+    for round in 0..rounds {
+        // SAFETY: the kernels take (d, pitch, round) on the padded matrix `dev` (rounds * B rows
+        // of `pitch` cells, pitch a multiple of B, block rows checked above to fit 32-bit
+        // offsets), with `FW_FLOAT`'s geometry: phase 1 one block, phase 2 (rounds, 2), phase 3
+        // (rounds, rounds), in order on one stream; `dev` lives until the stream is synchronized.
+        unsafe {
+            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(ptr, pitch32, round))?;
+            launch!(p2<<<GridSize::xy(rounds, 2), t3, 0, stream>>>(ptr, pitch32, round))?;
+            launch!(p3<<<GridSize::xy(rounds, rounds), t3, 0, stream>>>(ptr, pitch32, round))?;
+        }
+    }
+    stop.record(stream)?;
+    stop.synchronize()
+        .context("the float Floyd–Warshall kernels failed")?;
+    let compute_s = stop.elapsed_time_f32(&start)? as f64 * 1e-3;
+
+    let t0 = Instant::now();
+    dev.copy_to(&mut host[..])
+        .context("copying the distances back")?;
+    d.par_chunks_mut(n)
+        .zip(host.par_chunks(pitch))
+        .for_each(|(dst, src)| dst.copy_from_slice(&src[..n]));
+    Ok(FloatSolve {
+        negative_cycle: negative_diagonal(d, n),
+        padded,
+        times: FloatTimes {
+            host_to_device_s,
+            compute_s,
+            device_to_host_s: t0.elapsed().as_secs_f64(),
+        },
+    })
+}
+
+/// The add-min ceiling of weight type `W` (`apsp_addmin_peak_f32` / `_f64`), measured as
+/// [`super::peak::addmin_peak`] measures the int32 one: one full wave of blocks, one warm-up
+/// and `reps` timed launches of `iterations` iterations.
+pub fn addmin_peak<W: GpuWeight>(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak> {
+    let f = gpu.function(W::config().peak)?;
+    let info = gpu.info()?;
+    let threads = BlockSize::x(FLOAT_PEAK_THREADS);
+    let per_sm = f.max_active_blocks_per_multiprocessor(threads, 0)?.max(1);
+    let blocks = per_sm * info.multiprocessors;
+    let out = DeviceBuffer::from_slice(&[W::ZERO])?;
+    let stream = &gpu.stream;
+    let timing = time_on_stream(stream, 1, reps, || {
+        // SAFETY: the peak kernel takes (out, w, iterations) and writes only out[0], a live
+        // one-cell buffer kept until the timing (which waits for the stream) is done.
+        unsafe {
+            launch!(f<<<GridSize::x(blocks), threads, 0, stream>>>(
+                out.as_device_ptr(),
+                W::MINUS_ONE,
+                iterations
+            ))?
+        };
+        Ok(())
+    })
+    .with_context(|| format!("the {} add-min peak kernel failed", W::NAME))?;
+    let updates_per_launch = blocks as f64
+        * FLOAT_PEAK_THREADS as f64
+        * iterations as f64
+        * FLOAT_PEAK_UPDATES_PER_ITERATION as f64;
+    let updates_per_s = updates_per_launch / (timing.median_ms * 1e-3);
+    Ok(AddMinPeak {
+        updates_per_s,
+        per_sm_per_clock: updates_per_s
+            / (info.multiprocessors as f64 * info.clock_mhz as f64 * 1e6),
+        clock_mhz: info.clock_mhz,
+        multiprocessors: info.multiprocessors,
+        blocks,
+        threads_per_block: FLOAT_PEAK_THREADS,
+        iterations,
+        updates_per_launch,
+        timing,
+    })
+}

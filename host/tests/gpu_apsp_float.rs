@@ -1,0 +1,104 @@
+//! GPU tests for the float Floyd–Warshall kernels (f32, f64) against the CPU reference
+//! `rgk_core::minplus::floyd_warshall`. Without a GPU they print "SKIPPED …" and pass.
+use host::{
+    apsp::float::{GpuWeight, addmin_peak, solve_dense},
+    gpu::gpu_for_test,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rgk_core::minplus::{Weight, floyd_warshall};
+
+/// A random graph with integer weights in -3..=20 on edges `u -> v` with u < v (a DAG, so no
+/// negative cycle) plus non-negative back edges, +inf elsewhere and 0 on the diagonal. Integer
+/// weights make every sum exact in both types, so GPU and CPU must agree bit for bit.
+fn random_matrix<W: Weight + From<i16>>(n: usize, p: f64, seed: u64) -> Vec<W> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut d = vec![W::INF; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == j {
+                d[i * n + j] = W::ZERO;
+            } else if rng.gen_bool(p) {
+                // Back edges at least 3·n so that no cycle through them is negative.
+                let w: i16 = if i < j {
+                    rng.gen_range(-3..=20)
+                } else {
+                    rng.gen_range(0..=20) + 3 * n as i16
+                };
+                d[i * n + j] = W::from(w);
+            }
+        }
+    }
+    d
+}
+
+fn check<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
+    for (n, p, seed) in [
+        (1, 0.5, 1),
+        (63, 0.1, 2),
+        (64, 0.05, 3),
+        (65, 0.3, 4),
+        (200, 0.02, 5),
+        (300, 1.0, 6),
+    ] {
+        let mut want = random_matrix::<W>(n, p, seed);
+        let mut got = want.clone();
+        assert!(floyd_warshall(&mut want, n).is_empty());
+        let sol =
+            solve_dense(gpu, &mut got, n).unwrap_or_else(|e| panic!("{} n = {n}: {e}", W::NAME));
+        assert!(sol.negative_cycle.is_empty(), "{} n = {n}", W::NAME);
+        for i in 0..n {
+            assert_eq!(
+                got[i * n..(i + 1) * n],
+                want[i * n..(i + 1) * n],
+                "{} n = {n}: row {i}",
+                W::NAME
+            );
+        }
+    }
+}
+
+#[test]
+fn float_kernels_match_the_cpu_reference() {
+    let Some(gpu) = gpu_for_test("float_kernels_match_the_cpu_reference") else {
+        return;
+    };
+    check::<f32>(&gpu);
+    check::<f64>(&gpu);
+}
+
+#[test]
+fn a_negative_cycle_makes_a_negative_diagonal() {
+    let Some(gpu) = gpu_for_test("a_negative_cycle_makes_a_negative_diagonal") else {
+        return;
+    };
+    // A cycle 10 -> 70 -> 130 -> 10 of weight -1 across three blocks, in a graph of 150.
+    let n = 150;
+    let mut d = vec![f64::INFINITY; n * n];
+    for i in 0..n {
+        d[i * n + i] = 0.0;
+    }
+    d[10 * n + 70] = 1.0;
+    d[70 * n + 130] = -3.0;
+    d[130 * n + 10] = 1.0;
+    let sol = solve_dense(&gpu, &mut d, n).unwrap();
+    for v in [10, 70, 130] {
+        assert!(sol.negative_cycle.contains(&v), "{:?}", sol.negative_cycle);
+    }
+}
+
+#[test]
+fn float_peaks_run() {
+    let Some(gpu) = gpu_for_test("float_peaks_run") else {
+        return;
+    };
+    for p in [
+        addmin_peak::<f32>(&gpu, 256, 2).unwrap(),
+        addmin_peak::<f64>(&gpu, 256, 2).unwrap(),
+    ] {
+        assert!(
+            p.updates_per_s > 0.0 && p.updates_per_s.is_finite(),
+            "{p:?}"
+        );
+    }
+}

@@ -1,0 +1,177 @@
+"""Benchmarks of the Python package on the GPU machine (scripts/gpu-python.sh runs this):
+
+* floyd_warshall against scipy.sparse.csgraph.floyd_warshall, end to end from the Python call,
+  on random graphs of V vertices and 40 edges per vertex (weights uniform in [1, 100)), V = 1000,
+  2000, 5000; ours best of 3 after a warm-up, scipy once; the results compared;
+* matmul on torch tensors against torch.matmul at 4096^2 and 8192^2 (CUDA events, median of 10
+  after 3 warm-ups, same process; TF32 off, so torch runs true FP32);
+* the float32 and float64 Floyd-Warshall kernels at V = 30000 against their own add-min ceilings.
+"""
+import argparse
+import json
+import platform
+import sys
+import time
+
+import numpy as np
+
+import rust_gpu_kernels as rgk
+from rust_gpu_kernels import _native
+
+
+def random_graph(n, per_vertex, seed):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), per_vertex)
+    cols = rng.integers(0, n, n * per_vertex)
+    w = rng.uniform(1.0, 100.0, n * per_vertex)
+    keep = rows != cols
+    return sp.csr_matrix((w[keep], (rows[keep], cols[keep])), shape=(n, n))
+
+
+def bench_fw(sizes):
+    from scipy.sparse.csgraph import floyd_warshall as scipy_fw
+
+    out = []
+    for n in sizes:
+        g = random_graph(n, 40, seed=n)
+        rgk.floyd_warshall(g, device="gpu")  # warm-up: module load, allocation
+        ours = []
+        for _ in range(3):
+            t = time.perf_counter()
+            d = rgk.floyd_warshall(g, device="gpu")
+            ours.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        want = scipy_fw(g)
+        theirs = time.perf_counter() - t
+        r = {
+            "V": n,
+            "edges": int(g.nnz),
+            "ours_s": min(ours),
+            "ours_all_s": ours,
+            "scipy_s": theirs,
+            "speedup": theirs / min(ours),
+            "equal_to_scipy": bool(np.allclose(d, want, rtol=1e-12, atol=0)),
+        }
+        print(json.dumps(r), flush=True)
+        out.append(r)
+    return out
+
+
+def bench_matmul(sizes):
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    out = []
+    for n in sizes:
+        a = torch.rand(n, n, device="cuda") - 0.5
+        b = torch.rand(n, n, device="cuda") - 0.5
+        c = torch.empty(n, n, device="cuda")
+
+        def timed(f):
+            for _ in range(3):
+                f()
+            ms = []
+            for _ in range(10):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                f()
+                e.record()
+                e.synchronize()
+                ms.append(s.elapsed_time(e))
+            return float(np.median(ms))
+
+        ours = timed(lambda: rgk.matmul(a, b, out=c))
+        ref = torch.matmul(a, b)
+        err = float((c - ref).abs().max() / ref.abs().max())
+        theirs = timed(lambda: torch.matmul(a, b, out=ref))
+        flop = 2.0 * n**3
+        r = {
+            "n": n,
+            "ours_ms": ours,
+            "torch_ms": theirs,
+            "ours_tflops": flop / ours / 1e9,
+            "torch_tflops": flop / theirs / 1e9,
+            "ratio_to_torch": theirs / ours,
+            "max_rel_diff": err,
+        }
+        print(json.dumps(r), flush=True)
+        out.append(r)
+    return out
+
+
+def bench_kernels(n):
+    out = []
+    for dtype in (np.float32, np.float64):
+        name = np.dtype(dtype).name
+        peak = _native.float_peak(name, 16384, 5)
+        rng = np.random.default_rng(1)
+        d = np.full((n, n), np.inf, dtype=dtype)
+        rows = np.repeat(np.arange(n), 40)
+        d[rows, rng.integers(0, n, n * 40)] = rng.uniform(1.0, 100.0, n * 40).astype(dtype)
+        np.fill_diagonal(d, 0)
+        place, _, negative, compute_s = _native.solve_float(d.ctypes.data, n, name, "gpu")
+        padded = -(-n // 64) * 64
+        rate = padded**3 / compute_s
+        r = {
+            "dtype": name,
+            "V": n,
+            "padded": padded,
+            "compute_s": compute_s,
+            "updates_per_s": rate,
+            "ceiling_updates_per_s": peak,
+            "percent_of_ceiling": 100.0 * rate / peak,
+            "negative_cycle": bool(negative),
+            "ran_on": place,
+        }
+        print(json.dumps(r), flush=True)
+        out.append(r)
+        del d
+    return out
+
+
+def markdown(res):
+    lines = ["| V | edges | rust_gpu_kernels (s) | scipy (s) | speed-up |", "|---|---|---|---|---|"]
+    for r in res.get("floyd_warshall", []):
+        lines.append(f"| {r['V']} | {r['edges']} | {r['ours_s']:.4f} | {r['scipy_s']:.2f} | {r['speedup']:.0f}x |")
+    lines += ["", "| n | matmul (ms) | torch.matmul (ms) | ours TFLOP/s | torch TFLOP/s | ours / torch |",
+              "|---|---|---|---|---|---|"]
+    for r in res.get("matmul", []):
+        lines.append(f"| {r['n']} | {r['ours_ms']:.3f} | {r['torch_ms']:.3f} | {r['ours_tflops']:.1f} | "
+                     f"{r['torch_tflops']:.1f} | {r['ratio_to_torch']:.3f} |")
+    lines += ["", "| kernels | V | compute (s) | add-mins/s | ceiling | % of ceiling |", "|---|---|---|---|---|---|"]
+    for r in res.get("kernels", []):
+        lines.append(f"| {r['dtype']} | {r['V']} | {r['compute_s']:.3f} | {r['updates_per_s']:.3e} | "
+                     f"{r['ceiling_updates_per_s']:.3e} | {r['percent_of_ceiling']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", nargs="?", default="full", choices=["full", "quick"])
+    p.add_argument("--json")
+    p.add_argument("--md")
+    a = p.parse_args()
+    quick = a.mode == "quick"
+    res = {
+        "device": rgk.device_name(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    res["floyd_warshall"] = bench_fw([1000, 2000] if quick else [1000, 2000, 5000])
+    res["matmul"] = bench_matmul([4096] if quick else [4096, 8192])
+    res["kernels"] = bench_kernels(5000 if quick else 30000)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    table = markdown(res)
+    print(table)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The Python package on the GPU machine (no Rust there): installs the wheel built here
+# (`maturin build --release -m python/Cargo.toml --out .whl`, carried as .whl) into a fresh
+# virtual environment that also sees the machine's torch, scipy, numpy and pytest, runs the
+# package's test suite with the GPU required, then its benchmarks (python/bench/bench.py) to
+# $OUT/python_bench.json and a Markdown table to $OUT/python_bench.md.
+#
+#   scripts/gpu-python.sh [quick]   quick: V = 1000 and 2000 only, no V = 30000 kernel runs
+set -uo pipefail
+WHEEL_DIR=${WHEEL_DIR:-.whl}
+OUT_DIR=${OUT:-gpu-out}
+mkdir -p "$OUT_DIR"
+status=0
+wheel=$(ls "$WHEEL_DIR"/rust_gpu_kernels-*.whl 2>/dev/null | head -1)
+[ -n "$wheel" ] || { echo "no wheel in $WHEEL_DIR (build it with maturin and carry it)"; exit 2; }
+venv=$(mktemp -d)/venv
+python3 -m venv --system-site-packages "$venv"
+# --no-deps --no-index: nothing can be fetched there; numpy comes from the system site.
+"$venv/bin/python" -m pip install --no-deps --no-index "$wheel" 2>&1 | tail -2
+"$venv/bin/python" -c 'import rust_gpu_kernels as r, torch, scipy; print(r.__file__, r.device_name(), "torch", torch.__version__, "scipy", scipy.__version__)' \
+    || exit 1
+# The tests import the installed package, not the source tree (run from the tests' folder).
+(cd python/tests && RGK_TEST_DEVICE=gpu "$venv/bin/python" -m pytest -q -p no:cacheprovider . 2>&1) \
+    | tee "$OUT_DIR/python_tests.log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+"$venv/bin/python" python/bench/bench.py ${1:-full} --json "$OUT_DIR/python_bench.json" \
+    --md "$OUT_DIR/python_bench.md" 2>&1 | tee "$OUT_DIR/python_bench.log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+exit $status
