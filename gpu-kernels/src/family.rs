@@ -37,6 +37,8 @@ pub enum Family {
     FwPhase3,
     /// Floyd–Warshall split over several GPUs (`apsp/multi.rs`).
     FwMulti,
+    /// Floyd–Warshall out of core, operands in separate buffers (`apsp/ooc.rs`).
+    FwOoc,
     /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
     ApspInit,
     /// The add-min throughput ceiling (`apsp/peak.rs`).
@@ -47,7 +49,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 18] = [
+    pub const ALL: [Family; 19] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -63,6 +65,7 @@ impl Family {
         Family::FwPhase2,
         Family::FwPhase3,
         Family::FwMulti,
+        Family::FwOoc,
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
@@ -87,6 +90,7 @@ impl Family {
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
             Family::FwMulti => "fw_multi",
+            Family::FwOoc => "fw_ooc",
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",

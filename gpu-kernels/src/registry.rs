@@ -5,7 +5,7 @@
 //! info`, `host occupancy`, `host bench`, the `.maxnreg` caps) and the report read kernels from
 //! here; none of them parses kernel names.
 use crate::apsp::{
-    FW_CONFIGS, FW_MULTI, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
+    FW_CONFIGS, FW_MULTI, FW_OOC, INIT_MATRIX_KERNEL, INIT_THREADS, PEAK_KERNEL, PEAK_THREADS,
     SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS,
     STATS_TILES_KERNEL,
 };
@@ -177,6 +177,7 @@ const PARTS: &[&[KernelSpec]] = &[
     }),
     &FW_ROWS,
     &FW_MULTI_ROWS,
+    &rows!(FW_OOC, c => fw(c.update, Family::FwOoc, c.tile_threads, c.block, None)),
     &[
         flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
@@ -256,6 +257,9 @@ mod tests {
             for name in [c.pivot, c.row, c.col, c.rest] {
                 expected.push((name, Family::FwMulti));
             }
+        }
+        for c in FW_OOC {
+            expected.push((c.update, Family::FwOoc));
         }
         expected.push((INIT_MATRIX_KERNEL, Family::ApspInit));
         expected.push((SCATTER_EDGES_KERNEL, Family::ApspInit));

@@ -6,6 +6,7 @@ pub mod cpu;
 mod distances;
 pub mod format;
 pub mod limits;
+pub mod ooc;
 pub mod random;
 pub mod split;
 pub mod stats;
