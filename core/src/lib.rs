@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod matmul;
 pub mod memory;
 pub mod occupancy;
+pub mod ranks;
 pub mod testdata;
 
 /// Marks an error caused by invalid input (a malformed file, an out-of-range argument), as

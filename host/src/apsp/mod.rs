@@ -3,10 +3,12 @@
 //! the add-min ceiling it is compared with) and file to file with every stage timed
 //! (`pipeline`); graph statistics from the matrix on the GPU (`stats`). Formats and CPU
 //! references are in `rgk_core::apsp`.
+pub mod dist;
 pub mod gpu;
 pub mod input;
 pub mod multi;
 pub mod nccl;
+pub mod ooc;
 pub mod peak;
 pub mod pipeline;
 pub mod rows;

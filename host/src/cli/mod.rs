@@ -24,6 +24,8 @@
 //!    host/tests/cli_e2e.rs: the name in `SUBCOMMANDS` and a `help_cases!` line; docs/json.md:
 //!    an example of its `--json`.
 pub mod apsp;
+pub mod apsp_dist;
+pub mod apsp_ooc;
 pub mod apsp_peak;
 pub mod bench;
 pub mod info;
