@@ -3,7 +3,7 @@
 # torchrun would set (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT), and waits for
 # them. The first rank that fails stops the others; the exit status is the first failure's.
 #   scripts/apsp-launch.sh N GRAPH DIST [host apsp options…]
-# HOST names the binary (default: target/release/host, then host on PATH); MASTER_PORT the
+# HOST names the binary (default: target/release/host, then target/debug/host); MASTER_PORT the
 # rendezvous port (default 29500). Several hosts: see docs/apsp-scale.md (one launch per host
 # with its own RANK range, a shared file system, NCCL_SOCKET_IFNAME).
 set -uo pipefail
@@ -16,8 +16,11 @@ shift 3
 case "$N" in '' | *[!0-9]* | 0) echo "$0: N must be a number of ranks (1 or more), not '$N'" >&2; exit 2 ;; esac
 HOST=${HOST:-}
 if [ -z "$HOST" ]; then
-    if [ -x target/release/host ]; then HOST=target/release/host; else HOST=$(command -v host-rgk || command -v host); fi
+    for h in target/release/host target/debug/host; do
+        [ -x "$h" ] && { HOST=$h; break; }
+    done
 fi
+[ -n "$HOST" ] && [ -x "$HOST" ] || { echo "$0: no host binary: build it or set HOST=path/to/host" >&2; exit 2; }
 export WORLD_SIZE=$N MASTER_ADDR=${MASTER_ADDR:-127.0.0.1} MASTER_PORT=${MASTER_PORT:-29500}
 # NVLink multicast stays off on the project's machines (KINDS.md).
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}

@@ -55,7 +55,7 @@ dist)
     "$H" apsp-gen "$V" $((40 * V)) --seed 1 -o "$T/g.in" > /dev/null || exit 1
     run "$H" apsp "$T/g.in" -o "$T/one.out" --json > "$O/dist_${V}_1gpu.json"
     run "$H" apsp "$T/g.in" -o "$T/gpus2.out" --gpus 2 --json > "$O/dist_${V}_gpus2.json"
-    HOST=$H run scripts/apsp-launch.sh 2 "$T/g.in" "$T/ranks2.out" --json > "$O/dist_${V}_ranks2.json"
+    run env HOST="$H" scripts/apsp-launch.sh 2 "$T/g.in" "$T/ranks2.out" --json > "$O/dist_${V}_ranks2.json"
     run cmp "$T/one.out" "$T/gpus2.out"
     run cmp "$T/one.out" "$T/ranks2.out"
     one=$(rate "$O/dist_${V}_1gpu.json")
@@ -71,7 +71,7 @@ dist)
         r0=$!
         RANK=1 LOCAL_RANK=1 "$H" apsp "$T/g.in" -o "$T/kill.out" --distributed > "$O/dist_kill_rank1.log" 2>&1 &
         r1=$!
-        sleep "${KILL_AFTER_S:-4}"
+        sleep "${KILL_AFTER_S:-3}"
         kill -KILL "$r1"
         wait "$r0"
         echo "rank 0 exit $? after rank 1 was killed; output left: $(ls "$T"/kill.out* 2>/dev/null || echo none)"

@@ -63,10 +63,7 @@ pub(super) unsafe fn sts(addr: u32, v: i32) {
 /// quarter-warp (8 lanes: one `ty`, 8 `tx`) reads one 16-byte A address (broadcast) and 128
 /// contiguous bytes of B; A's rows are padded to `SC` = B + 4 words so that the rows of the
 /// different `ty` of a warp fall in different banks as well.
-///
-/// The form with `($po, $pa, $pb)` gives each of `own`, A and B its own row pitch (the
-/// out-of-core kernels in `ooc.rs`, whose operands lie in separate buffers); the form with one
-/// `$pitch` is that with the same pitch three times.
+/// `($po, $pa, $pb)` in place of `$pitch` gives own, A and B a pitch each (`ooc.rs`).
 macro_rules! fw_tile_update {
     ($b:tt, $t3:tt, $n:tt, $q:tt, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {
         fw_tile_update!($b, $t3, $n, $q, ($pitch, $pitch, $pitch), own: $own, a: $a, b: $bb)

@@ -124,6 +124,11 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     }
     if several {
         multi::config(args.block)?;
+        if args.device_memory_limit.is_some() {
+            return rgk_core::bad_input(
+                "--device-memory-limit runs one GPU out of core: leave out --gpus",
+            );
+        }
     }
     if !args.cpu {
         agpu::config(args.block)?;

@@ -226,6 +226,17 @@ impl Control {
     }
 }
 
+impl Drop for Control {
+    /// Closes the connections for the peers now (the reading threads hold duplicates of the
+    /// sockets, which would keep them open), after unhooking: this rank's own close is no loss.
+    fn drop(&mut self) {
+        *self.on_lost.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        for l in &self.links {
+            let _ = l.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
 /// Reads one peer's control bytes until its connection ends.
 fn watch(mut s: TcpStream, peer: usize, tx: Sender<Event>, hook: Hook) {
     let mut byte = [0u8; 1];

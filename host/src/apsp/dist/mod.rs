@@ -259,6 +259,9 @@ pub fn run_rank(
 
     // The output: rank 0 sizes it, every rank writes its rows, rank 0 puts it in place.
     let t = Instant::now();
+    // Rank 0 removes the unfinished file on any error from here on (the watchdog does when a
+    // rank dies).
+    let _unfinished = (rank == 0).then(|| Unfinished(partial.clone()));
     if rank == 0 {
         let f = std::fs::File::create(&partial)
             .with_context(|| format!("creating {}", partial.display()))?;
@@ -282,6 +285,15 @@ pub fn run_rank(
     control.barrier()?;
     control.done();
     Ok(rep)
+}
+
+/// Removes the output's temporary file when dropped (after the rename it is gone already).
+struct Unfinished(PathBuf);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// Writes the rows `rows` (global indices, those of V only) of this rank's matrix `d`, whose
