@@ -30,16 +30,20 @@ for ((r = 0; r < N; r++)); do
     pids+=($!)
 done
 status=0
-# Wait for each rank; the first failure kills the rest (they would also stop on their own, once
-# the watchdog sees the lost connection).
-remaining=$N
-while [ "$remaining" -gt 0 ]; do
-    wait -n "${pids[@]}" 2>/dev/null
-    rc=$?
-    remaining=$((remaining - 1))
-    if [ "$rc" != 0 ] && [ "$status" = 0 ]; then
-        status=$rc
-        for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-    fi
+# Wait for every rank; the first failure kills the rest (they would also stop on their own, once
+# their watchdog sees the lost connection).
+while [ ${#pids[@]} -gt 0 ]; do
+    for i in "${!pids[@]}"; do
+        p=${pids[$i]}
+        kill -0 "$p" 2>/dev/null && continue
+        wait "$p"
+        rc=$?
+        unset "pids[$i]"
+        if [ "$rc" != 0 ] && [ "$status" = 0 ]; then
+            status=$rc
+            for q in "${pids[@]}"; do kill "$q" 2>/dev/null; done
+        fi
+    done
+    sleep 0.2
 done
 exit $status

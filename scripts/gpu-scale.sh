@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The measurements of docs/apsp-scale.md, from scripts/gpu-run.sh (same bundle, same $OUT):
 #   scripts/gpu-run.sh ooc [V [LIMITS…]]   in core, then --device-memory-limit each LIMIT (default
-#                                          V=60000, limits 4GiB 8GiB 16GiB 32GiB), after a quick
-#                                          check at V=3001 under 64MiB (byte-identical to in core);
+#                                          V=60000, limits 2GiB 4GiB 8GiB 12GiB: its matrix takes
+#                                          13.4 GiB, a larger limit runs in core), after a quick
+#                                          check at V=3001 under 16MiB (byte-identical to in core);
 #                                          updates/s and the ratio to in core; JSON and SM clock
 #   scripts/gpu-run.sh dist [V]            (2 GPUs) V=40000: 1 GPU, --gpus 2, 2 ranks through
 #                                          scripts/apsp-launch.sh; outputs compared byte for byte
@@ -32,11 +33,11 @@ ooc)
     V=${1:-60000}
     shift || true
     limits=("$@")
-    [ ${#limits[@]} -gt 0 ] || limits=(4GiB 8GiB 16GiB 32GiB)
+    [ ${#limits[@]} -gt 0 ] || limits=(2GiB 4GiB 8GiB 12GiB)
     # Quick check: several super-blocks per side, byte-identical to in core.
     "$H" apsp-gen 3001 120040 --seed 3 -o "$T/q.in" > /dev/null
     run "$H" apsp "$T/q.in" -o "$T/q_in.out" --no-peak
-    run "$H" apsp "$T/q.in" -o "$T/q_ooc.out" --no-peak --device-memory-limit 64MiB --json > "$O/ooc_quick.json"
+    run "$H" apsp "$T/q.in" -o "$T/q_ooc.out" --no-peak --device-memory-limit 16MiB --json > "$O/ooc_quick.json"
     run cmp "$T/q_in.out" "$T/q_ooc.out"
     "$H" apsp-gen "$V" $((40 * V)) --seed 1 -o "$T/g.in" > /dev/null || exit 1
     run "$H" apsp "$T/g.in" -o "$T/in.out" --json > "$O/ooc_${V}_incore.json"
@@ -44,8 +45,14 @@ ooc)
     echo "V=$V in core: $base updates/s"
     for L in "${limits[@]}"; do
         run "$H" apsp "$T/g.in" -o "$T/ooc.out" --device-memory-limit "$L" --json > "$O/ooc_${V}_$L.json"
-        r=$(rate "$O/ooc_${V}_$L.json")
-        python3 -c 'import sys; b, r = map(float, sys.argv[1:3]); print(f"V={sys.argv[3]} limit {sys.argv[4]}: {r:.4e} updates/s, {100 * r / b:.1f}% of in core")' "$base" "$r" "$V" "$L"
+        python3 - "$O/ooc_${V}_$L.json" "$base" "$L" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+o = r.get("out_of_core")
+how = f'{o["rounds"]} super-blocks a side of {o["side"]}, {o["bytes_in"] / 1e9:.0f} GB in' if o else "IN CORE"
+print(f'V={r["vertices"]} limit {sys.argv[3]}: {r["updates_per_s"]:.4e} updates/s, '
+      f'{100 * r["updates_per_s"] / float(sys.argv[2]):.1f}% of in core ({how})')
+PY
         run cmp "$T/in.out" "$T/ooc.out"
         rm -f "$T/ooc.out"
     done
