@@ -25,6 +25,7 @@ use std::{
     fs::OpenOptions,
     os::unix::fs::FileExt,
     path::{Path, PathBuf},
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -47,7 +48,7 @@ use serde::Serialize;
 use super::{
     gpu::{geometry, init_on_device, prefer_shared_memory},
     multi::config,
-    nccl::{RankComm, UNIQUE_ID_BYTES, UniqueId, unique_id},
+    nccl::{AbortHandle, RankComm, UNIQUE_ID_BYTES, UniqueId, unique_id},
 };
 use crate::gpu::{Gpu, check_free_memory};
 
@@ -105,11 +106,15 @@ pub fn run_rank(
         (UniqueId { internal }, control)
     };
     gpu.make_current()?;
-    let comm = RankComm::init(&id, world, rank)?;
-    let abort = comm.abort_handle();
+    // Hooked before joining the communicator: a rank that dies meanwhile would leave the
+    // others waiting in ncclCommInitRank.
+    let abort: Arc<Mutex<Option<AbortHandle>>> = Arc::default();
     let hook_partial = partial.clone();
+    let hook_abort = abort.clone();
     control.on_lost(move |lost| {
-        abort.abort();
+        if let Some(a) = *hook_abort.lock().unwrap_or_else(|p| p.into_inner()) {
+            a.abort();
+        }
         if rank == 0 {
             let _ = std::fs::remove_file(&hook_partial);
         }
@@ -123,6 +128,8 @@ pub fn run_rank(
         );
         std::process::exit(1);
     });
+    let comm = RankComm::init(&id, world, rank)?;
+    *abort.lock().unwrap_or_else(|p| p.into_inner()) = Some(comm.abort_handle());
     let mut rep = RankReport {
         rank,
         world_size: world,
