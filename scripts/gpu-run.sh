@@ -31,6 +31,8 @@
 #                                  $OUT/clock_paths.csv
 #   scripts/gpu-run.sh archcmp     the embedded compute_80 PTX against a compute_90 build (bundle's
 #                                  gpu_kernels.compute_90.ptx): SGEMM at 4096, APSP at V=10000, SASS counts
+#   scripts/gpu-run.sh ooc [V [LIMIT…]]  out of core against in core (scripts/gpu-scale.sh)
+#   scripts/gpu-run.sh dist [V]    1 GPU, --gpus 2 and 2 ranks (scripts/gpu-scale.sh; 2 GPUs)
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
 #                                  and the ncu profile (scripts/gpu-profile.sh): the data of
 #                                  docs/RESULTS.md, rendered here by `host report` (see docs/README.md)
@@ -305,6 +307,9 @@ PY
     for c in "$B"/gpu_kernels.sm_90.cubin "$B"/gpu_kernels.compute_90.sm_90.cubin; do
         cuobjdump --dump-sass "$c" > "$OUT_DIR/$(basename "$c" .cubin).sass" || status=1
     done
+    ;;
+ooc | dist)
+    scripts/gpu-scale.sh "$mode" "$@" || status=1
     ;;
 bench)
     for suite in matmul apsp threads; do

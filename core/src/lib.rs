@@ -18,6 +18,7 @@ pub mod matmul;
 pub mod memory;
 pub mod minplus;
 pub mod occupancy;
+pub mod ranks;
 pub mod testdata;
 
 /// Marks an error caused by invalid input (a malformed file, an out-of-range argument), as

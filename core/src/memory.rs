@@ -31,6 +31,47 @@ pub fn human_bytes(bytes: u128) -> String {
     }
 }
 
+/// A size as people write it on a command line (`--device-memory-limit 4GiB`): a number,
+/// possibly with a fraction, and a unit: none or `B` for bytes, `KiB`/`MiB`/`GiB`/`TiB` (or
+/// `K`/`M`/`G`/`T`, also binary) and `KB`/`MB`/`GB`/`TB` (decimal), in any case, with or
+/// without a space. Bytes, or one sentence naming what is wrong. The one size parser.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = (&t[..split], t[split..].trim());
+    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024f64.powi(2),
+        "g" | "gib" => 1024f64.powi(3),
+        "t" | "tib" => 1024f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        _ => {
+            return Err(format!(
+                "{text:?} is not a size: the unit {unit:?} is none of B, KiB, MiB, GiB, TiB, \
+                 KB, MB, GB, TB"
+            ));
+        }
+    };
+    let value: f64 = match number.parse() {
+        Ok(v) if !number.is_empty() => v,
+        _ => return Err(format!("{text:?} is not a size such as 4GiB or 512MiB")),
+    };
+    let bytes = (value * scale).round();
+    if !(bytes.is_finite() && bytes < u64::MAX as f64) {
+        return Err(format!("{text:?} is larger than any memory"));
+    }
+    if scale == 1.0 && number.contains('.') {
+        return Err(format!("{text:?} is not a whole number of bytes"));
+    }
+    Ok(bytes as u64)
+}
+
 /// Fails with one sentence when `bytes` of host memory for `what` (a noun phrase: "the
 /// 100000 x 100000 distance matrix") exceed [`available_bytes`]. Passes where the amount is
 /// unknown: the allocation that follows is fallible anyway.
@@ -91,6 +132,41 @@ mod tests {
         assert_eq!(mem_available(text), Some(20480 * 1024));
         assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
         assert_eq!(mem_available("MemAvailable: many kB\n"), None);
+    }
+
+    #[test]
+    fn sizes_parse_in_binary_and_decimal_units() {
+        let cases = [
+            ("4GiB", 4u64 << 30),
+            ("4G", 4 << 30),
+            ("512MiB", 512 << 20),
+            ("512 mib", 512 << 20),
+            ("1.5GiB", 3 << 29),
+            ("2TB", 2_000_000_000_000),
+            ("100", 100),
+            ("100B", 100),
+            ("64KB", 64_000),
+            ("3k", 3072),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(parse_size(text), Ok(bytes), "{text}");
+        }
+        for bad in [
+            "",
+            "GiB",
+            "4 GiBs",
+            "-1GiB",
+            "1.5",
+            "1e3MiB",
+            "99999999999TiB",
+            "4..2G",
+        ] {
+            let err = parse_size(bad).unwrap_err();
+            assert!(
+                err.contains(&format!("{bad:?}")) && !err.contains('\n'),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -47,6 +47,8 @@ pub enum Family {
     FwPaths,
     /// Floyd–Warshall on f32 and f64 weights, all three phases (`apsp/fw_float.rs`).
     FwFloat,
+    /// Floyd–Warshall out of core, operands in separate buffers (`apsp/ooc.rs`).
+    FwOoc,
     /// The initial distance matrix, built on the GPU (`apsp/init.rs`).
     ApspInit,
     /// The add-min throughput ceiling (`apsp/peak.rs`).
@@ -61,7 +63,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 25] = [
+    pub const ALL: [Family; 26] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -82,6 +84,7 @@ impl Family {
         Family::FwMulti,
         Family::FwPaths,
         Family::FwFloat,
+        Family::FwOoc,
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
@@ -113,6 +116,7 @@ impl Family {
             Family::FwMulti => "fw_multi",
             Family::FwPaths => "fw_paths",
             Family::FwFloat => "fw_float",
+            Family::FwOoc => "fw_ooc",
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",

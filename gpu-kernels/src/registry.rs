@@ -5,9 +5,9 @@
 //! info`, `host occupancy`, `host bench`, the `.maxnreg` caps) and the report read kernels from
 //! here; none of them parses kernel names.
 use crate::apsp::{
-    BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_PATHS, FW_SMALL, INIT_MATRIX_KERNEL, INIT_THREADS,
-    PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL,
-    STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
+    BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_OOC, FW_PATHS, FW_SMALL, INIT_MATRIX_KERNEL,
+    INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL,
+    STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
     float::{FLOAT_PEAK_THREADS, FW_FLOAT},
 };
 pub use crate::family::Family;
@@ -228,6 +228,7 @@ const PARTS: &[&[KernelSpec]] = &[
     &FW_MULTI_ROWS,
     &FW_PATHS_ROWS,
     &FW_FLOAT_ROWS,
+    &rows!(FW_OOC, c => fw(c.update, Family::FwOoc, c.tile_threads, c.block, None)),
     &[
         flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
@@ -326,6 +327,9 @@ mod tests {
                 expected.push((name, Family::FwFloat));
             }
             expected.push((c.peak, Family::ApspPeak));
+        }
+        for c in FW_OOC {
+            expected.push((c.update, Family::FwOoc));
         }
         expected.push((INIT_MATRIX_KERNEL, Family::ApspInit));
         expected.push((SCATTER_EDGES_KERNEL, Family::ApspInit));

@@ -7,6 +7,7 @@ pub mod cpu;
 mod distances;
 pub mod format;
 pub mod limits;
+pub mod ooc;
 pub mod paths;
 pub mod random;
 pub mod split;

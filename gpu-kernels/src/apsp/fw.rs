@@ -63,8 +63,13 @@ pub(super) unsafe fn sts(addr: u32, v: i32) {
 /// quarter-warp (8 lanes: one `ty`, 8 `tx`) reads one 16-byte A address (broadcast) and 128
 /// contiguous bytes of B; A's rows are padded to `SC` = B + 4 words so that the rows of the
 /// different `ty` of a warp fall in different banks as well.
+/// `($po, $pa, $pb)` in place of `$pitch` gives own, A and B a pitch each (`ooc.rs`).
 macro_rules! fw_tile_update {
-    ($b:tt, $t3:tt, $n:tt, $q:tt, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+    ($b:tt, $t3:tt, $n:tt, $q:tt, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {
+        fw_tile_update!($b, $t3, $n, $q, ($pitch, $pitch, $pitch), own: $own, a: $a, b: $bb)
+    };
+    ($b:tt, $t3:tt, $n:tt, $q:tt, ($po:ident, $pa:ident, $pb:ident), own: $own:expr, a: $a:expr,
+        b: $bb:expr) => {{
         const B: u32 = $b;
         const T: u32 = $t3;
         const CELLS: u32 = $n;
@@ -87,7 +92,7 @@ macro_rules! fw_tile_update {
         static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
         #[address_space(shared)]
         static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
-        let pitch: u32 = $pitch;
+        let (po, pa_pitch, pb_pitch): (u32, u32, u32) = ($po, $pa, $pb);
         let sa = shared_addr(addr_of!(A_TILE));
         let sb = shared_addr(addr_of!(B_TILE));
         let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
@@ -106,7 +111,7 @@ macro_rules! fw_tile_update {
                 // `$own`); i < B (R / 4 < C / 4 groups of GS = 4T rows, 4 * ty + 3 < GS) and j + 3
                 // < B likewise, so the 4 cells are inside the block, 16-byte aligned (pitch and j
                 // multiples of 4). Only this thread stores them, after its own load.
-                v = unsafe { ld_global_v4(own.add(in_block(pitch, i, j) as usize)) };
+                v = unsafe { ld_global_v4(own.add(in_block(po, i, j) as usize)) };
             }
             cell[R][Q] = v[Q % 4] as i32;
         }); });
@@ -116,9 +121,9 @@ macro_rules! fw_tile_update {
         let (pa, pb): (*const u32, *const u32) = ($a, $bb);
         // SAFETY: rows r0 + N * ROWS_PER_STEP < B (q * ROWS_PER_STEP = B) and columns c4 + 4 <= B
         // (c4 = 4 * (t % KQ)): the A block's origin `pa` plus a cell of the block.
-        let ga = unsafe { pa.add(in_block(pitch, r0, c4) as usize) };
+        let ga = unsafe { pa.add(in_block(pa_pitch, r0, c4) as usize) };
         // SAFETY: as `ga`, in the B block.
-        let gb = unsafe { pb.add(in_block(pitch, r0, c4) as usize) };
+        let gb = unsafe { pb.add(in_block(pb_pitch, r0, c4) as usize) };
         let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
         seq!(N in 0..$q {
             // SAFETY: global: 16 aligned bytes of row r0 + N * ROWS_PER_STEP < B of the A and B
@@ -128,9 +133,10 @@ macro_rules! fw_tile_update {
             // (pitch B), each 16 bytes copied by one thread and read only after the wait and
             // barrier below.
             unsafe {
-                let step = in_block(pitch, N * ROWS_PER_STEP, 0) as usize;
-                cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step));
-                cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step));
+                let step_a = in_block(pa_pitch, N * ROWS_PER_STEP, 0) as usize;
+                let step_b = in_block(pb_pitch, N * ROWS_PER_STEP, 0) as usize;
+                cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step_a));
+                cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step_b));
             }
         });
         cp_async_wait_all();
@@ -176,7 +182,7 @@ macro_rules! fw_tile_update {
                 // SAFETY: the same 4 cells of the own block this thread loaded at the start
                 // (same i, j): inside the block, aligned, stored by this thread only, after every
                 // thread of the block copied its operands (barrier above).
-                unsafe { st_global::<4>(own.add(in_block(pitch, i, j) as usize), v) };
+                unsafe { st_global::<4>(own.add(in_block(po, i, j) as usize), v) };
             }
         }); });
     }};

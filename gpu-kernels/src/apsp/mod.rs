@@ -9,6 +9,10 @@
 pub mod float;
 pub mod format;
 pub mod offsets;
+// Before the kernels that expand its `for_each_*!` lists.
+#[macro_use]
+mod tables;
+pub use tables::*;
 
 /// Row pitch of the device matrix is a multiple of this many i32 (128 bytes) for coalescing.
 pub const PITCH_ALIGN: usize = 32;
@@ -235,198 +239,6 @@ pub fn fw_multi_config(block: u32) -> Option<FwMultiConfig> {
     FW_MULTI.iter().copied().find(|c| c.block == block)
 }
 
-/// Paths (`host apsp --paths`, `paths.rs`): the same blocked Floyd–Warshall carrying a second
-/// int32 matrix of successors or predecessors. Phases 2–3 keep the distance kernels' inner loop,
-/// one add-min per update, on *packed* operands: a finite distance `d` becomes
-/// `d << PATHS_CODE_BITS | code`, where `code` is the column `k` (0..B) in the A block and 0 in
-/// the B block, so the minimum of `A + B` over k carries the first k that attains it in its low
-/// bits. "No path" packs to [`PATHS_INF_PACKED`]; with unsigned arithmetic two of them add up
-/// without wrapping. After the loop a thread compares with its cells' old distances and, where
-/// one improved strictly, copies the path cell of (i, k) (successors) or (k, j) (predecessors).
-pub const PATHS_CODE_BITS: u32 = 6;
-/// A packed "no path"; every sum at or above it means no path.
-pub const PATHS_INF_PACKED: u32 = 0x7FFF_FFFF;
-/// The longest distance the path kernels represent (2^25 − 2): a graph whose every path is
-/// shorter, `max weight · (V − 1)` at most this, is solved exactly. At weights up to 1000 that
-/// holds for every V ≤ 33555.
-pub const PATHS_MAX_DISTANCE: i64 = (PATHS_INF_PACKED >> PATHS_CODE_BITS) as i64 - 1;
-/// The kernels' `mode` argument: which path matrix they carry.
-pub const PATHS_MODE_SUCCESSORS: u32 = 0;
-pub const PATHS_MODE_PREDECESSORS: u32 = 1;
-/// The path matrix before any round, from the initial distances (`paths.rs`).
-pub const PATHS_INIT_KERNEL: &str = "apsp_init_paths";
-
-/// The path kernels of one block factor: the geometry of the `Tile` entry of `FW_CONFIGS` with
-/// that block factor (asserted below).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FwPathsConfig {
-    pub block: u32,
-    pub pivot_threads: u32,
-    pub tile_threads: u32,
-    /// `(d, p, pitch, round, mode)` for each phase, as the distance kernels plus the path matrix
-    /// `p` (same pitch) and `mode`.
-    pub phase1: &'static str,
-    pub phase2: &'static str,
-    pub phase3: &'static str,
-}
-
-/// `(phase1, phase2, phase3, block, threads, cells, tile_threads, tile_cells, quads)` with the
-/// meanings of `for_each_fw!`; the single source of `FW_PATHS` and the kernels in `paths.rs`.
-macro_rules! for_each_fw_paths {
-    ($m:ident) => {
-        $m! {
-            (fwp_phase1_b64, fwp_phase2_b64, fwp_phase3_b64, 64, 16, 4, 8, 8, 16),
-        }
-    };
-}
-
-macro_rules! fw_paths_table {
-    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {
-        /// Block factors with path kernels (the register-tiled layout only).
-        pub const FW_PATHS: [FwPathsConfig; 1] = [$(FwPathsConfig {
-            block: $b,
-            pivot_threads: $t,
-            tile_threads: $t3,
-            phase1: stringify!($p1),
-            phase2: stringify!($p2),
-            phase3: stringify!($p3),
-        }),*];
-    };
-}
-for_each_fw_paths!(fw_paths_table);
-
-// Each path entry runs the tile kernels' geometry of its block factor, and k fits the code.
-const _: () = {
-    let mut i = 0;
-    while i < FW_PATHS.len() {
-        let m = FW_PATHS[i];
-        assert!(m.block <= 1 << PATHS_CODE_BITS);
-        let mut j = 0;
-        let mut found = false;
-        while j < FW_CONFIGS.len() {
-            let c = FW_CONFIGS[j];
-            if c.block == m.block {
-                found = true;
-                assert!(c.threads == m.pivot_threads && c.phase3_threads == m.tile_threads);
-                assert!(matches!(c.phase3_layout, Phase3Layout::Tile { .. }));
-            }
-            j += 1;
-        }
-        assert!(found);
-        i += 1;
-    }
-};
-
-pub fn fw_paths_config(block: u32) -> Option<FwPathsConfig> {
-    FW_PATHS.iter().copied().find(|c| c.block == block)
-}
-
-/// One graph of small V in one launch (`small.rs`): a persistent kernel whose blocks stay
-/// resident for every round and meet at grid-wide barriers (the grid must be co-resident: the
-/// host launches it cooperatively, sized from the occupancy). Per round one stage runs phase 2
-/// (the pivot row and column as (min, +) products with the closed pivot block) and one phase 3;
-/// the block that updates the next pivot block in phase 3 also closes it there, so phase 1 never
-/// stands alone between barriers. `threads x threads` threads per block, 4 x 4 cells each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FwSmallConfig {
-    pub block: u32,
-    pub threads: u32,
-    /// Kernel arguments: `(d, pitch, rounds, barrier)`, `barrier` one zeroed u32.
-    pub kernel: &'static str,
-}
-
-/// `(kernel, block, threads)`: the single source of `FW_SMALL` and the kernels in `small.rs`.
-macro_rules! for_each_fw_small {
-    ($m:ident) => {
-        $m! {
-            (fw_small_b32, 32, 8),
-            (fw_small_b64, 64, 16),
-        }
-    };
-}
-
-macro_rules! fw_small_table {
-    ($(($k:ident, $b:tt, $t:tt)),* $(,)?) => {
-        /// The persistent one-graph kernels, by block factor.
-        pub const FW_SMALL: [FwSmallConfig; 2] = [$(FwSmallConfig {
-            block: $b,
-            threads: $t,
-            kernel: stringify!($k),
-        }),*];
-    };
-}
-for_each_fw_small!(fw_small_table);
-
-const _: () = {
-    let mut i = 0;
-    while i < FW_SMALL.len() {
-        let c = FW_SMALL[i];
-        // 4 x 4 cells per thread; the T^2 threads copy a B x B operand in 4 steps of B / 4 rows.
-        assert!(c.threads * 4 == c.block && c.block.is_multiple_of(16));
-        i += 1;
-    }
-};
-
-pub fn fw_small_config(block: u32) -> Option<FwSmallConfig> {
-    FW_SMALL.iter().copied().find(|c| c.block == block)
-}
-
-/// Many graphs of V ≤ [`BATCH_MAX_VERTICES`] in one launch (`batch.rs`): one block per graph,
-/// its `n x n` matrix (padded, INF off the diagonal) in registers, `n / 4 x n / 4` threads of
-/// 4 x 4 cells each; the pivot row and column of each step pass through shared memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BatchConfig {
-    /// Padded vertices: graphs with V ≤ `n` (and above the previous class) run here.
-    pub n: u32,
-    pub threads: u32,
-    /// Kernel arguments: `(d, vertices, graphs)`: `graphs` matrices of `n x n` i32 one after
-    /// another, solved in place; `vertices[g]` ≤ `n` the real V of graph g.
-    pub kernel: &'static str,
-}
-
-/// `(kernel, n, threads per side)`: the single source of `BATCH_CONFIGS` and `batch.rs`.
-macro_rules! for_each_batch {
-    ($m:ident) => {
-        $m! {
-            (apsp_batch_n32, 32, 8),
-            (apsp_batch_n64, 64, 16),
-            (apsp_batch_n128, 128, 32),
-        }
-    };
-}
-
-macro_rules! batch_table {
-    ($(($k:ident, $n:tt, $t:tt)),* $(,)?) => {
-        /// The batch kernels, by padded size, smallest first.
-        pub const BATCH_CONFIGS: [BatchConfig; 3] = [$(BatchConfig {
-            n: $n,
-            threads: $t,
-            kernel: stringify!($k),
-        }),*];
-    };
-}
-for_each_batch!(batch_table);
-
-/// The largest V a batch kernel holds (a graph per block); larger graphs of a batch run
-/// through the one-graph solver.
-pub const BATCH_MAX_VERTICES: u32 = BATCH_CONFIGS[BATCH_CONFIGS.len() - 1].n;
-
-const _: () = {
-    let mut i = 0;
-    while i < BATCH_CONFIGS.len() {
-        let c = BATCH_CONFIGS[i];
-        assert!(c.threads * 4 == c.n && c.threads * c.threads <= 1024);
-        assert!(c.n.is_multiple_of(PITCH_ALIGN as u32));
-        assert!(i == 0 || BATCH_CONFIGS[i - 1].n < c.n);
-        i += 1;
-    }
-};
-
-/// The batch kernel for a graph on `vertices` vertices: the smallest class that holds it.
-pub fn batch_config(vertices: u32) -> Option<BatchConfig> {
-    BATCH_CONFIGS.iter().copied().find(|c| vertices <= c.n)
-}
-
 /// The add-min throughput kernel (`host apsp-peak`): the ceiling phase 3 is measured against.
 pub const PEAK_KERNEL: &str = "apsp_addmin_peak";
 /// Independent add-min chains per thread in the peak kernel.
@@ -507,6 +319,8 @@ mod fw_float;
 mod init;
 #[cfg(target_arch = "nvptx64")]
 mod multi;
+#[cfg(target_arch = "nvptx64")]
+mod ooc;
 #[cfg(target_arch = "nvptx64")]
 mod paths;
 #[cfg(target_arch = "nvptx64")]

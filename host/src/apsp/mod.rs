@@ -5,11 +5,13 @@
 //! references are in `rgk_core::apsp`.
 pub mod batch;
 pub mod batch_files;
+pub mod dist;
 pub mod float;
 pub mod gpu;
 pub mod input;
 pub mod multi;
 pub mod nccl;
+pub mod ooc;
 pub mod paths;
 pub mod peak;
 pub mod pipeline;

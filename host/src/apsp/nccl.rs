@@ -42,6 +42,11 @@ struct Api {
     group_start: unsafe extern "C" fn() -> NcclResult,
     group_end: unsafe extern "C" fn() -> NcclResult,
     broadcast: Broadcast,
+    // One rank per process (`host apsp --distributed`, `dist`).
+    get_unique_id: unsafe extern "C" fn(*mut UniqueId) -> NcclResult,
+    comm_init_rank: unsafe extern "C" fn(*mut Comm, c_int, UniqueId, c_int) -> NcclResult,
+    comm_get_async_error: unsafe extern "C" fn(Comm, *mut NcclResult) -> NcclResult,
+    comm_abort: unsafe extern "C" fn(Comm) -> NcclResult,
     /// Keeps the pointers above valid: never unloaded.
     lib: Loaded,
 }
@@ -77,6 +82,10 @@ impl Api {
                     group_start: lib.symbol("ncclGroupStart")?,
                     group_end: lib.symbol("ncclGroupEnd")?,
                     broadcast: lib.symbol("ncclBroadcast")?,
+                    get_unique_id: lib.symbol("ncclGetUniqueId")?,
+                    comm_init_rank: lib.symbol("ncclCommInitRank")?,
+                    comm_get_async_error: lib.symbol("ncclCommGetAsyncError")?,
+                    comm_abort: lib.symbol("ncclCommAbort")?,
                     lib,
                 })
             }
@@ -222,6 +231,122 @@ impl Drop for Nccl {
             // SAFETY: each communicator was created by ncclCommInitAll and is destroyed once.
             let _ = unsafe { (self.api.comm_destroy)(c) };
         }
+    }
+}
+
+/// Bytes of NCCL's unique id (`NCCL_UNIQUE_ID_BYTES`), which rank 0 sends to the others.
+pub const UNIQUE_ID_BYTES: usize = 128;
+
+/// `ncclUniqueId`: passed by value to `ncclCommInitRank`, as nccl.h declares it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct UniqueId {
+    pub internal: [u8; UNIQUE_ID_BYTES],
+}
+
+/// A new unique id (rank 0 of a multi-process job, before the others need it).
+pub fn unique_id() -> Result<UniqueId> {
+    let api = Api::get().map_err(|e| anyhow!("several ranks need NCCL: {e}"))?;
+    let mut id = UniqueId {
+        internal: [0; UNIQUE_ID_BYTES],
+    };
+    // SAFETY: `id` is a valid place for the 128-byte id the call writes.
+    api.check("ncclGetUniqueId", unsafe { (api.get_unique_id)(&mut id) })?;
+    Ok(id)
+}
+
+/// This process's rank of a communicator spanning processes (and hosts): one GPU, the one
+/// current when it was made.
+pub struct RankComm {
+    api: &'static Api,
+    comm: Comm,
+    pub path: String,
+}
+
+/// Aborts a [`RankComm`] from another thread (a watchdog): NCCL's kernels then return and the
+/// calls waiting on them fail. The process must exit afterwards without destroying the
+/// communicator.
+#[derive(Clone, Copy)]
+pub struct AbortHandle {
+    api: &'static Api,
+    comm: usize,
+}
+
+impl AbortHandle {
+    pub fn abort(self) {
+        // SAFETY: a communicator made by ncclCommInitRank and not destroyed: its owner exits
+        // after an abort instead of dropping it (see the type's comment).
+        let _ = unsafe { (self.api.comm_abort)(self.comm as Comm) };
+    }
+}
+
+impl RankComm {
+    /// Joins the communicator of `world` ranks named by `id` as `rank`, on the current GPU
+    /// (blocks until every rank has joined).
+    pub fn init(id: &UniqueId, world: usize, rank: usize) -> Result<RankComm> {
+        let api = Api::get().map_err(|e| anyhow!("several ranks need NCCL: {e}"))?;
+        let mut comm = std::ptr::null_mut();
+        // SAFETY: `comm` receives the communicator; the id is passed by value as declared.
+        let code = unsafe { (api.comm_init_rank)(&mut comm, world as c_int, *id, rank as c_int) };
+        api.check("ncclCommInitRank", code)?;
+        Ok(RankComm {
+            api,
+            comm,
+            path: api.lib.path.clone(),
+        })
+    }
+
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            api: self.api,
+            comm: self.comm as usize,
+        }
+    }
+
+    /// An error NCCL met in the background (a peer gone, a network failure), if any.
+    pub fn async_error(&self) -> Result<(), NcclError> {
+        let mut code: NcclResult = 0;
+        // SAFETY: a live communicator and a valid place for the result.
+        let status = unsafe { (self.api.comm_get_async_error)(self.comm, &mut code) };
+        self.api.check("ncclCommGetAsyncError", status)?;
+        self.api.check("an NCCL operation", code)
+    }
+
+    /// Enqueues this rank's part of a broadcast of `count` i32 from rank `root`.
+    ///
+    /// # Safety
+    /// `recv` (and `send` on the root; equal for in place) must be device memory of this
+    /// rank's GPU holding `count` i32, and `stream` a live stream of that GPU; they must stay
+    /// allocated until the stream has run the broadcast.
+    pub unsafe fn broadcast_i32(
+        &self,
+        send: u64,
+        recv: u64,
+        count: usize,
+        root: usize,
+        stream: *mut c_void,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract covers the buffers and the stream.
+        let code = unsafe {
+            (self.api.broadcast)(
+                send as *const c_void,
+                recv as *mut c_void,
+                count,
+                NCCL_INT32,
+                root as c_int,
+                self.comm,
+                stream,
+            )
+        };
+        Ok(self.api.check("ncclBroadcast", code)?)
+    }
+}
+
+impl Drop for RankComm {
+    fn drop(&mut self) {
+        // SAFETY: made by ncclCommInitRank and destroyed once (never after an abort: the
+        // process exits then).
+        let _ = unsafe { (self.api.comm_destroy)(self.comm) };
     }
 }
 

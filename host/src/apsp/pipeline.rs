@@ -246,7 +246,7 @@ pub fn solve_graph_outputs(
 
 /// Checks a solution still on the GPU(s) against an independent CPU answer, a row at a time:
 /// the verdict and the seconds it took (kept out of the file-to-file time).
-fn verify_device(graph: &Graph, sol: &dyn DeviceRows) -> Result<(Option<String>, f64)> {
+pub(super) fn verify_device(graph: &Graph, sol: &dyn DeviceRows) -> Result<(Option<String>, f64)> {
     let t = Instant::now();
     let v = graph.vertices;
     let verdict = verify_rows(graph, |i| {
@@ -258,7 +258,7 @@ fn verify_device(graph: &Graph, sol: &dyn DeviceRows) -> Result<(Option<String>,
 }
 
 /// The streaming stage's times, the total, the overlap and the rate, once the file is in place.
-fn finish(rep: &mut FileReport, streamed: StreamReport, start: Instant, verify_s: f64) {
+pub(super) fn finish(rep: &mut FileReport, streamed: StreamReport, start: Instant, verify_s: f64) {
     rep.split.device_to_host_s = streamed.copy_s;
     rep.split.write_s = streamed.write_s;
     rep.stream = streamed;
@@ -356,14 +356,14 @@ fn ensure_staging_fits(io: &IoOptions, vertices: usize) -> Result<()> {
 }
 
 /// The output, made ready while the GPUs compute.
-struct Prepared {
-    out: OutputFile,
+pub(super) struct Prepared {
+    pub(super) out: OutputFile,
     /// Pinned host buffers the rows pass through, pinned for every GPU's context.
-    staging: Vec<PortablePinned>,
+    pub(super) staging: Vec<PortablePinned>,
     /// Seconds to create and reserve the file and allocate the staging buffers.
-    prepare_s: f64,
+    pub(super) prepare_s: f64,
     /// Bytes of placeholder written while the GPUs computed ([`OutputFile::prefault`]).
-    prefaulted: u64,
+    pub(super) prefaulted: u64,
 }
 
 /// Runs `compute` on this thread while a second thread prepares the output of a graph on `v`
@@ -372,7 +372,7 @@ struct Prepared {
 /// paths overlap the two. The GPU work stays on the calling thread, which holds the contexts (a
 /// `Gpu` is not `Sync`); the second thread makes the primary context of `device` (the GPU's
 /// own; any context would do, the buffers are portable) current only to allocate.
-fn compute_while_preparing<T>(
+pub(super) fn compute_while_preparing<T>(
     device: Device,
     output: &Path,
     v: usize,

@@ -7,6 +7,7 @@ use host::{
         gpu as agpu,
         input::GraphFile,
         multi::{self, GpuCount, MultiGpu, MultiTimes},
+        ooc::OocReport,
         peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
         pipeline::{FileReport, Outputs, solve_graph_multi, solve_graph_outputs},
         stats::StatsRun,
@@ -21,7 +22,7 @@ use rgk_core::apsp::{format::write_graph, limits, random};
 
 use rgk_core::envelope::Device;
 
-use super::{PtxArg, json, output::OutputFile, progress};
+use super::{PtxArg, apsp_dist, apsp_ooc, json, output::OutputFile, progress};
 
 #[derive(Args)]
 pub struct ApspArgs {
@@ -80,6 +81,16 @@ pub struct ApspArgs {
     /// one by default, so the result's write lands in pages the cache already holds).
     #[arg(long)]
     pub no_prefault: bool,
+    /// Device memory the solver may use, such as 4GiB or 512MiB (default: all that is free).
+    /// A matrix that does not fit runs out of core: it stays in pinned host memory and passes
+    /// through the GPU a super-block at a time (docs/apsp-scale.md). One GPU, block factor 64.
+    #[arg(long, value_name = "SIZE", value_parser = rgk_core::memory::parse_size)]
+    pub device_memory_limit: Option<u64>,
+    /// Run as one rank of a job (one process per GPU, any number of hosts) started by a
+    /// launcher: scripts/apsp-launch.sh, torchrun, mpirun or srun (implied by WORLD_SIZE).
+    /// Needs NCCL and a file system every rank shares (docs/apsp-scale.md).
+    #[arg(long)]
+    pub distributed: bool,
     #[command(flatten)]
     pub ptx: PtxArg,
 }
@@ -132,6 +143,11 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     }
     if several {
         multi::config(args.block)?;
+        if args.device_memory_limit.is_some() {
+            return rgk_core::bad_input(
+                "--device-memory-limit runs one GPU out of core: leave out --gpus",
+            );
+        }
     }
     if !args.cpu {
         agpu::config(args.block)?;
@@ -142,6 +158,12 @@ pub fn run(args: &ApspArgs) -> Result<()> {
     let input = GraphFile::read(&args.input);
     pb.finish_and_clear();
     let input = input?;
+    if let Some(ranks) = apsp_dist::ranks(args)? {
+        let Some(out) = out else {
+            return refuse_stats_on(ranks.world_size);
+        };
+        return apsp_dist::run(args, &ranks, input, &out);
+    }
     if several {
         let gpus = MultiGpu::open(args.gpus, args.ptx.ptx.as_deref())?;
         // `--gpus all` with one GPU is the one-GPU path.
@@ -161,6 +183,19 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         Some(g) => g.info()?.device(1),
         None => json::cpu_device(),
     };
+    if let Some(g) = &gpu
+        && let Some((plan, budget)) = apsp_ooc::out_of_core(args, g, &input)?
+    {
+        return apsp_ooc::run(
+            args,
+            g,
+            device,
+            input,
+            out,
+            stats_out.is_some(),
+            (plan, budget),
+        );
+    }
     // The add-min ceiling, measured briefly in this process so that the compute rate is
     // compared with the same GPU at the same moment (about 60 ms).
     let peak = match &gpu {
@@ -196,6 +231,7 @@ pub fn run(args: &ApspArgs) -> Result<()> {
         device,
         peak: peak.as_ref(),
         multi: None,
+        ooc: None,
     };
     print_report(args, &rep, report)
 }
@@ -226,7 +262,7 @@ fn stats_file(args: &ApspArgs, out: Option<&OutputFile>) -> Result<Option<Output
     Ok(Some(OutputFile::new(path, &inputs)?))
 }
 
-fn io_options(args: &ApspArgs) -> IoOptions {
+pub(super) fn io_options(args: &ApspArgs) -> IoOptions {
     IoOptions {
         mode: args.io,
         writers: args.write_threads,
@@ -235,7 +271,7 @@ fn io_options(args: &ApspArgs) -> IoOptions {
     }
 }
 
-fn solving_spinner(verify: bool) -> indicatif::ProgressBar {
+pub(super) fn solving_spinner(verify: bool) -> indicatif::ProgressBar {
     progress::spinner(if verify {
         "solving and verifying"
     } else {
@@ -269,28 +305,32 @@ fn run_multi(args: &ApspArgs, gpus: &MultiGpu, input: GraphFile, out: &OutputFil
         device,
         peak: peak.as_ref(),
         multi: Some((gpus, &times)),
+        ooc: None,
     };
     print_report(args, &rep, report)
 }
 
 /// Everything `print_report` prints besides the solve's own report.
-struct Report<'a> {
+pub(super) struct Report<'a> {
     /// The distance file, when one was written.
-    out: Option<&'a OutputFile>,
+    pub(super) out: Option<&'a OutputFile>,
     /// The statistics and their file (`--stats`).
-    stats: Option<(&'a OutputFile, StatsRun)>,
-    device: Device,
-    peak: Option<&'a AddMinPeak>,
-    multi: Option<(&'a MultiGpu, &'a MultiTimes)>,
+    pub(super) stats: Option<(&'a OutputFile, StatsRun)>,
+    pub(super) device: Device,
+    pub(super) peak: Option<&'a AddMinPeak>,
+    pub(super) multi: Option<(&'a MultiGpu, &'a MultiTimes)>,
+    /// Out of core (`--device-memory-limit`, or a matrix larger than the GPU).
+    pub(super) ooc: Option<&'a OocReport>,
 }
 
-fn print_report(args: &ApspArgs, rep: &FileReport, report: Report) -> Result<()> {
+pub(super) fn print_report(args: &ApspArgs, rep: &FileReport, report: Report) -> Result<()> {
     let Report {
         out,
         stats,
         device,
         peak,
         multi,
+        ooc,
     } = report;
     // N GPUs are measured against N times one GPU's add-min ceiling.
     let n = multi.map_or(1.0, |(g, _)| g.len() as f64);
@@ -322,6 +362,9 @@ fn print_report(args: &ApspArgs, rep: &FileReport, report: Report) -> Result<()>
             value["gpus"] = gpus.len().into();
             value["nccl"] = gpus.nccl().map(|(v, _)| v.to_string()).into();
             value["per_gpu"] = serde_json::to_value(&times.per_gpu)?;
+        }
+        if let Some(o) = ooc {
+            value["out_of_core"] = serde_json::to_value(o)?;
         }
         return json::print("apsp", device, value);
     }
@@ -402,6 +445,9 @@ fn print_report(args: &ApspArgs, rep: &FileReport, report: Report) -> Result<()>
                 100.0 * s.compute_s / times.compute_s.max(1e-12)
             );
         }
+    }
+    if let Some(o) = ooc {
+        apsp_ooc::print(o);
     }
     if let Some((file, run)) = &stats {
         print_stats(file, run);

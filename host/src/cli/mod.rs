@@ -25,6 +25,8 @@
 //!    an example of its `--json`.
 pub mod apsp;
 pub mod apsp_batch;
+pub mod apsp_dist;
+pub mod apsp_ooc;
 pub mod apsp_paths;
 pub mod apsp_peak;
 pub mod apsp_small;

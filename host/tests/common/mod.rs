@@ -70,6 +70,13 @@ impl Scratch {
         self.run(&mut self.command(args))
     }
 
+    /// [`Scratch::host`] with the variables `env` set (a launcher's, for `--distributed`).
+    pub fn host_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = self.command(args);
+        cmd.envs(env.iter().copied());
+        self.run(&mut cmd)
+    }
+
     /// [`Scratch::host`] under RLIMIT_AS of `bytes`: an allocation past it fails, as on a
     /// machine with that little memory, whatever the machine running the test has.
     pub fn host_with_address_space(&self, args: &[&str], bytes: u64) -> Run {
@@ -95,7 +102,9 @@ impl Scratch {
         cmd.args(args)
             .current_dir(self.dir.path())
             // No GPU results, no matter what machine runs the tests, and no progress bars.
-            .env_remove("GPU_KERNELS_PTX");
+            .env_remove("GPU_KERNELS_PTX")
+            // Not a rank of a distributed job, whatever launched the tests.
+            .env_remove("WORLD_SIZE");
         cmd
     }
 

@@ -1,0 +1,88 @@
+//! The path kernels' table (`host apsp --paths`; kernels in `../paths.rs`).
+use super::super::{FW_CONFIGS, Phase3Layout};
+
+/// Paths (`host apsp --paths`, `paths.rs`): the same blocked Floyd–Warshall carrying a second
+/// int32 matrix of successors or predecessors. Phases 2–3 keep the distance kernels' inner loop,
+/// one add-min per update, on *packed* operands: a finite distance `d` becomes
+/// `d << PATHS_CODE_BITS | code`, where `code` is the column `k` (0..B) in the A block and 0 in
+/// the B block, so the minimum of `A + B` over k carries the first k that attains it in its low
+/// bits. "No path" packs to [`PATHS_INF_PACKED`]; with unsigned arithmetic two of them add up
+/// without wrapping. After the loop a thread compares with its cells' old distances and, where
+/// one improved strictly, copies the path cell of (i, k) (successors) or (k, j) (predecessors).
+pub const PATHS_CODE_BITS: u32 = 6;
+/// A packed "no path"; every sum at or above it means no path.
+pub const PATHS_INF_PACKED: u32 = 0x7FFF_FFFF;
+/// The longest distance the path kernels represent (2^25 − 2): a graph whose every path is
+/// shorter, `max weight · (V − 1)` at most this, is solved exactly. At weights up to 1000 that
+/// holds for every V ≤ 33555.
+pub const PATHS_MAX_DISTANCE: i64 = (PATHS_INF_PACKED >> PATHS_CODE_BITS) as i64 - 1;
+/// The kernels' `mode` argument: which path matrix they carry.
+pub const PATHS_MODE_SUCCESSORS: u32 = 0;
+pub const PATHS_MODE_PREDECESSORS: u32 = 1;
+/// The path matrix before any round, from the initial distances (`paths.rs`).
+pub const PATHS_INIT_KERNEL: &str = "apsp_init_paths";
+
+/// The path kernels of one block factor: the geometry of the `Tile` entry of `FW_CONFIGS` with
+/// that block factor (asserted below).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FwPathsConfig {
+    pub block: u32,
+    pub pivot_threads: u32,
+    pub tile_threads: u32,
+    /// `(d, p, pitch, round, mode)` for each phase, as the distance kernels plus the path matrix
+    /// `p` (same pitch) and `mode`.
+    pub phase1: &'static str,
+    pub phase2: &'static str,
+    pub phase3: &'static str,
+}
+
+/// `(phase1, phase2, phase3, block, threads, cells, tile_threads, tile_cells, quads)` with the
+/// meanings of `for_each_fw!`; the single source of `FW_PATHS` and the kernels in `paths.rs`.
+macro_rules! for_each_fw_paths {
+    ($m:ident) => {
+        $m! {
+            (fwp_phase1_b64, fwp_phase2_b64, fwp_phase3_b64, 64, 16, 4, 8, 8, 16),
+        }
+    };
+}
+
+macro_rules! fw_paths_table {
+    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {
+        /// Block factors with path kernels (the register-tiled layout only).
+        pub const FW_PATHS: [FwPathsConfig; 1] = [$(FwPathsConfig {
+            block: $b,
+            pivot_threads: $t,
+            tile_threads: $t3,
+            phase1: stringify!($p1),
+            phase2: stringify!($p2),
+            phase3: stringify!($p3),
+        }),*];
+    };
+}
+for_each_fw_paths!(fw_paths_table);
+
+// Each path entry runs the tile kernels' geometry of its block factor, and k fits the code.
+const _: () = {
+    let mut i = 0;
+    while i < FW_PATHS.len() {
+        let m = FW_PATHS[i];
+        assert!(m.block <= 1 << PATHS_CODE_BITS);
+        let mut j = 0;
+        let mut found = false;
+        while j < FW_CONFIGS.len() {
+            let c = FW_CONFIGS[j];
+            if c.block == m.block {
+                found = true;
+                assert!(c.threads == m.pivot_threads && c.phase3_threads == m.tile_threads);
+                assert!(matches!(c.phase3_layout, Phase3Layout::Tile { .. }));
+            }
+            j += 1;
+        }
+        assert!(found);
+        i += 1;
+    }
+};
+
+pub fn fw_paths_config(block: u32) -> Option<FwPathsConfig> {
+    FW_PATHS.iter().copied().find(|c| c.block == block)
+}
