@@ -14,6 +14,7 @@ use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
     RungConfig, TILED, VECTORIZED, WARPTILE,
 };
+use crate::sm90::WGMMA;
 
 /// One kernel of the PTX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,6 +185,14 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
+    &rows!(WGMMA, c => KernelSpec {
+        name: c.name,
+        family: Family::Wgmma,
+        block: (c.threads(), 1),
+        tile: Some((c.bm, c.bn, c.bk)),
+        dynamic_shared_bytes: c.shared_bytes(),
+        max_registers: Some(c.entry_registers()),
+    }),
 ];
 
 const COUNT: usize = {
@@ -262,6 +271,7 @@ mod tests {
         expected.push((PEAK_KERNEL, Family::ApspPeak));
         expected.push((STATS_TILES_KERNEL, Family::ApspStats));
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
+        expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");
@@ -287,16 +297,18 @@ mod tests {
             assert_eq!(t(c.phase2), c.phase2_threads());
             assert_eq!(t(c.phase3), c.phase3_threads);
         }
-        assert!(
-            KERNELS
-                .iter()
-                .all(|k| k.family == Family::Flagship || k.dynamic_shared_bytes == 0)
-        );
+        for c in WGMMA {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+            assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
+        }
+        assert!(KERNELS.iter().all(|k| matches!(k.family, Family::Flagship | Family::Wgmma)
+            || k.dynamic_shared_bytes == 0));
     }
 
     #[test]
     fn only_the_capped_floyd_warshall_kernels_have_a_register_cap() {
-        for k in KERNELS {
+        for k in KERNELS.iter().filter(|k| k.family != Family::Wgmma) {
             let fw = FW_CONFIGS
                 .iter()
                 .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));
