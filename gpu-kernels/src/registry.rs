@@ -302,8 +302,12 @@ mod tests {
             assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
             assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
         }
-        assert!(KERNELS.iter().all(|k| matches!(k.family, Family::Flagship | Family::Wgmma)
-            || k.dynamic_shared_bytes == 0));
+        assert!(
+            KERNELS
+                .iter()
+                .all(|k| matches!(k.family, Family::Flagship | Family::Wgmma)
+                    || k.dynamic_shared_bytes == 0)
+        );
     }
 
     #[test]

@@ -23,8 +23,11 @@ pub unsafe fn mbar_init(bar: u32, count: u32) {
 pub fn fence_mbarrier_init() {
     // SAFETY: fences touch no memory of their own.
     unsafe {
-        asm!("fence.mbarrier_init.release.cluster;", "fence.proxy.async.shared::cta;",
-             options(nostack, preserves_flags));
+        asm!(
+            "fence.mbarrier_init.release.cluster;",
+            "fence.proxy.async.shared::cta;",
+            options(nostack, preserves_flags)
+        );
     }
 }
 
@@ -120,14 +123,24 @@ pub fn desc_128b(addr: u32, lbo: u32, sbo: u32) -> u64 {
 #[inline(always)]
 pub fn wgmma_fence() {
     // SAFETY: a fence; touches no memory.
-    unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "wgmma.fence.sync.aligned;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Closes the group of wgmma issued since the last commit.
 #[inline(always)]
 pub fn wgmma_commit() {
     // SAFETY: bookkeeping of the asynchronous groups; touches no memory.
-    unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "wgmma.commit_group.sync.aligned;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Waits until no committed wgmma group of this warp group is pending (their shared-memory reads
@@ -135,21 +148,30 @@ pub fn wgmma_commit() {
 #[inline(always)]
 pub fn wgmma_wait0() {
     // SAFETY: waiting touches no memory.
-    unsafe { asm!("wgmma.wait_group.sync.aligned 0;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "wgmma.wait_group.sync.aligned 0;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Lowers this warp group's register allocation to `N` (a multiple of 8, 24..=256).
 #[inline(always)]
 pub fn setmaxnreg_dec<const N: u32>() {
     // SAFETY: changes the allocation only; the compiler keeps live values within it.
-    unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, preserves_flags)) }
+    unsafe {
+        asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, preserves_flags))
+    }
 }
 
 /// Raises this warp group's register allocation to `N` (a multiple of 8, 24..=256).
 #[inline(always)]
 pub fn setmaxnreg_inc<const N: u32>() {
     // SAFETY: changes the allocation only.
-    unsafe { asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, preserves_flags)) }
+    unsafe {
+        asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, preserves_flags))
+    }
 }
 
 /// The 128 registers of an m64n256 f32 accumulator fragment, as positional operands 0..=127.

@@ -181,9 +181,7 @@ mod tests {
             // 227 KB of shared memory per block on sm_90; the register file split exactly.
             assert!(c.shared_bytes() <= 227 * 1024, "{}", c.name);
             assert!(c.entry_registers() * c.threads() <= 65536);
-            assert!(
-                128 * PRODUCER_REGISTERS + 128 * c.consumers * c.consumer_registers() <= 65536
-            );
+            assert!(128 * PRODUCER_REGISTERS + 128 * c.consumers * c.consumer_registers() <= 65536);
             assert!(c.consumer_registers() <= 256 && c.consumer_registers() % 8 == 0);
             assert_eq!(c.consumer_registers(), CONSUMER_REGISTERS);
             assert_eq!(c.bk * c.input.bytes(), 128, "one 128-byte swizzle row");

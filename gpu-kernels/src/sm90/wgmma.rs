@@ -7,7 +7,10 @@ use super::asm90::{
     mbar_init, mbar_wait, setmaxnreg_dec, setmaxnreg_inc, tma_load_2d, wgmma_commit, wgmma_fence,
     wgmma_m64n256k16, wgmma_wait0,
 };
-use super::{BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, SWIZZLE_ALIGN, WgmmaParams};
+use super::{
+    BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, SWIZZLE_ALIGN,
+    WgmmaParams,
+};
 use crate::ptx::{fresh_ctaid_x, fresh_tid_x, ld_global, shared_addr, st_global};
 
 /// Bytes of A's tile in a slice (`BM` rows of 128 bytes).
