@@ -6,8 +6,13 @@
 #                                  summary line: tests passed, failed, skipped (e.g. a multi-GPU
 #                                  test on a machine with fewer GPUs), ignored; log in $OUT/tests.log
 #   scripts/gpu-run.sh sass        cuobjdump the cubin: instruction counts per kernel (VIADDMNMX, LDS.128, …)
-#   scripts/gpu-run.sh sanitize [matmul|apsp]   compute-sanitizer memcheck/racecheck (SGEMM),
-#                                  memcheck/racecheck/synccheck (APSP); both families by default
+#   scripts/gpu-run.sh sanitize [matmul|apsp|sm90]   compute-sanitizer memcheck/racecheck (SGEMM,
+#                                  and the Hopper GEMM on a 9.0 GPU), memcheck/racecheck/synccheck
+#                                  (APSP); every family by default
+#   scripts/gpu-run.sh sm90 [N…]   the Hopper wgmma GEMM (BF16, FP16; B row-major and transposed)
+#                                  against cuBLAS GemmEx of the same precision at N (default 4096
+#                                  8192), after the edge-shape checks; JSON to $OUT/sm90.json, the
+#                                  SM clock during the run to $OUT/sm90_clock.csv (H100/H200 only)
 #   scripts/gpu-run.sh shapes-p    issue 20's skinny, deep-K and thin shapes: host matmul (the library's
 #                                  choice, its shape class, cuBLAS in the same process, 20 reps) per
 #                                  shape, JSON to $OUT/shapes_p_MxNxK.json, SM clock to $OUT/clock.csv,
@@ -122,6 +127,17 @@ sanitize)
             done
         done
     done
+    # The Hopper kernels at an aligned and odd shapes (`host sm90 --check`), on 9.0 GPUs only.
+    if [ "$family" = all ] || [ "$family" = sm90 ]; then
+        if nvidia-smi --query-gpu=compute_cap --format=csv,noheader | grep -q '^9\.0'; then
+            for tool in memcheck racecheck; do
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" sm90 --check --no-timing
+            done
+        else
+            echo "sanitize sm90: not a compute capability 9.0 GPU, skipped"
+        fi
+    fi
+    [ "$family" = sm90 ] && { exit $status; }
     tmp=$(mktemp -d)
     [ "$family" = matmul ] || for v in 65 1000; do
         "$HOST" apsp-gen "$v" $((v * 8)) --seed 7 -o "$tmp/g$v.in" >/dev/null
@@ -150,6 +166,15 @@ sanitize)
     ;;
 shapes-p)
     run scripts/gpu-shapes-p.sh "$HOST" "$OUT_DIR" "$@"
+    ;;
+sm90)
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/sm90_clock.csv" &
+    smi=$!
+    [ $# -gt 0 ] || set -- 4096 8192
+    run "$HOST" sm90 --check "$@" > "$OUT_DIR/sm90.json"
+    kill "$smi" 2>/dev/null
+    awk -F', ' 'NR > 1 { sub(/ MHz/, "", $2); if ($2 + 0 > max) max = $2 + 0; s += $2; n++ }
+        END { if (n) printf "SM clock during the run: mean %.0f MHz, max %d MHz (%d samples)\n", s / n, max, n }' "$OUT_DIR/sm90_clock.csv"
     ;;
 matmul)
     for n in "$@"; do

@@ -59,11 +59,13 @@ pub enum Family {
     FwSmall,
     /// Many small graphs in one launch, one block each (`apsp/batch.rs`).
     ApspBatch,
+    /// The Hopper tensor-core GEMM (`sm90/wgmma.rs`): wgmma, TMA, mbarrier pipelines (sm_90a).
+    Wgmma,
 }
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 26] = [
+    pub const ALL: [Family; 27] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -90,6 +92,7 @@ impl Family {
         Family::ApspStats,
         Family::FwSmall,
         Family::ApspBatch,
+        Family::Wgmma,
     ];
 
     /// The family's one name: on the command line (`--kernel tiled`), in bench records and
@@ -122,6 +125,7 @@ impl Family {
             Family::ApspStats => "apsp_stats",
             Family::FwSmall => "fw_small",
             Family::ApspBatch => "apsp_batch",
+            Family::Wgmma => "wgmma",
         }
     }
 

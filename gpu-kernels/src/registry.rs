@@ -19,6 +19,7 @@ use crate::matmul::{
         SkinnyConfig,
     },
 };
+use crate::sm90::WGMMA;
 
 /// One kernel of the PTX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,6 +241,14 @@ const PARTS: &[&[KernelSpec]] = &[
     ],
     &rows!(FW_SMALL, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
     &rows!(BATCH_CONFIGS, c => fw(c.kernel, Family::ApspBatch, c.threads, c.n, None)),
+    &rows!(WGMMA, c => KernelSpec {
+        name: c.name,
+        family: Family::Wgmma,
+        block: (c.threads(), 1),
+        tile: Some((c.bm, c.bn, c.bk)),
+        dynamic_shared_bytes: c.shared_bytes(),
+        max_registers: Some(c.entry_registers()),
+    }),
 ];
 
 const COUNT: usize = {
@@ -338,6 +347,7 @@ mod tests {
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
         expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
         expected.extend(BATCH_CONFIGS.iter().map(|c| (c.kernel, Family::ApspBatch)));
+        expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");
@@ -363,16 +373,22 @@ mod tests {
             assert_eq!(t(c.phase2), c.phase2_threads());
             assert_eq!(t(c.phase3), c.phase3_threads);
         }
+        for c in WGMMA {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+            assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
+        }
         assert!(
             KERNELS
                 .iter()
-                .all(|k| k.family == Family::Flagship || k.dynamic_shared_bytes == 0)
+                .all(|k| matches!(k.family, Family::Flagship | Family::Wgmma)
+                    || k.dynamic_shared_bytes == 0)
         );
     }
 
     #[test]
     fn only_the_capped_floyd_warshall_kernels_have_a_register_cap() {
-        for k in KERNELS {
+        for k in KERNELS.iter().filter(|k| k.family != Family::Wgmma) {
             let fw = FW_CONFIGS
                 .iter()
                 .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));

@@ -1,6 +1,7 @@
 //! The kernels' machine code: for each module group (`gpu_kernels::ModuleGroup`), the group's
-//! PTX cut from the committed `gpu_kernels::PTX` with its register caps applied, `ptxas` for
-//! every architecture in `SASS_ARCHS`, and `fatbinary` to put those cubins and the PTX into one
+//! PTX cut from the committed `gpu_kernels::PTX` (the Hopper group's from
+//! `gpu_kernels::PTX_SM90A`) with its register caps applied, `ptxas` for every architecture of
+//! the group (`SASS_ARCHS`; sm_90a alone for Hopper), and `fatbinary` to put those cubins and the PTX into one
 //! image, which `host::modules` embeds. The driver then loads SASS on the GPUs listed and
 //! JIT-compiles the PTX only on others (host/src/fatbin.rs says which).
 //!
@@ -22,7 +23,7 @@ use std::{
 
 use gpu_kernels::ModuleGroup;
 
-use crate::fatbin::{SASS_ARCHS, group_ptx, ungrouped_entries};
+use crate::fatbin::{own_group_ptx, sass_archs, ungrouped_entries};
 
 /// ptxas options beyond `-arch`: none, as the driver's JIT compiles with none (ptxas defaults
 /// to -O3). The caps are `.maxnreg` directives in the PTX itself.
@@ -40,7 +41,8 @@ pub fn build() {
     let fatbinary = bin.join("fatbinary");
     let version = tool_version(&ptxas);
 
-    let stray = ungrouped_entries(gpu_kernels::PTX);
+    let mut stray = ungrouped_entries(gpu_kernels::PTX);
+    stray.extend(ungrouped_entries(gpu_kernels::PTX_SM90A));
     assert!(
         stray.is_empty(),
         "kernels {stray:?} belong to no module group: add them to the kernel registry \
@@ -48,7 +50,7 @@ pub fn build() {
     );
     let groups: Vec<(ModuleGroup, String)> = ModuleGroup::ALL
         .iter()
-        .map(|&g| (g, group_ptx(gpu_kernels::PTX, g)))
+        .map(|&g| (g, own_group_ptx(g)))
         .collect();
 
     // One job per (group, architecture); the largest PTX first, so that it does not start last.
@@ -58,7 +60,7 @@ pub fn build() {
         if !ptx_file.is_file() {
             fs::write(&ptx_file, ptx).expect("writing a group's PTX");
         }
-        for arch in SASS_ARCHS {
+        for &arch in sass_archs(*g) {
             let key = fnv(&[
                 ptx.as_bytes(),
                 arch.as_bytes(),
@@ -244,7 +246,7 @@ fn make_fatbin(fatbinary: &Path, dir: &Path, group: ModuleGroup, cubins: &[&Job]
             j.cubin.display()
         ));
     }
-    let ptx_sm = ptx_target_sm(gpu_kernels::PTX);
+    let ptx_sm = ptx_target_sm(group.source_ptx());
     cmd.arg(format!(
         "--image3=kind=ptx,sm={ptx_sm},file={}",
         ptx.display()

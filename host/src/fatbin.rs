@@ -13,6 +13,24 @@ use gpu_kernels::ModuleGroup;
 /// capability 8.0 or newer JIT-compiles the PTX (the driver also runs sm_86 SASS on sm_87).
 pub const SASS_ARCHS: &[&str] = &["80", "86", "89", "90"];
 
+/// The SASS of the Hopper group (`ModuleGroup::Hopper`, from `gpu_kernels::PTX_SM90A`): sm_90a
+/// alone, which runs on compute capability 9.0 only (see [`ModuleGroup::only_on`]).
+pub const HOPPER_SASS_ARCHS: &[&str] = &["90a"];
+
+/// The architectures whose SASS the fatbinary of `group` carries.
+pub fn sass_archs(group: ModuleGroup) -> &'static [&'static str] {
+    match group.only_on() {
+        Some(_) => HOPPER_SASS_ARCHS,
+        None => SASS_ARCHS,
+    }
+}
+
+/// The PTX of `group`'s kernels, cut from the module they are built in
+/// ([`ModuleGroup::source_ptx`]).
+pub fn own_group_ptx(group: ModuleGroup) -> String {
+    group_ptx(group.source_ptx(), group)
+}
+
 /// The PTX of one group's kernels: every line outside an entry (header, declarations,
 /// comments) in order, and the entries of `group` as they are (with the `.maxnreg` register
 /// caps that `cargo xtask build-ptx` wrote into them from `gpu_kernels::registry`).
@@ -207,11 +225,11 @@ mod tests {
         // The caps are in the committed PTX (written by build-ptx from the registry); cutting it
         // into groups keeps each one, on its own entry, and adds none.
         let caps = |t: &str| t.matches(".maxnreg ").count();
-        let total = caps(gpu_kernels::PTX);
+        let total = caps(gpu_kernels::PTX) + caps(gpu_kernels::PTX_SM90A);
         assert!(total > 0, "the committed PTX carries no register cap");
         let grouped: usize = ModuleGroup::ALL
             .iter()
-            .map(|&g| caps(&group_ptx(gpu_kernels::PTX, g)))
+            .map(|&g| caps(&own_group_ptx(g)))
             .sum();
         assert_eq!(grouped, total);
     }
@@ -231,13 +249,23 @@ mod tests {
         };
         let mut all: Vec<String> = ModuleGroup::ALL
             .iter()
-            .flat_map(|&g| names(&group_ptx(gpu_kernels::PTX, g)))
+            .flat_map(|&g| names(&own_group_ptx(g)))
             .collect();
         all.sort();
         let mut want = names(gpu_kernels::PTX);
+        want.extend(names(gpu_kernels::PTX_SM90A));
         want.sort();
         assert_eq!(all, want);
         assert!(ungrouped_entries(gpu_kernels::PTX).is_empty());
+        assert!(ungrouped_entries(gpu_kernels::PTX_SM90A).is_empty());
+        // The compute_90a module holds the Hopper kernels and nothing else; the portable
+        // module holds none of them.
+        for n in names(gpu_kernels::PTX_SM90A) {
+            assert_eq!(ModuleGroup::of(&n), Some(ModuleGroup::Hopper), "{n}");
+        }
+        for n in names(gpu_kernels::PTX) {
+            assert_ne!(ModuleGroup::of(&n), Some(ModuleGroup::Hopper), "{n}");
+        }
     }
 
     #[test]

@@ -198,14 +198,19 @@ impl Gpu {
         }
         let context = Context::new(device).context("creating a CUDA context")?;
         let modules = match ptx_source {
-            PtxSource::Embedded => Modules::embedded(),
-            PtxSource::File(_) => Modules::from_ptx(&text),
+            PtxSource::Embedded => Modules::embedded(have),
+            PtxSource::File(_) => Modules::from_ptx(&text, have),
         };
+        // The Hopper kernels come from their own module, where this GPU may load it.
+        let mut kernels = ptx_kernel_names(&text);
+        if modules.available(gpu_kernels::ModuleGroup::Hopper) {
+            kernels.extend(ptx_kernel_names(gpu_kernels::PTX_SM90A));
+        }
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None)?;
         Ok(Gpu {
             modules,
             runner_state: Default::default(),
-            kernels: ptx_kernel_names(&text)
+            kernels: kernels
                 .into_iter()
                 .filter(|n| gpu_kernels::ModuleGroup::of(n).is_some())
                 .collect(),
@@ -228,6 +233,12 @@ impl Gpu {
                 self.ptx_source
             )
         })
+    }
+
+    /// Whether this GPU may load the kernels of `group` (the Hopper group needs compute
+    /// capability 9.0).
+    pub fn has_group(&self, group: gpu_kernels::ModuleGroup) -> bool {
+        self.modules.available(group)
     }
 
     /// The runner state of type `T` on this GPU, made with `T::default()` on first use (see
@@ -299,8 +310,10 @@ mod tests {
     fn embedded_ptx_is_a_module() {
         // The committed PTX must be what the host embeds: a module with every kernel the
         // launch tables name.
-        let names = ptx_kernel_names(gpu_kernels::PTX);
+        let mut names = ptx_kernel_names(gpu_kernels::PTX);
+        names.extend(ptx_kernel_names(gpu_kernels::PTX_SM90A));
         assert!(ptx_target(gpu_kernels::PTX).is_some(), "no .target line");
+        assert_eq!(ptx_target(gpu_kernels::PTX_SM90A), Some((9, 0)));
         for k in crate::kernels::launches() {
             assert!(names.iter().any(|n| n == k.name), "{} missing", k.name);
         }

@@ -45,6 +45,10 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
     })?;
     let mut rows = Vec::new();
     for l in launches() {
+        // Arch-specific kernels (sm_90a) exist on their one GPU only.
+        if gpu_kernels::ModuleGroup::of(l.name).is_some_and(|g| !gpu.has_group(g)) {
+            continue;
+        }
         let f = match matmul::flagship::flagship_config(l.name) {
             // Allowed its dynamic shared memory first, as launches do.
             Ok(cfg) => matmul::flagship::flagship_function(gpu, cfg)?,
@@ -94,6 +98,7 @@ mod tests {
     #[test]
     fn the_registry_is_the_ptx_entry_list() {
         let mut in_ptx = ptx_kernel_names(gpu_kernels::PTX);
+        in_ptx.extend(ptx_kernel_names(gpu_kernels::PTX_SM90A));
         let mut in_registry: Vec<String> = super::launches().map(|k| k.name.into()).collect();
         in_ptx.sort();
         in_registry.sort();
@@ -106,7 +111,10 @@ mod tests {
     fn the_ptx_carries_the_registry_register_caps() {
         let mut caps = Vec::new();
         let mut current = None;
-        for line in gpu_kernels::PTX.lines() {
+        for line in gpu_kernels::PTX
+            .lines()
+            .chain(gpu_kernels::PTX_SM90A.lines())
+        {
             if let Some(rest) = line.trim().strip_prefix(".visible .entry ") {
                 current = rest.split('(').next().map(str::trim);
                 caps.push((current.unwrap(), None));

@@ -31,6 +31,7 @@ pub mod matmul;
 pub mod modules;
 pub mod pinned;
 pub mod reference;
+pub mod sm90;
 pub mod tune;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by

@@ -54,6 +54,8 @@ enum Command {
     Report(cli::report::ReportArgs),
     /// Tune the flagship SGEMM for this GPU: time its kernels per shape class, cache the winners.
     Tune(cli::tune::TuneArgs),
+    /// The Hopper (sm_90a) BF16/FP16 GEMM against cuBLAS GemmEx, checked against f64 (H100/H200).
+    Sm90(cli::sm90::Sm90Args),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::run(&a),
         Command::Report(a) => cli::report::run(&a),
         Command::Tune(a) => cli::tune::run(&a),
+        Command::Sm90(a) => cli::sm90::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,6 +20,7 @@ const SUBCOMMANDS: &[&str] = &[
     "bench",
     "report",
     "tune",
+    "sm90",
 ];
 
 fn host(args: &[&str]) -> Run {
@@ -93,6 +94,7 @@ help_cases! {
     help_occupancy: ["occupancy"];
     help_bench: ["bench"];
     help_tune: ["tune"];
+    help_sm90: ["sm90"];
     help_bench_matmul: ["bench", "matmul"];
     help_bench_apsp: ["bench", "apsp"];
     help_bench_threads: ["bench", "threads"];

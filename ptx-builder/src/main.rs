@@ -1,4 +1,5 @@
-//! Writes the PTX that build.rs compiled to the path given as the only argument, with the
+//! Writes the PTX that build.rs compiled to the paths given as arguments (the portable module,
+//! then the compute_90a Hopper module), each with the
 //! register cap of every kernel that has one in the registry
 //! (`gpu_kernels::registry::max_registers`) as a `.maxnreg` directive: rust-cuda cannot emit one
 //! (it has no launch-bounds attribute), and in the PTX the cap reaches every consumer (the
@@ -6,6 +7,7 @@
 use std::{env, fs, path::PathBuf, process::ExitCode};
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels.ptx"));
+const PTX_SM90A: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels.sm90a.ptx"));
 
 /// `ptx` with `.maxnreg N` after the parameter list of each entry that `cap` gives an `N`
 /// (PTX: `.entry name (params) .maxnreg N { body }`).
@@ -29,27 +31,28 @@ fn with_maxnreg(ptx: &str, cap: impl Fn(&str) -> Option<u32>) -> String {
 }
 
 fn main() -> ExitCode {
-    let Some(out) = env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: ptx-builder OUTPUT.ptx");
+    let args: Vec<PathBuf> = env::args_os().skip(1).map(PathBuf::from).collect();
+    let [out, out_sm90a] = args.as_slice() else {
+        eprintln!("usage: ptx-builder OUTPUT.ptx OUTPUT.sm90a.ptx");
         return ExitCode::from(2);
     };
-    if let Some(dir) = out.parent()
-        && let Err(e) = fs::create_dir_all(dir)
-    {
-        eprintln!("cannot create {}: {e}", dir.display());
-        return ExitCode::FAILURE;
+    for (path, ptx, arch) in [
+        (out, PTX, env!("GPU_KERNELS_PTX_ARCH")),
+        (out_sm90a, PTX_SM90A, "compute_90a"),
+    ] {
+        if let Some(dir) = path.parent()
+            && let Err(e) = fs::create_dir_all(dir)
+        {
+            eprintln!("cannot create {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+        let ptx = with_maxnreg(ptx, gpu_kernels::registry::max_registers);
+        if let Err(e) = fs::write(path, &ptx) {
+            eprintln!("cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {} ({} bytes, {arch})", path.display(), ptx.len());
     }
-    let ptx = with_maxnreg(PTX, gpu_kernels::registry::max_registers);
-    if let Err(e) = fs::write(&out, &ptx) {
-        eprintln!("cannot write {}: {e}", out.display());
-        return ExitCode::FAILURE;
-    }
-    println!(
-        "wrote {} ({} bytes, {})",
-        out.display(),
-        ptx.len(),
-        env!("GPU_KERNELS_PTX_ARCH")
-    );
     ExitCode::SUCCESS
 }
 

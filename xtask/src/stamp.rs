@@ -1,5 +1,6 @@
 //! The PTX freshness stamp: `gpu-kernels/ptx/gpu_kernels.ptx.stamp` (the PTX's path + `.stamp`), written by `build-ptx` beside
-//! the committed PTX, holds the sha256 of every input of the kernel build and of the PTX itself.
+//! the committed PTX, holds the sha256 of every input of the kernel build and of the PTX itself
+//! (both modules: the portable one and the compute_90a Hopper one, built from the same inputs).
 //! `cargo xtask ci` recomputes it on every machine, so a kernel edited without rebuilding the PTX
 //! is caught where LLVM 7 (needed to rebuild) is missing too. Where LLVM 7 is present, ci also
 //! rebuilds the PTX and compares bytes.
@@ -16,16 +17,35 @@ use anyhow::{Context, Result, bail};
 /// so that A100s and RTX 30/40 cards run it too. The driver JIT-compiles it for the GPU at hand.
 pub const DEFAULT_ARCH: &str = "compute_80";
 
-/// `PTX_PATH` from gpu-kernels' source under `root` (where the committed PTX lives, relative to
-/// the repository root), read as text: xtask cannot depend on the kernels crate (it must build
-/// without the rust-cuda source).
-pub fn committed_ptx_rel(root: &Path) -> Result<String> {
+/// The architecture of the Hopper module, which ptx-builder always builds beside the default one
+/// (its `HOPPER_ARCH`; xtask cannot depend on ptx-builder, so the stamp restates it here).
+pub const HOPPER_ARCH: &str = "compute_90a";
+
+/// A `pub const NAME: &str = "…";` from gpu-kernels' source under `root`, read as text: xtask
+/// cannot depend on the kernels crate (it must build without the rust-cuda source).
+fn kernels_const(root: &Path, name: &str) -> Result<String> {
     let src = fs::read_to_string(root.join("gpu-kernels/src/lib.rs"))?;
+    let head = format!("pub const {name}: &str = \"");
     src.lines()
-        .find_map(|l| l.trim().strip_prefix("pub const PTX_PATH: &str = \""))
+        .find_map(|l| l.trim().strip_prefix(head.as_str()))
         .and_then(|v| v.strip_suffix("\";"))
         .map(str::to_owned)
-        .context("PTX_PATH not found in gpu-kernels/src/lib.rs")
+        .with_context(|| format!("{name} not found in gpu-kernels/src/lib.rs"))
+}
+
+/// `PTX_PATH`: where the committed PTX lives, relative to the repository root.
+pub fn committed_ptx_rel(root: &Path) -> Result<String> {
+    kernels_const(root, "PTX_PATH")
+}
+
+/// `PTX_SM90A_PATH`: where the committed Hopper (compute_90a) PTX lives.
+pub fn committed_sm90a_rel(root: &Path) -> Result<String> {
+    kernels_const(root, "PTX_SM90A_PATH")
+}
+
+/// Both committed PTX files, the portable one first.
+fn ptx_files(root: &Path) -> Result<[String; 2]> {
+    Ok([committed_ptx_rel(root)?, committed_sm90a_rel(root)?])
 }
 
 /// The committed PTX (gpu-kernels' `PTX_PATH`) and its stamp, relative to `root`.
@@ -60,8 +80,9 @@ fn facts(root: &Path) -> Result<Vec<(String, String)>> {
         (
             "NVVM architecture and options".into(),
             format!(
-                "arch {}; LLVM {}; CUDA {}",
+                "arch {} and {} (Hopper module); LLVM {}; CUDA {}",
                 DEFAULT_ARCH,
+                HOPPER_ARCH,
                 crate::llvm::LLVM_VERSION,
                 crate::cuda::CUDA_WHEELS.join(" ")
             ),
@@ -94,7 +115,7 @@ fn files_below(root: &Path, rel: &str, out: &mut Vec<String>) -> Result<()> {
     Ok(())
 }
 
-/// The stamp's entries for the tree at `root`, inputs first, the PTX last.
+/// The stamp's entries for the tree at `root`, inputs first, the PTX files last.
 fn entries(root: &Path) -> Result<Vec<Entry>> {
     let mut files = Vec::new();
     for rel in INPUT_PATHS {
@@ -115,12 +136,13 @@ fn entries(root: &Path) -> Result<Vec<Entry>> {
             label,
         });
     }
-    let (ptx, _) = paths(root)?;
-    let bytes = fs::read(root.join(&ptx)).with_context(|| format!("reading {ptx}"))?;
-    out.push(Entry {
-        hash: sha256(&bytes),
-        label: ptx,
-    });
+    for ptx in ptx_files(root)? {
+        let bytes = fs::read(root.join(&ptx)).with_context(|| format!("reading {ptx}"))?;
+        out.push(Entry {
+            hash: sha256(&bytes),
+            label: ptx,
+        });
+    }
     Ok(out)
 }
 
@@ -172,11 +194,13 @@ pub fn check(root: &Path) -> Result<()> {
         .iter()
         .find(|e| !recorded.contains(e))
         .or_else(|| recorded.iter().find(|e| !now.contains(e)));
+    let outputs = ptx_files(root)?;
     match changed {
         None => Ok(()),
-        Some(e) if e.label == ptx => bail!(
-            "{ptx} is stale: it differs from the PTX that `cargo xtask build-ptx` recorded in {stamp} \
-             (edited by hand?); {fix}"
+        Some(e) if outputs.contains(&e.label) => bail!(
+            "{} is stale: it differs from the PTX that `cargo xtask build-ptx` recorded in {stamp} \
+             (edited by hand?); {fix}",
+            e.label
         ),
         Some(e) => bail!(
             "{ptx} is stale: {} changed since `cargo xtask build-ptx` wrote it (see {stamp}); {fix}",

@@ -39,6 +39,7 @@ pub mod occupancy;
 pub mod output;
 pub mod progress;
 pub mod report;
+pub mod sm90;
 pub mod tune;
 
 use std::path::PathBuf;

@@ -13,11 +13,11 @@ impl Tree {
         let _ = fs::remove_dir_all(&dir);
         let src = repo_root();
         let mut files = Vec::new();
-        let ptx = paths(&src).unwrap().0;
+        let ptx = ptx_files(&src).unwrap();
         for rel in INPUT_PATHS
             .iter()
             .chain(&["Cargo.toml", "Cargo.lock", "gpu-kernels/src/lib.rs"])
-            .chain(&[ptx.as_str()])
+            .chain(&[ptx[0].as_str(), ptx[1].as_str()])
         {
             files_below(&src, rel, &mut files).unwrap();
         }
@@ -105,6 +105,15 @@ fn a_hand_edited_ptx_or_a_missing_stamp_is_named() {
         t.replacen("//", "// hand-edited", 1)
     });
     assert!(tree.failure().contains("edited by hand"));
+    // The Hopper module is checked the same way.
+    write(&tree.0).unwrap();
+    let sm90a = committed_sm90a_rel(&tree.0).unwrap();
+    tree.edit(&sm90a, |t| t.replacen("//", "// hand-edited", 1));
+    let msg = tree.failure();
+    assert!(
+        msg.starts_with(&sm90a) && msg.contains("edited by hand"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -120,7 +129,13 @@ fn every_input_is_listed_and_the_ptx_last() {
     ] {
         assert!(labels.contains(&want), "{want} missing from {labels:?}");
     }
-    assert_eq!(labels.last(), Some(&"gpu-kernels/ptx/gpu_kernels.ptx"));
+    assert_eq!(
+        labels[labels.len() - 2..],
+        [
+            "gpu-kernels/ptx/gpu_kernels.ptx",
+            "gpu-kernels/ptx/gpu_kernels.sm90a.ptx"
+        ]
+    );
     let lock = locked_closure(&repo_root(), &["gpu-kernels", "ptx-builder"]).unwrap();
     assert!(lock.iter().any(|l| l.starts_with("cuda_std ")), "{lock:?}");
     assert!(

@@ -1,0 +1,205 @@
+//! The sm_90a instructions the Hopper GEMM needs, as inline PTX: mbarriers, TMA, wgmma and its
+//! shared-memory descriptors, `setmaxnreg`. NVVM emits none of them. Shared memory is addressed
+//! with 32-bit shared-window addresses (`crate::ptx::shared_addr`).
+use core::arch::asm;
+
+/// Initialises the mbarrier at `bar` for `count` arrivals a phase.
+///
+/// # Safety
+/// `bar` must be the shared address of 8 bytes, 8-byte aligned, that no thread uses until a
+/// barrier after this (with [`fence_mbarrier_init`] in between).
+#[inline(always)]
+pub unsafe fn mbar_init(bar: u32, count: u32) {
+    // SAFETY: the caller's contract: `bar` is an unused, aligned mbarrier slot.
+    unsafe {
+        asm!("mbarrier.init.shared::cta.b64 [{b}], {c};", b = in(reg32) bar, c = in(reg32) count,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Makes the mbarrier initialisations of this thread visible to the other threads and to the
+/// async proxy (TMA) before the next barrier.
+#[inline(always)]
+pub fn fence_mbarrier_init() {
+    // SAFETY: fences touch no memory of their own.
+    unsafe {
+        asm!(
+            "fence.mbarrier_init.release.cluster;",
+            "fence.proxy.async.shared::cta;",
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Arrives on the mbarrier at `bar` and adds `bytes` to the transaction count its phase waits for.
+///
+/// # Safety
+/// `bar` must be an initialised mbarrier of this block (see [`mbar_init`]).
+#[inline(always)]
+pub unsafe fn mbar_arrive_expect_tx(bar: u32, bytes: u32) {
+    // SAFETY: `bar` is an initialised mbarrier (the caller's contract).
+    unsafe {
+        asm!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{b}], {n};", b = in(reg32) bar,
+             n = in(reg32) bytes, options(nostack, preserves_flags));
+    }
+}
+
+/// Arrives on the mbarrier at `bar` (release: this thread's earlier accesses are ordered before
+/// the phase completes).
+///
+/// # Safety
+/// `bar` must be an initialised mbarrier of this block.
+#[inline(always)]
+pub unsafe fn mbar_arrive(bar: u32) {
+    // SAFETY: `bar` is an initialised mbarrier (the caller's contract).
+    unsafe {
+        asm!("mbarrier.arrive.shared::cta.b64 _, [{b}];", b = in(reg32) bar,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Waits until the phase of parity `parity` of the mbarrier at `bar` has completed (acquire: the
+/// writes the phase waited for, TMA's included, are visible after it).
+///
+/// # Safety
+/// `bar` must be an initialised mbarrier of this block.
+#[inline(always)]
+pub unsafe fn mbar_wait(bar: u32, parity: u32) {
+    loop {
+        let done: u32;
+        // SAFETY: `bar` is an initialised mbarrier (the caller's contract); try_wait only reads it.
+        unsafe {
+            asm!("{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{b}], {ph}; selp.u32 {d}, 1, 0, p; }}",
+                 d = out(reg32) done, b = in(reg32) bar, ph = in(reg32) parity,
+                 options(nostack, preserves_flags));
+        }
+        if done != 0 {
+            return;
+        }
+    }
+}
+
+/// Orders later tensor-map reads by TMA after the map's bytes, copied to global memory by the
+/// host before the launch (the tensor-map proxy reads memory on its own path).
+///
+/// # Safety
+/// `map` must point to a 128-byte tensor map in global memory.
+#[inline(always)]
+pub unsafe fn fence_tensormap(map: *const u8) {
+    // SAFETY: a fence on 128 readable bytes (the caller's contract).
+    unsafe {
+        asm!("fence.proxy.tensormap::generic.acquire.gpu [{m}], 128;", m = in(reg64) map,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// A TMA copy of the box at element coordinates (`x` innermost, `y`) of the tensor map `map`
+/// into shared memory at `dst`, completing `bar`'s transaction count by the box's bytes.
+///
+/// # Safety
+/// `map` must be a valid tensor map (see [`fence_tensormap`]); `dst` the shared address of a
+/// box-sized, 1024-byte aligned region (128-byte swizzle) that nothing reads until `bar`'s phase
+/// completes; `bar` an initialised mbarrier expecting these bytes.
+#[inline(always)]
+pub unsafe fn tma_load_2d(dst: u32, map: *const u8, x: u32, y: u32, bar: u32) {
+    // SAFETY: the caller's contract; the copy writes only the box at `dst`.
+    unsafe {
+        asm!("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{x}, {y}}}], [{b}];",
+             d = in(reg32) dst, m = in(reg64) map, x = in(reg32) x, y = in(reg32) y,
+             b = in(reg32) bar, options(nostack, preserves_flags));
+    }
+}
+
+/// A wgmma shared-memory matrix descriptor with 128-byte swizzle: start address, leading and
+/// stride byte offsets (each in 16-byte units, 14 bits), base offset 0 (tiles are 1024-byte
+/// aligned), swizzle mode 1 (128 B) in bits 62-63.
+#[inline(always)]
+pub fn desc_128b(addr: u32, lbo: u32, sbo: u32) -> u64 {
+    let enc = |x: u32| u64::from((x & 0x3_ffff) >> 4);
+    enc(addr) | (enc(lbo) << 16) | (enc(sbo) << 32) | (1u64 << 62)
+}
+
+/// `wgmma.fence`: orders this warp group's register accesses before the next wgmma.
+#[inline(always)]
+pub fn wgmma_fence() {
+    // SAFETY: a fence; touches no memory.
+    unsafe {
+        asm!(
+            "wgmma.fence.sync.aligned;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Closes the group of wgmma issued since the last commit.
+#[inline(always)]
+pub fn wgmma_commit() {
+    // SAFETY: bookkeeping of the asynchronous groups; touches no memory.
+    unsafe {
+        asm!(
+            "wgmma.commit_group.sync.aligned;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Waits until no committed wgmma group of this warp group is pending (their shared-memory reads
+/// and accumulator writes are done).
+#[inline(always)]
+pub fn wgmma_wait0() {
+    // SAFETY: waiting touches no memory.
+    unsafe {
+        asm!(
+            "wgmma.wait_group.sync.aligned 0;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Lowers this warp group's register allocation to `N` (a multiple of 8, 24..=256).
+#[inline(always)]
+pub fn setmaxnreg_dec<const N: u32>() {
+    // SAFETY: changes the allocation only; the compiler keeps live values within it.
+    unsafe {
+        asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, preserves_flags))
+    }
+}
+
+/// Raises this warp group's register allocation to `N` (a multiple of 8, 24..=256).
+#[inline(always)]
+pub fn setmaxnreg_inc<const N: u32>() {
+    // SAFETY: changes the allocation only.
+    unsafe {
+        asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, preserves_flags))
+    }
+}
+
+/// The 128 registers of an m64n256 f32 accumulator fragment, as positional operands 0..=127.
+macro_rules! acc_regs {
+    () => {
+        "{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}"
+    };
+}
+
+/// `acc += A·B` for one k16 step of a warp group: `wgmma.mma_async.m64n256k16.f32.$ty.$ty` with
+/// A and B from shared memory (descriptors `$da`, `$db`), B transposed when `$tb` is "1"
+/// (MN-major). `$acc` is a `[u32; 128]` of f32 bit patterns (b32 registers, so that no
+/// conversion moves touch the accumulators while the asynchronous wgmma owns them).
+///
+/// Safety (the caller's): the descriptors describe tiles of this block's shared memory whose
+/// writes are complete and visible (mbarrier wait), and `wgmma_fence` ran since the
+/// accumulators were last touched by ordinary code.
+macro_rules! wgmma_m64n256k16 {
+    ($ty:literal, $tb:literal, $acc:ident, $da:expr, $db:expr) => {
+        seq_macro::seq!(I in 0..128 {
+            core::arch::asm!(
+                concat!("{{ .reg .pred p; setp.ne.b32 p, {130}, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.",
+                        $ty, ".", $ty, " {{", acc_regs!(), "}}, {128}, {129}, p, 1, 1, 0, ", $tb, "; }}"),
+                #(inout(reg32) $acc[I],)*
+                in(reg64) $da, in(reg64) $db, in(reg32) 1u32,
+                options(nostack, preserves_flags)
+            );
+        });
+    };
+}
+pub(crate) use {acc_regs, wgmma_m64n256k16};

@@ -1,0 +1,198 @@
+//! The Hopper (sm_90a) tensor-core GEMM: C = alpha·A·B + beta·C with A and B in BF16 or FP16,
+//! accumulated and stored in f32. This half is host-visible (the argument struct, the geometry,
+//! the kernel list); the kernels (`wgmma.rs`, with the PTX they need in `asm90.rs`) exist only in
+//! the compute_90a module, which ptx-builder builds with the feature `hopper`.
+//!
+//! Structure (why):
+//! - One block computes a `BM x BN` = 128 x 256 tile with three warp groups: warp group 0 is the
+//!   producer (one thread issues the TMA copies; `setmaxnreg` gives its registers away), warp
+//!   groups 1 and 2 are consumers, each a 64 x 256 half with `wgmma.m64n256k16` (128 f32
+//!   accumulators a thread).
+//! - `STAGES` k-slices of depth `BK` = 64 (128 bytes of 16-bit elements: one 128-byte swizzle
+//!   row) are in flight. TMA (`cp.async.bulk.tensor`) writes them in the 128-byte swizzled
+//!   layout that wgmma's shared-memory descriptors read, and completes on the slice's "full"
+//!   mbarrier; consumers release a slice on its "empty" mbarrier once their wgmma reading it
+//!   have retired.
+//! - Edges cost nothing in the main loop: TMA fills rows, columns and k past the matrix with
+//!   zeros; the epilogue stores only the elements inside C.
+//! - Not done yet (later rungs): a persistent tile scheduler with stream-K, clusters with TMA
+//!   multicast, keeping one wgmma group in flight across slices.
+
+/// The input element type (both operands); the accumulator and C are f32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sm90Input {
+    Bf16,
+    Fp16,
+}
+
+impl Sm90Input {
+    /// Bytes per element.
+    pub const fn bytes(self) -> u32 {
+        2
+    }
+}
+
+/// How B lies in memory. `N`: `k x n` row-major (rows `ldb` elements apart), the library's
+/// layout; wgmma reads it transposed (MN-major). `K`: B's transpose, `n x k` row-major (B
+/// column-major, as cuBLAS's "T" operand), which wgmma reads K-major like A.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BMajor {
+    N,
+    K,
+}
+
+/// Rows of C per block.
+pub const BM: u32 = 128;
+/// Columns of C per block.
+pub const BN: u32 = 256;
+/// k per pipeline slice: 64 16-bit elements, one 128-byte swizzle row.
+pub const BK: u32 = 64;
+/// Slices in flight.
+pub const STAGES: u32 = 4;
+/// Consumer warp groups (each `BM / CONSUMERS` rows of the tile).
+pub const CONSUMERS: u32 = 2;
+/// Registers a producer thread keeps after `setmaxnreg.dec`.
+pub const PRODUCER_REGISTERS: u32 = 40;
+/// Registers a consumer thread gets with `setmaxnreg.inc`: what the producer gave away, shared
+/// among the consumers (a multiple of 8).
+pub const CONSUMER_REGISTERS: u32 = ((65536 - 128 * PRODUCER_REGISTERS) / (128 * CONSUMERS)) & !7;
+/// Alignment of each slice's tiles: the 128-byte swizzle repeats every 1024 bytes and TMA and
+/// the descriptors assume tiles start on that boundary.
+pub const SWIZZLE_ALIGN: u32 = 1024;
+
+/// The kernels' only argument, passed by value (one definition for the kernel and the host).
+///
+/// `tmap_a` and `tmap_b` point to 128-byte `CUtensorMap`s in global memory (64-byte aligned)
+/// made by `cuTensorMapEncodeTiled` for A (`m x k`, k innermost, box `BK x BM`) and B (by
+/// [`BMajor`]: `k x n`, n innermost, box `64 x BK`; or `n x k`, k innermost, box `BK x BN`),
+/// both with 128-byte swizzle. `c` is `m x n` f32, rows `ldc` apart. With `beta == 0`, C is only
+/// written.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct WgmmaParams {
+    pub tmap_a: *const u8,
+    pub tmap_b: *const u8,
+    pub c: *mut f32,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub ldc: u32,
+    pub alpha: f32,
+    pub beta: f32,
+    /// Block rasterization: consecutive blocks walk down `group` tile rows before moving one
+    /// tile column right (at least 1).
+    pub group: u32,
+}
+
+/// One Hopper GEMM kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WgmmaConfig {
+    pub name: &'static str,
+    pub input: Sm90Input,
+    pub b_major: BMajor,
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub stages: u32,
+    pub consumers: u32,
+}
+
+impl WgmmaConfig {
+    /// One producer warp group and the consumers.
+    pub const fn threads(&self) -> u32 {
+        128 * (1 + self.consumers)
+    }
+
+    /// Bytes of one pipeline slice (A's and B's tiles).
+    pub const fn stage_bytes(&self) -> u32 {
+        (self.bm + self.bn) * self.bk * self.input.bytes()
+    }
+
+    /// Dynamic shared memory: room to align the slices to [`SWIZZLE_ALIGN`], the slices, then a
+    /// "full" and an "empty" mbarrier (8 bytes each) per slice.
+    pub const fn shared_bytes(&self) -> u32 {
+        SWIZZLE_ALIGN + self.stages * self.stage_bytes() + 16 * self.stages
+    }
+
+    /// The register cap at entry (`.maxnreg`): a whole register file for one block, which
+    /// `setmaxnreg` needs to be able to move registers between the warp groups.
+    pub const fn entry_registers(&self) -> u32 {
+        (65536 / self.threads()) & !7
+    }
+
+    /// Registers a consumer thread gets with `setmaxnreg.inc`: what the producer gave away,
+    /// shared among the consumers (a multiple of 8).
+    pub const fn consumer_registers(&self) -> u32 {
+        ((65536 - 128 * PRODUCER_REGISTERS) / (128 * self.consumers)) & !7
+    }
+}
+
+/// The kernel list: name, input type, B's layout. One row is one kernel in the compute_90a PTX
+/// and one row of [`WGMMA`] (and so of the registry).
+#[macro_export]
+macro_rules! for_each_wgmma {
+    ($m:ident) => {
+        $m! {
+            (wgmma_bf16_bn_128x256x64_s4, Bf16, "bf16", N),
+            (wgmma_bf16_bk_128x256x64_s4, Bf16, "bf16", K),
+            (wgmma_f16_bn_128x256x64_s4, Fp16, "f16", N),
+            (wgmma_f16_bk_128x256x64_s4, Fp16, "f16", K),
+        }
+    };
+}
+
+macro_rules! wgmma_table {
+    ($(($name:ident, $input:ident, $ptx:literal, $major:ident)),* $(,)?) => {
+        /// Every Hopper GEMM kernel.
+        pub const WGMMA: &[WgmmaConfig] = &[$(WgmmaConfig {
+            name: stringify!($name),
+            input: Sm90Input::$input,
+            b_major: BMajor::$major,
+            bm: BM,
+            bn: BN,
+            bk: BK,
+            stages: STAGES,
+            consumers: CONSUMERS,
+        }),*];
+    };
+}
+for_each_wgmma!(wgmma_table);
+
+/// The kernel for `input` and `b_major`.
+pub fn wgmma_config(input: Sm90Input, b_major: BMajor) -> &'static WgmmaConfig {
+    WGMMA
+        .iter()
+        .find(|c| c.input == input && c.b_major == b_major)
+        .expect("every input and layout has a kernel")
+}
+
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod asm90;
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod wgmma;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_fits_the_chip() {
+        for c in WGMMA {
+            // 227 KB of shared memory per block on sm_90; the register file split exactly.
+            assert!(c.shared_bytes() <= 227 * 1024, "{}", c.name);
+            assert!(c.entry_registers() * c.threads() <= 65536);
+            assert!(128 * PRODUCER_REGISTERS + 128 * c.consumers * c.consumer_registers() <= 65536);
+            assert!(c.consumer_registers() <= 256 && c.consumer_registers() % 8 == 0);
+            assert_eq!(c.consumer_registers(), CONSUMER_REGISTERS);
+            assert_eq!(c.bk * c.input.bytes(), 128, "one 128-byte swizzle row");
+            assert_eq!(c.bm, 64 * c.consumers, "m64 per consumer warp group");
+            assert_eq!(c.stage_bytes() % SWIZZLE_ALIGN, 0);
+        }
+        for input in [Sm90Input::Bf16, Sm90Input::Fp16] {
+            for major in [BMajor::N, BMajor::K] {
+                let c = wgmma_config(input, major);
+                assert_eq!((c.input, c.b_major), (input, major));
+            }
+        }
+    }
+}

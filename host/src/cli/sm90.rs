@@ -1,0 +1,246 @@
+//! `host sm90`: the Hopper (sm_90a) GEMM against cuBLAS `cublasGemmEx` of the same precision in
+//! the same process, BF16 and FP16 inputs, f32 output; each result checked on sampled rows
+//! against an f64 reference. `--check` first runs the edge shapes (odd sizes, k not a multiple
+//! of the tile depth, padded leading dimensions, alpha/beta) on every kernel.
+use anyhow::{Result, bail};
+use clap::Args;
+use cust::memory::DeviceBuffer;
+use host::{
+    gpu::{Gpu, time_on_stream},
+    sm90::{
+        BMajor, GemmEx, Sm90Gemm, Sm90Input, Sm90Launch, check::worst, download, gemm_sm90,
+        supported, to_input,
+    },
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::at_least_one;
+
+#[derive(Args)]
+pub struct Sm90Args {
+    /// Square sizes to time (m = n = k).
+    #[arg(default_values_t = [4096usize, 8192])]
+    pub sizes: Vec<usize>,
+    /// Timed launches per kernel (median reported), after 3 warm-ups.
+    #[arg(long, default_value_t = 20, value_parser = at_least_one::<usize>)]
+    pub reps: usize,
+    /// Rows of each timed result checked against the f64 reference.
+    #[arg(long, default_value_t = 8)]
+    pub check_rows: usize,
+    /// Run the edge-shape checks first.
+    #[arg(long)]
+    pub check: bool,
+    /// Only the edge-shape checks (with `--check`): no timing, no cuBLAS (for compute-sanitizer).
+    #[arg(long)]
+    pub no_timing: bool,
+}
+
+const INPUTS: [Sm90Input; 2] = [Sm90Input::Bf16, Sm90Input::Fp16];
+const MAJORS: [BMajor; 2] = [BMajor::N, BMajor::K];
+
+#[derive(Serialize)]
+struct Checked {
+    shape: String,
+    input: String,
+    b_major: String,
+    max_error_over_bound: f64,
+    passed: bool,
+}
+
+#[derive(Serialize)]
+struct Timed {
+    size: usize,
+    input: String,
+    b_major: String,
+    rust_ms: f64,
+    rust_tflops: f64,
+    cublas_ms: f64,
+    cublas_tflops: f64,
+    rust_over_cublas: f64,
+    rust_max_error_over_bound: f64,
+    cublas_max_error_over_bound: f64,
+}
+
+/// Operands of `g` with random entries in [-1, 1) (the gaps of padded rows are NaN, so a read
+/// past a row's width shows) and an initial C.
+fn operands(g: &Sm90Gemm, seed: u64) -> (Vec<u16>, Vec<u16>, Vec<f32>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (la, lb, lc) = g.lens();
+    let bw = match g.b_major {
+        BMajor::N => g.n,
+        BMajor::K => g.k,
+    };
+    let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
+        (0..len)
+            .map(|i| {
+                if i % ld < width {
+                    rng.gen_range(-1.0f32..1.0)
+                } else {
+                    f32::NAN
+                }
+            })
+            .collect()
+    };
+    let a = to_input(&fill(la, g.k, g.lda), g.input);
+    let b = to_input(&fill(lb, bw, g.ldb), g.input);
+    let c = fill(lc, g.n, g.ldc);
+    (a, b, c)
+}
+
+/// Rows to check: the first, the last and `n` spread between.
+fn sample_rows(m: usize, n: usize) -> Vec<usize> {
+    let mut rows: Vec<usize> = (0..n.max(2))
+        .map(|i| i * (m - 1) / (n.max(2) - 1))
+        .collect();
+    rows.dedup();
+    rows
+}
+
+fn edge_checks(gpu: &Gpu) -> Result<Vec<Checked>> {
+    let mut out = Vec::new();
+    for (m, n, k, pad, alpha, beta) in [
+        (256, 256, 128, 0, 1.0f32, 0.0f32),
+        (300, 200, 77, 3, 1.0, 0.0),
+        (777, 1000, 520, 8, 1.5, -0.5),
+        (129, 257, 65, 0, -1.0, 2.0),
+    ] {
+        for input in INPUTS {
+            for major in MAJORS {
+                let d = Sm90Gemm::dense(m, n, k, input, major);
+                let up = |v: usize| (v + pad).div_ceil(8) * 8;
+                let g = Sm90Gemm {
+                    lda: up(d.lda),
+                    ldb: up(d.ldb),
+                    ldc: d.ldc + pad,
+                    alpha,
+                    beta,
+                    ..d
+                };
+                let (a, b, c0) = operands(&g, (m * 31 + n * 7 + k) as u64);
+                let (da, db) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
+                let dc = DeviceBuffer::from_slice(&c0)?;
+                gemm_sm90(gpu, &g, &da, &db, &dc)?;
+                let c = download(&dc)?;
+                let rows: Vec<usize> = (0..m).collect();
+                let w = worst(&g, &a, &b, &c0, &c, &rows);
+                // The gaps of C's padded rows are untouched.
+                let gaps_ok = (0..c.len())
+                    .filter(|i| i % g.ldc >= n)
+                    .all(|i| c[i].is_nan());
+                out.push(Checked {
+                    shape: format!(
+                        "{m}x{n}x{k} lda {} ldb {} ldc {} alpha {alpha} beta {beta}",
+                        g.lda, g.ldb, g.ldc
+                    ),
+                    input: format!("{input:?}"),
+                    b_major: format!("{major:?}"),
+                    max_error_over_bound: w.ratio,
+                    passed: w.ratio <= 1.0 && gaps_ok,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn timed(
+    gpu: &Gpu,
+    cublas: &GemmEx,
+    size: usize,
+    input: Sm90Input,
+    major: BMajor,
+    args: &Sm90Args,
+) -> Result<Timed> {
+    let g = Sm90Gemm::dense(size, size, size, input, major);
+    let (a, b, c0) = operands(&g, size as u64);
+    let (da, db) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
+    let dc = DeviceBuffer::from_slice(&c0)?;
+    let launch = Sm90Launch::new(gpu, &g, &da, &db, &dc)?;
+    let rust = time_on_stream(&gpu.stream, 3, args.reps, || launch.launch())?;
+    let rows = sample_rows(size, args.check_rows);
+    let rust_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
+    let theirs = time_on_stream(&gpu.stream, 3, args.reps, || cublas.gemm(&g, &da, &db, &dc))?;
+    let cublas_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
+    let tflops = |ms: f64| g.flops() / (ms * 1e-3) / 1e12;
+    Ok(Timed {
+        size,
+        input: format!("{input:?}"),
+        b_major: format!("{major:?}"),
+        rust_ms: rust.median_ms,
+        rust_tflops: tflops(rust.median_ms),
+        cublas_ms: theirs.median_ms,
+        cublas_tflops: tflops(theirs.median_ms),
+        rust_over_cublas: theirs.median_ms / rust.median_ms,
+        rust_max_error_over_bound: rust_w.ratio,
+        cublas_max_error_over_bound: cublas_w.ratio,
+    })
+}
+
+pub fn run(args: &Sm90Args) -> Result<()> {
+    let gpu = Gpu::new(None)?;
+    let info = gpu.info()?;
+    if !supported(&gpu) {
+        bail!(
+            "the Hopper GEMM needs a GPU of compute capability 9.0 (H100/H200); this one is {}.{}",
+            info.compute_capability.0,
+            info.compute_capability.1
+        );
+    }
+    let checks = if args.check {
+        edge_checks(&gpu)?
+    } else {
+        Vec::new()
+    };
+    for c in &checks {
+        eprintln!(
+            "check {} {} B-{}: error/bound {:.3} {}",
+            c.shape,
+            c.input,
+            c.b_major,
+            c.max_error_over_bound,
+            if c.passed { "ok" } else { "FAILED" }
+        );
+    }
+    let mut times = Vec::new();
+    let sizes: &[usize] = if args.no_timing { &[] } else { &args.sizes };
+    let cublas = if sizes.is_empty() {
+        None
+    } else {
+        Some(GemmEx::load(&gpu)?)
+    };
+    for &size in sizes {
+        let Some(cublas) = cublas.as_ref() else { break };
+        for input in INPUTS {
+            for major in MAJORS {
+                let t = timed(&gpu, cublas, size, input, major, args)?;
+                eprintln!(
+                    "{size} {} B-{}: rust {:.1} TFLOP/s, cuBLAS {:.1} TFLOP/s ({:.1}%), error/bound {:.3} / {:.3}",
+                    t.input,
+                    t.b_major,
+                    t.rust_tflops,
+                    t.cublas_tflops,
+                    100.0 * t.rust_over_cublas,
+                    t.rust_max_error_over_bound,
+                    t.cublas_max_error_over_bound
+                );
+                times.push(t);
+            }
+        }
+    }
+    let failed = checks.iter().filter(|c| !c.passed).count()
+        + times
+            .iter()
+            .filter(|t| t.rust_max_error_over_bound > 1.0)
+            .count();
+    super::json::print(
+        "sm90",
+        info.device(1),
+        serde_json::json!({ "checks": checks, "timings": times }),
+    )?;
+    if failed > 0 {
+        bail!("{failed} Hopper GEMM results exceeded their error bound");
+    }
+    Ok(())
+}

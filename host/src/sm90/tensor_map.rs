@@ -1,0 +1,120 @@
+//! TMA tensor maps (`CUtensorMap`, 128 bytes) for the Hopper GEMM's operands, made by the
+//! driver's `cuTensorMapEncodeTiled` (resolved from libcuda by the lazy loader, like every
+//! driver entry point). Kept free of launches, so that the encoding parameters can be checked
+//! without a GPU.
+use anyhow::Result;
+use cust_raw::driver_sys::{
+    self, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use gpu_kernels::sm90::{BK, BM, BMajor, BN, Sm90Input};
+
+use crate::gpu::check_driver;
+
+/// A 2-D tiled view of a row-major matrix: `rows x cols` elements (cols innermost), rows `ld`
+/// elements apart, read in boxes of `box_cols x box_rows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tiled {
+    pub rows: u64,
+    pub cols: u64,
+    pub ld: u64,
+    pub box_cols: u32,
+    pub box_rows: u32,
+}
+
+/// A's view: `m x k`, boxes of `BK` k by `BM` rows (one slice of a block's tile).
+pub(crate) fn a_view(m: usize, k: usize, lda: usize) -> Tiled {
+    Tiled {
+        rows: m as u64,
+        cols: k as u64,
+        ld: lda as u64,
+        box_cols: BK,
+        box_rows: BM,
+    }
+}
+
+/// B's view: `k x n` (n innermost) in boxes of 64 columns by `BK` rows, four per slice; or its
+/// transpose `n x k` in boxes of `BK` by `BN` rows.
+pub(crate) fn b_view(k: usize, n: usize, ldb: usize, major: BMajor) -> Tiled {
+    match major {
+        BMajor::N => Tiled {
+            rows: k as u64,
+            cols: n as u64,
+            ld: ldb as u64,
+            box_cols: 64,
+            box_rows: BK,
+        },
+        BMajor::K => Tiled {
+            rows: n as u64,
+            cols: k as u64,
+            ld: ldb as u64,
+            box_cols: BK,
+            box_rows: BN,
+        },
+    }
+}
+
+fn data_type(input: Sm90Input) -> CUtensorMapDataType {
+    match input {
+        Sm90Input::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        Sm90Input::Fp16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+    }
+}
+
+/// The tensor map of `view` over the device memory at `ptr`, with the 128-byte swizzle the
+/// kernel's wgmma descriptors expect and zero fill outside the matrix.
+///
+/// The caller has checked what the driver requires: `ptr` 16-byte aligned, `ld * 2` a multiple
+/// of 16, every dimension at least 1 (the driver refuses anything else with an error, not UB).
+pub(crate) fn encode(view: Tiled, input: Sm90Input, ptr: u64) -> Result<CUtensorMap> {
+    let mut map = CUtensorMap { opaque: [0; 16] };
+    let dims = [view.cols, view.rows];
+    let strides = [view.ld * u64::from(input.bytes())];
+    let boxes = [view.box_cols, view.box_rows];
+    let element_strides = [1u32, 1];
+    // SAFETY: `map` is a writable 128-byte CUtensorMap; the arrays have `rank` (2) entries
+    // (strides `rank - 1`) and live across the call; the driver only records `ptr`.
+    let status = unsafe {
+        driver_sys::cuTensorMapEncodeTiled(
+            &mut map,
+            data_type(input),
+            2,
+            ptr as *mut std::ffi::c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            element_strides.as_ptr(),
+            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    check_driver(status, "cuTensorMapEncodeTiled")?;
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boxes_are_one_swizzle_row_wide_and_fill_a_slice() {
+        for input in [Sm90Input::Bf16, Sm90Input::Fp16] {
+            let a = a_view(1000, 500, 512);
+            assert_eq!(a.box_cols * input.bytes(), 128);
+            assert_eq!((a.rows, a.cols), (1000, 500));
+            for major in [BMajor::N, BMajor::K] {
+                let b = b_view(500, 300, 512, major);
+                assert_eq!(b.box_cols * input.bytes(), 128, "128-byte swizzle span");
+                // The boxes of one slice cover BK x BN of B.
+                let per_slice = match major {
+                    BMajor::N => BN / b.box_cols,
+                    BMajor::K => 1,
+                };
+                assert_eq!(per_slice * b.box_cols * b.box_rows, BK * BN, "{major:?}");
+                assert!(b.box_rows <= 256 && a.box_rows <= 256, "TMA box limit");
+            }
+        }
+    }
+}
