@@ -29,6 +29,8 @@ pub enum Family {
     DoubleBuffer,
     /// The flagship SGEMM (`flagship.rs`).
     Flagship,
+    /// The flagship for transposed operands and strided batches (`flagship_ops.rs`).
+    FlagshipOps,
     /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
     FwPhase1,
     /// Floyd–Warshall phase 2, the pivot row and column.
@@ -47,7 +49,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 18] = [
+    pub const ALL: [Family; 19] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -59,6 +61,7 @@ impl Family {
         Family::Warptile,
         Family::DoubleBuffer,
         Family::Flagship,
+        Family::FlagshipOps,
         Family::FwPhase1,
         Family::FwPhase2,
         Family::FwPhase3,
@@ -83,6 +86,7 @@ impl Family {
             Family::Warptile => "warptile",
             Family::DoubleBuffer => "dbuf",
             Family::Flagship => "flagship",
+            Family::FlagshipOps => "flagship_ops",
             Family::FwPhase1 => "fw_phase1",
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
@@ -99,9 +103,9 @@ impl Family {
     }
 
     /// An SGEMM kernel with the common argument list `(a, b, c, n, k)` on padded matrices, or
-    /// the flagship (`SgemmParams`): what `host matmul` runs.
+    /// the flagship (`SgemmParams`, `SgemmOpsParams`): what `host matmul` runs.
     pub const fn is_sgemm(self) -> bool {
-        (self as u32) <= (Family::Flagship as u32)
+        (self as u32) <= (Family::FlagshipOps as u32)
     }
 }
 

@@ -67,7 +67,7 @@ impl ModuleGroup {
     /// APSP family together.
     pub const fn of_family(family: family::Family) -> ModuleGroup {
         match family {
-            family::Family::Flagship => ModuleGroup::Flagship,
+            family::Family::Flagship | family::Family::FlagshipOps => ModuleGroup::Flagship,
             f if f.is_sgemm() => ModuleGroup::Ladder,
             _ => ModuleGroup::Apsp,
         }

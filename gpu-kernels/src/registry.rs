@@ -11,8 +11,8 @@ use crate::apsp::{
 };
 pub use crate::family::Family;
 use crate::matmul::{
-    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
-    RungConfig, TILED, VECTORIZED, WARPTILE,
+    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, FLAGSHIP_OPS,
+    NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
 };
 
 /// One kernel of the PTX.
@@ -175,6 +175,10 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         ..sgemm(c.name, Family::Flagship, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
+    &rows!(FLAGSHIP_OPS, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
     &FW_ROWS,
     &FW_MULTI_ROWS,
     &[
@@ -247,6 +251,7 @@ mod tests {
             expected.extend(t.iter().map(|c| (c.name, c.rung.family())));
         }
         expected.extend(FLAGSHIP.iter().map(|c| (c.name, Family::Flagship)));
+        expected.extend(FLAGSHIP_OPS.iter().map(|c| (c.name, Family::FlagshipOps)));
         for c in FW_CONFIGS {
             expected.push((c.phase1, Family::FwPhase1));
             expected.push((c.phase2, Family::FwPhase2));
@@ -287,11 +292,14 @@ mod tests {
             assert_eq!(t(c.phase2), c.phase2_threads());
             assert_eq!(t(c.phase3), c.phase3_threads);
         }
-        assert!(
-            KERNELS
-                .iter()
-                .all(|k| k.family == Family::Flagship || k.dynamic_shared_bytes == 0)
-        );
+        for c in FLAGSHIP_OPS {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+        }
+        assert!(KERNELS.iter().all(
+            |k| matches!(k.family, Family::Flagship | Family::FlagshipOps)
+                || k.dynamic_shared_bytes == 0
+        ));
     }
 
     #[test]

@@ -120,11 +120,14 @@ for_each_vectorized!(vectorized_table);
 mod ladder;
 #[macro_use]
 mod flagship_config;
+#[macro_use]
+mod flagship_ops_config;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod tile_macros;
 
 pub use flagship_config::{FLAGSHIP, FfmaOrder, FlagshipConfig, SgemmParams};
+pub use flagship_ops_config::{FLAGSHIP_OPS, FlagshipOpsConfig, Op, SgemmOpsParams};
 pub use ladder::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, NAIVE, RUNG_TABLES,
     Rung, RungConfig, WARPTILE,
@@ -157,6 +160,8 @@ mod ffma_order;
 mod flagship;
 #[cfg(target_arch = "nvptx64")]
 mod flagship_epilogue;
+#[cfg(target_arch = "nvptx64")]
+mod flagship_ops;
 pub mod stream_k;
 
 #[cfg(test)]
