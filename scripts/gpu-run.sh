@@ -11,6 +11,10 @@
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
+#   scripts/gpu-run.sh shapes [FILE]  host bench sgemm-shapes (the committed suite, or FILE): per
+#                                  problem the library vs cuBLAS's matching call, geometric mean;
+#                                  JSON Lines to $OUT/sgemm_shapes.jsonl, table to $OUT/sgemm_shapes.txt,
+#                                  the SM clock during the run to $OUT/clock.csv
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
 #                                  JSON to $OUT; prints (compute + statistics) / compute
@@ -96,6 +100,17 @@ sanitize)
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
         done
+        # The flagship's transposing and batched variants (flagship_ops): each kernel at an
+        # aligned and an odd shape, then the library's choice for every operation pair in a
+        # strided batch with odd strides.
+        for k in $("$HOST" info | sed -n 's/^  \(sgemm_[nt][nt]_[a-z0-9_]*\) .*/\1/p'); do
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
+        done
+        for t in "" --trans-a --trans-b "--trans-a --trans-b"; do
+            # shellcheck disable=SC2086
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 67 --n 45 --k 33 $t --batch 3 --stride-a 3001 --stride-b 2003 --stride-c 3100 --reps 1 --no-cublas
+        done
     done
     tmp=$(mktemp -d)
     [ "$family" = matmul ] || for v in 65 1000; do
@@ -118,6 +133,17 @@ for r in d["results"]:
     print(f'{r["m"]:>6} {r["kernel"]:<30} {r["median_ms"]:>9.3f} ms {r["gflops"]:>9.1f} GFLOP/s  {(r["percent_of_cublas"] or 0):>5.1f}% cuBLAS  err {r["max_scaled_error"]}')
 PY
     done
+    ;;
+shapes)
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock.csv" &
+    smi=$!
+    run nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+    suite=(); [ -n "${1:-}" ] && suite=(--suite "$1")
+    "$HOST" bench -o "$OUT_DIR/sgemm_shapes.jsonl" sgemm-shapes "${suite[@]}" > /dev/null 2> "$OUT_DIR/sgemm_shapes.txt" || { echo "FAILED: sgemm-shapes"; status=1; }
+    cat "$OUT_DIR/sgemm_shapes.txt"
+    kill "$smi"
+    awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
+                END { if (n) printf "SM clock during the run: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv" | tee -a "$OUT_DIR/sgemm_shapes.txt"
     ;;
 peak)
     run "$HOST" apsp-peak --json > "$OUT_DIR/apsp_peak.json"

@@ -26,9 +26,11 @@
 pub mod apsp;
 pub mod apsp_peak;
 pub mod bench;
+pub mod bench_shapes;
 pub mod info;
 pub mod json;
 pub mod matmul;
+pub mod matmul_blas;
 pub mod matmul_cpu;
 pub mod occupancy;
 pub mod output;
