@@ -25,7 +25,10 @@ use rgk_core::{
 };
 use serde::Serialize;
 
-use super::{json, matmul::MatmulArgs};
+use super::{
+    json,
+    matmul::{MatmulArgs, Verify},
+};
 
 /// Problems of a batch checked against the f64 reference (the first, the last, spread between).
 const CHECKED_PROBLEMS: usize = 8;
@@ -85,11 +88,22 @@ struct Record {
     max_scaled_error: Option<f64>,
 }
 
-/// Checks sampled problems of `c` (the result buffer) against the f64 reference.
-fn check_batch(op: &Gemm, [a, b, c0]: [&[f32]; 3], c: &[f32], seed: u64) -> (usize, Check) {
+/// Checks sampled problems of `c` (the result buffer) against the f64 reference: every row of
+/// each (`--verify full`, or `auto` up to 4096 in every dimension) or 64 sampled rows.
+fn check_batch(
+    op: &Gemm,
+    [a, b, c0]: [&[f32]; 3],
+    c: &[f32],
+    seed: u64,
+    verify: Verify,
+) -> (usize, Check) {
     let problems = layout::sample_problems(op.batch, CHECKED_PROBLEMS);
-    let sampled =
-        (op.m.max(op.n).max(op.k) > FULL_ROWS_MAX).then(|| reference::sample_rows(op.m, 64, seed));
+    let all_rows = match verify {
+        Verify::Full => true,
+        Verify::Sample => false,
+        _ => op.m.max(op.n).max(op.k) <= FULL_ROWS_MAX,
+    };
+    let sampled = (!all_rows).then(|| reference::sample_rows(op.m, 64, seed));
     let mut total = Check {
         checked: 0,
         failures: 0,
@@ -143,7 +157,7 @@ pub fn run(args: &MatmulArgs, shape: (usize, usize, usize)) -> Result<()> {
     let d_b = DeviceBuffer::from_slice(&b)?;
     let mut d_c = DeviceBuffer::from_slice(&c0)?;
     let flops = 2.0 * (op.m * op.n * op.k) as f64 * op.batch as f64;
-    let verify = !matches!(args.verify, super::matmul::Verify::None);
+    let verify = args.verify;
 
     let mut records = Vec::new();
     let mut measure = |name: &str,
@@ -156,8 +170,8 @@ pub fn run(args: &MatmulArgs, shape: (usize, usize, usize)) -> Result<()> {
         let t: Timing = time_on_stream(&gpu.stream, 1, args.reps, || run(d_c))?;
         let mut c = vec![0f32; lc];
         d_c.copy_to(&mut c[..])?;
-        let (problems, check) = if verify {
-            let (p, ch) = check_batch(&op, [&a, &b, &c0], &c, args.seed);
+        let (problems, check) = if verify != Verify::None {
+            let (p, ch) = check_batch(&op, [&a, &b, &c0], &c, args.seed, verify);
             (p, Some(ch))
         } else {
             (0, None)
