@@ -27,6 +27,10 @@
 #   scripts/gpu-run.sh batch [N V] N (10000) graphs of V (128) vertices, 5V edges, written by a Python
 #                                  generator; host apsp-batch --peak dir -o dir: aggregate compute
 #                                  updates/s vs apsp-peak, file-to-file wall time; JSON to $OUT
+#   scripts/gpu-run.sh shapes [FILE]  host bench sgemm-shapes (the committed suite, or FILE): per
+#                                  problem the library vs cuBLAS's matching call, geometric mean;
+#                                  JSON Lines to $OUT/sgemm_shapes.jsonl, table to $OUT/sgemm_shapes.txt,
+#                                  the SM clock during the run to $OUT/clock.csv
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
 #                                  JSON to $OUT; prints (compute + statistics) / compute
@@ -125,6 +129,17 @@ sanitize)
             for shape in "--m 256 --n 256 --k 256" "--m 17 --n 33 --k 5" "--m 33 --n 17 --k 4099" "--m 3 --n 1029 --k 3001"; do
                 run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul $shape --kernel "$k" --reps 1 --no-cublas
             done
+        done
+        # The flagship's transposing and batched variants (flagship_ops): each kernel at an
+        # aligned and an odd shape, then the library's choice for every operation pair in a
+        # strided batch with odd strides.
+        for k in $("$HOST" info | sed -n 's/^  \(sgemm_[nt][nt]_[a-z0-9_]*\) .*/\1/p'); do
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --kernel "$k" --reps 1 --no-cublas
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 33 --k 5 --kernel "$k" --reps 1 --no-cublas
+        done
+        for t in "" --trans-a --trans-b "--trans-a --trans-b"; do
+            # shellcheck disable=SC2086
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 67 --n 45 --k 33 $t --batch 3 --stride-a 3001 --stride-b 2003 --stride-c 3100 --reps 1 --no-cublas
         done
     done
     # The Hopper kernels at an aligned and odd shapes (`host sm90 --check`), on 9.0 GPUs only.
@@ -244,6 +259,16 @@ print(f'{r["written"]}/{r["inputs"]} graphs: compute {r["times"]["compute_s"]:.4
 PY
     du -sh "$tmp/in" "$tmp/out"
     rm -rf "$tmp"
+shapes)
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock.csv" &
+    smi=$!
+    run nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+    suite=(); [ -n "${1:-}" ] && suite=(--suite "$1")
+    "$HOST" bench -o "$OUT_DIR/sgemm_shapes.jsonl" sgemm-shapes "${suite[@]}" > /dev/null 2> "$OUT_DIR/sgemm_shapes.txt" || { echo "FAILED: sgemm-shapes"; status=1; }
+    cat "$OUT_DIR/sgemm_shapes.txt"
+    kill "$smi"
+    awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
+                END { if (n) printf "SM clock during the run: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv" | tee -a "$OUT_DIR/sgemm_shapes.txt"
     ;;
 peak)
     run "$HOST" apsp-peak --json > "$OUT_DIR/apsp_peak.json"

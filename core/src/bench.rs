@@ -49,6 +49,61 @@ pub struct BenchRecord {
     pub commit: String,
 }
 
+/// One problem of `host bench sgemm-shapes` (suite "sgemm-shapes"): the library's time with its
+/// default choice and cuBLAS's matching call's, on the same inputs (docs/json.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ShapeRecord {
+    pub suite: String,
+    /// The suite file's line: `M N K OPS BATCH`.
+    pub problem: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// op(A) op(B): "NN", "TN", "NT" or "TT".
+    pub ops: String,
+    pub batch: usize,
+    /// Median and fastest of `reps` timed calls, milliseconds.
+    pub rgk_ms: f64,
+    pub rgk_min_ms: f64,
+    pub cublas_ms: Option<f64>,
+    pub cublas_min_ms: Option<f64>,
+    pub reps: usize,
+    /// 2·M·N·K·batch / median time.
+    pub rgk_gflops: f64,
+    pub cublas_gflops: Option<f64>,
+    /// 100 · cuBLAS's median / the library's: above 100, the library is faster.
+    pub percent_of_cublas: Option<f64>,
+    /// The library's result against the f64 reference (sampled problems and rows).
+    pub checked_cells: usize,
+    pub failures: usize,
+    pub max_scaled_error: f64,
+    pub seed: u64,
+    pub device: String,
+    pub date: String,
+    pub commit: String,
+}
+
+/// The last record of `host bench sgemm-shapes` (suite "sgemm-shapes-summary").
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ShapeSummary {
+    pub suite: String,
+    pub problems: usize,
+    /// Geometric mean of `percent_of_cublas` over the problems that have it.
+    pub geomean_percent_of_cublas: Option<f64>,
+    pub min_percent_of_cublas: Option<f64>,
+    /// The problems below 90% of cuBLAS.
+    pub below_90_percent: Vec<String>,
+    pub device: String,
+    pub date: String,
+    pub commit: String,
+}
+
+/// Geometric mean of positive `values` (`None` when there are none).
+pub fn geometric_mean(values: &[f64]) -> Option<f64> {
+    let v: Vec<f64> = values.iter().copied().filter(|x| *x > 0.0).collect();
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
 /// A [`Family`] as its name ([`Family::name`]) in JSON.
 mod family_name {
     use gpu_kernels::registry::Family;
@@ -98,6 +153,14 @@ pub fn now_utc() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn geometric_mean_of_ratios() {
+        assert_eq!(geometric_mean(&[]), None);
+        let g = geometric_mean(&[50.0, 200.0]).unwrap();
+        assert!((g - 100.0).abs() < 1e-9, "{g}");
+        assert!((geometric_mean(&[90.0]).unwrap() - 90.0).abs() < 1e-9);
+    }
 
     #[test]
     fn date_is_iso_8601_utc() {

@@ -29,6 +29,8 @@ pub enum Family {
     DoubleBuffer,
     /// The flagship SGEMM (`flagship.rs`).
     Flagship,
+    /// The flagship for transposed operands and strided batches (`flagship_ops.rs`).
+    FlagshipOps,
     /// Small N, matrix–vector for N = 1: A streamed by rows (`skinny_rows.rs`).
     SkinnyRows,
     /// Small M, matrix–vector for M = 1: B streamed by columns (`skinny_cols.rs`).
@@ -65,7 +67,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 27] = [
+    pub const ALL: [Family; 28] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -77,6 +79,7 @@ impl Family {
         Family::Warptile,
         Family::DoubleBuffer,
         Family::Flagship,
+        Family::FlagshipOps,
         Family::SkinnyRows,
         Family::SkinnyCols,
         Family::SplitKReduce,
@@ -110,6 +113,7 @@ impl Family {
             Family::Warptile => "warptile",
             Family::DoubleBuffer => "dbuf",
             Family::Flagship => "flagship",
+            Family::FlagshipOps => "flagship_ops",
             Family::SkinnyRows => "skinny_rows",
             Family::SkinnyCols => "skinny_cols",
             Family::SplitKReduce => "splitk_reduce",
@@ -135,9 +139,9 @@ impl Family {
     }
 
     /// An SGEMM kernel with the common argument list `(a, b, c, n, k)` on padded matrices, or
-    /// the flagship (`SgemmParams`): what `host matmul` runs.
+    /// the flagship (`SgemmParams`, `SgemmOpsParams`): what `host matmul` runs.
     pub const fn is_sgemm(self) -> bool {
-        (self as u32) <= (Family::Flagship as u32)
+        (self as u32) <= (Family::FlagshipOps as u32)
     }
 
     /// A skinny SGEMM kernel (`SkinnyParams`, `matmul/skinny.rs`) that `host matmul` runs:
@@ -146,12 +150,16 @@ impl Family {
         matches!(self, Family::SkinnyRows | Family::SkinnyCols)
     }
 
-    /// A kernel of the library's SGEMM (the flagship module group): the flagship, the skinny
-    /// kernels and their reduction.
+    /// A kernel of the library's SGEMM (the flagship module group): the flagship and its
+    /// transposing and batched variants, the skinny kernels and their reduction.
     pub const fn is_library_sgemm(self) -> bool {
         matches!(
             self,
-            Family::Flagship | Family::SkinnyRows | Family::SkinnyCols | Family::SplitKReduce
+            Family::Flagship
+                | Family::FlagshipOps
+                | Family::SkinnyRows
+                | Family::SkinnyCols
+                | Family::SplitKReduce
         )
     }
 }

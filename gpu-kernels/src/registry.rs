@@ -12,8 +12,8 @@ use crate::apsp::{
 };
 pub use crate::family::Family;
 use crate::matmul::{
-    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
-    RungConfig, TILED, VECTORIZED, WARPTILE,
+    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, FLAGSHIP_OPS,
+    NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
     skinny::{
         SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
         SkinnyConfig,
@@ -218,6 +218,10 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         ..sgemm(c.name, Family::Flagship, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
+    &rows!(FLAGSHIP_OPS, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
     &rows!(SKINNY_ROWS, c => skinny(c, Family::SkinnyRows)),
     &rows!(SKINNY_COLS, c => skinny(c, Family::SkinnyCols)),
     &[flat(
@@ -312,6 +316,7 @@ mod tests {
             expected.extend(t.iter().map(|c| (c.name, c.rung.family())));
         }
         expected.extend(FLAGSHIP.iter().map(|c| (c.name, Family::Flagship)));
+        expected.extend(FLAGSHIP_OPS.iter().map(|c| (c.name, Family::FlagshipOps)));
         expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
         expected.extend(SKINNY_COLS.iter().map(|c| (c.name, Family::SkinnyCols)));
         expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
@@ -378,12 +383,14 @@ mod tests {
             assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
             assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
         }
-        assert!(
-            KERNELS
-                .iter()
-                .all(|k| matches!(k.family, Family::Flagship | Family::Wgmma)
-                    || k.dynamic_shared_bytes == 0)
-        );
+        for c in FLAGSHIP_OPS {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+        }
+        assert!(KERNELS.iter().all(
+            |k| matches!(k.family, Family::Flagship | Family::FlagshipOps | Family::Wgmma)
+                || k.dynamic_shared_bytes == 0
+        ));
     }
 
     #[test]

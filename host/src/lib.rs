@@ -13,7 +13,9 @@
 //! - [`Gpu::new`] opens device 0 with the kernels (built into the binary as machine code for
 //!   the common GPUs and PTX for the others: [`fatbin`], [`modules`]);
 //! - [`sgemm`] / [`sgemm_device`]: `C = A·B` on host slices or on device buffers;
-//!   [`gemm_device`]: `C = alpha·A·B + beta·C` with leading dimensions, as a [`Gemm`] describes;
+//!   [`gemm_device`]: `C = alpha·op(A)·op(B) + beta·C` with transposes ([`Op`]), strided batches
+//!   and leading dimensions, as a [`Gemm`] describes; [`gemm_device_async`]: the same enqueued on
+//!   the caller's stream without waiting;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
 //!   (on the CPU: [`rgk_core::apsp::solve_cpu`]; from a file: [`rgk_core::apsp::format::read_graph`]);
 //!   on several GPUs: [`apsp::multi::MultiGpu`] and [`apsp::multi::solve`];
@@ -42,7 +44,7 @@ pub use apsp::{apsp, apsp_batch, apsp_stats, apsp_with};
 pub use error::{Error, NoGpu, Result};
 pub use gpu::Gpu;
 pub use matmul::{
-    problem::Gemm,
-    sgemm::{gemm_device, sgemm, sgemm_device},
+    problem::{Gemm, Op},
+    sgemm::{gemm_device, gemm_device_async, sgemm, sgemm_device},
 };
 pub use rgk_core::apsp::{Distances, format::Graph};

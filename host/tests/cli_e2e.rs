@@ -98,6 +98,7 @@ help_cases! {
     help_bench_matmul: ["bench", "matmul"];
     help_bench_apsp: ["bench", "apsp"];
     help_bench_threads: ["bench", "threads"];
+    help_bench_sgemm_shapes: ["bench", "sgemm-shapes"];
     help_report: ["report"];
 }
 
@@ -152,6 +153,66 @@ fn runtime_errors_exit_1_with_one_sentence() {
     assert!(s.files().is_empty(), "no output expected: {:?}", s.files());
     let run = s.host(&["report", "missing.jsonl"]).expect(1);
     run.one_line_error();
+}
+
+#[test]
+fn blas_arguments_are_checked_before_any_gpu_work() {
+    let s = Scratch::new();
+    for (args, says) in [
+        (
+            &[
+                "matmul",
+                "--m",
+                "4",
+                "--n",
+                "5",
+                "--k",
+                "6",
+                "--batch",
+                "2",
+                "--stride-c",
+                "19",
+            ][..],
+            "stride_c = 19 is smaller than one matrix (20 elements)",
+        ),
+        (
+            &[
+                "matmul",
+                "8",
+                "--trans-a",
+                "--batch",
+                "3",
+                "--stride-a",
+                "10",
+            ],
+            "stride_a = 10 is smaller than one matrix",
+        ),
+        (
+            &["matmul", "8", "--batch", "70000"],
+            "batch = 70000 is out of range",
+        ),
+        (
+            &["matmul", "8", "--trans-b", "--kernel", "matmul_tiled_t16"],
+            "flagship_ops family",
+        ),
+    ] {
+        let run = s.host(args).expect(1);
+        assert!(
+            run.one_line_error().contains(says),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    std::fs::write(s.path("bad.txt"), "64 64 64 NQ 1\n").unwrap();
+    let suite = s.path("bad.txt");
+    let run = s
+        .host(&["bench", "sgemm-shapes", "--suite", suite.to_str().unwrap()])
+        .expect(1);
+    assert!(
+        run.one_line_error().contains("line 1: OPS"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// The envelope of docs/json.md: schema, command, device (one shape), commit, date, results.

@@ -123,11 +123,13 @@ mod ladder;
 mod flagship_config;
 #[macro_use]
 pub mod skinny;
+mod flagship_ops_config;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod tile_macros;
 
 pub use flagship_config::{FLAGSHIP, FfmaOrder, FlagshipConfig, SgemmParams};
+pub use flagship_ops_config::{FLAGSHIP_OPS, FlagshipOpsConfig, Op, SgemmOpsParams};
 pub use ladder::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, NAIVE, RUNG_TABLES,
     Rung, RungConfig, WARPTILE,
@@ -160,6 +162,8 @@ mod ffma_order;
 mod flagship;
 #[cfg(target_arch = "nvptx64")]
 mod flagship_epilogue;
+#[cfg(target_arch = "nvptx64")]
+mod flagship_ops;
 pub mod stream_k;
 
 #[cfg(target_arch = "nvptx64")]

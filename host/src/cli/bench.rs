@@ -62,6 +62,16 @@ pub enum Suite {
         #[arg(long, default_value = "all")]
         kernel: String,
     },
+    /// The SGEMM shape suite (host/data/sgemm-shapes.txt): per problem the library's time with
+    /// its default choice, cuBLAS's matching call's, the ratio; then the geometric mean.
+    SgemmShapes {
+        /// Another list of problems in the suite's format (`M N K OPS BATCH` per line).
+        #[arg(long, value_name = "FILE")]
+        suite: Option<PathBuf>,
+        /// Timed calls per problem and side (after one warm-up); the median is recorded.
+        #[arg(long, default_value_t = 20, value_parser = super::at_least_one::<usize>)]
+        reps: usize,
+    },
     /// Whole APSP solves, file to file, per block factor (time split vs V).
     Apsp {
         /// Vertex counts V of the generated graphs, comma-separated.
@@ -111,7 +121,11 @@ impl Sink {
         r.date.clone_from(&self.date);
         r.commit.clone_from(&self.commit);
         r.seed = Some(self.seed);
-        let line = serde_json::to_string(&r)?;
+        self.emit_line(serde_json::to_string(&r)?)
+    }
+
+    /// Prints one finished JSON record and appends it to the file.
+    fn emit_line(&mut self, line: String) -> Result<()> {
         println!("{line}");
         if let Some(f) = &mut self.file {
             writeln!(f, "{line}")?;
@@ -170,6 +184,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .as_deref()
         .map(|p| OutputFile::new(p, &[]))
         .transpose()?;
+    if let Suite::SgemmShapes { suite, .. } = &args.suite {
+        // A bad suite is bad input (exit 1) even where there is no GPU.
+        super::bench_shapes::load(suite.as_deref())?;
+    }
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let file = match &out {
         Some(o) => Some(
@@ -197,27 +215,42 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 }
 
 fn run_suite(args: &BenchArgs, gpu: &Gpu, sink: &mut Sink) -> Result<()> {
-    let occ: HashMap<&str, OccupancyRow> = occupancy_rows(gpu)?
-        .into_iter()
-        .map(|r| (r.kernel, r))
-        .collect();
+    let occ = || -> Result<HashMap<&str, OccupancyRow>> {
+        Ok(occupancy_rows(gpu)?
+            .into_iter()
+            .map(|r| (r.kernel, r))
+            .collect())
+    };
     match &args.suite {
         Suite::Matmul {
             sizes,
             reps,
             kernel,
-        } => bench_matmul(gpu, sink, &occ, sizes, *reps, kernel),
+        } => bench_matmul(gpu, sink, &occ()?, sizes, *reps, kernel),
         Suite::Apsp {
             sizes,
             blocks,
             edges_per_vertex,
             dir,
-        } => bench_apsp(gpu, sink, &occ, sizes, blocks, *edges_per_vertex, dir),
+        } => bench_apsp(gpu, sink, &occ()?, sizes, blocks, *edges_per_vertex, dir),
         Suite::Threads {
             matmul_size,
             apsp_size,
             reps,
-        } => bench_threads(gpu, sink, &occ, *matmul_size, *apsp_size, *reps),
+        } => bench_threads(gpu, sink, &occ()?, *matmul_size, *apsp_size, *reps),
+        Suite::SgemmShapes { suite, reps } => {
+            let shapes = super::bench_shapes::load(suite.as_deref())?;
+            let (device, date, commit) =
+                (sink.device.clone(), sink.date.clone(), sink.commit.clone());
+            super::bench_shapes::run(
+                gpu,
+                &shapes,
+                *reps,
+                args.seed,
+                (&device, &date, &commit),
+                &mut |line| sink.emit_line(line),
+            )
+        }
     }
 }
 

@@ -61,6 +61,26 @@ pub struct MatmulArgs {
     /// Skip cuBLAS.
     #[arg(long)]
     pub no_cublas: bool,
+    /// op(A) = Aᵀ: A is stored K x M (BLAS transa = T); runs the library's choice (or a
+    /// flagship_ops kernel) against cuBLAS's matching call.
+    #[arg(long)]
+    pub trans_a: bool,
+    /// op(B) = Bᵀ: B is stored N x K (BLAS transb = T).
+    #[arg(long)]
+    pub trans_b: bool,
+    /// Problems in a strided batch (1 to 65535), each with its own A, B and C, against
+    /// cublasSgemmStridedBatched.
+    #[arg(long, default_value_t = 1, value_parser = super::at_least_one::<usize>)]
+    pub batch: usize,
+    /// Floats from one problem's A to the next (default: one stored A, packed; 0 shares one A).
+    #[arg(long)]
+    pub stride_a: Option<usize>,
+    /// Floats from one problem's B to the next (default: one stored B, packed; 0 shares one B).
+    #[arg(long)]
+    pub stride_b: Option<usize>,
+    /// Floats from one problem's C to the next (default: one C, packed).
+    #[arg(long)]
+    pub stride_c: Option<usize>,
     /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -216,6 +236,9 @@ fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> R
 
 pub fn run(args: &MatmulArgs) -> Result<()> {
     let (m, n, k) = resolve_shape(args)?;
+    if super::matmul_blas::wanted(args) {
+        return super::matmul_blas::run(args, (m, n, k));
+    }
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let kernels = select_kernels(&args.kernel, &gpu, (m, n, k))?;
     let info = gpu.info()?;

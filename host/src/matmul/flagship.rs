@@ -8,6 +8,7 @@ use anyhow::{Context as _, Result, bail};
 use cust::{
     function::{BlockSize, Function, GridSize},
     memory::{DeviceBuffer, DeviceCopy, DeviceSlice},
+    stream::Stream,
 };
 use cust_raw::driver_sys;
 use gpu_kernels::matmul::{
@@ -55,23 +56,7 @@ fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> Sgem
 /// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
 pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
     let func = gpu.function(cfg.name)?;
-    // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
-    let status = unsafe {
-        driver_sys::cuFuncSetAttribute(
-            func.to_raw(),
-            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            cfg.shared_bytes() as i32,
-        )
-    };
-    check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)").with_context(
-        || {
-            format!(
-                "{} needs {} B of shared memory per block, which this GPU does not allow",
-                cfg.name,
-                cfg.shared_bytes()
-            )
-        },
-    )?;
+    allow_shared(&func, cfg.name, cfg.shared_bytes())?;
     Ok(func)
 }
 
@@ -86,6 +71,46 @@ struct Workspace {
 /// A GPU's workspace, shared by the launches that use it (a launch keeps its own reference,
 /// so growing it never frees memory a prepared launch points to).
 type WorkspaceCell = RefCell<Option<Rc<Workspace>>>;
+
+/// The stream-K workspace as a launch holds it: kept alive with the launch, its device pointers
+/// for the kernel's parameters.
+pub(super) struct HeldWorkspace(Rc<Workspace>);
+
+impl HeldWorkspace {
+    pub(super) fn partials(&self) -> *mut f32 {
+        self.0.partials.as_device_ptr().as_raw() as *mut f32
+    }
+    pub(super) fn counters(&self) -> *mut u32 {
+        self.0.counters.as_device_ptr().as_raw() as *mut u32
+    }
+}
+
+/// The GPU's stream-K workspace for `slots` partial-sum slots of `slot` floats and `tiles`
+/// counters (used only on the GPU's own stream).
+pub(super) fn held_workspace(
+    gpu: &Gpu,
+    slots: usize,
+    slot: usize,
+    tiles: usize,
+) -> Result<HeldWorkspace> {
+    workspace(gpu, slots * slot, tiles).map(HeldWorkspace)
+}
+
+/// Sets `func`'s dynamic shared memory limit to `bytes` (above the default 48 KB, which needs
+/// `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
+pub(super) fn allow_shared(func: &Function, name: &str, bytes: u32) -> Result<()> {
+    // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
+    let status = unsafe {
+        driver_sys::cuFuncSetAttribute(
+            func.to_raw(),
+            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    };
+    check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)").with_context(|| {
+        format!("{name} needs {bytes} B of shared memory per block, which this GPU does not allow")
+    })
+}
 
 /// A workspace of at least `partials` floats and `counters` counters, reusing the GPU's when
 /// it is large enough.
@@ -204,19 +229,28 @@ impl<'a> FlagshipLaunch<'a> {
 
     /// Launches it on the GPU's stream, without waiting.
     pub fn launch(&self) -> Result<()> {
+        self.launch_on(&self.gpu.stream)
+    }
+
+    /// Launches it on `stream` (of the GPU's context), without waiting. A stream-K launch
+    /// (`split().sk_blocks > 0`) must use the GPU's stream, where its workspace is used in
+    /// launch order: refused on another one.
+    pub fn launch_on(&self, stream: &Stream) -> Result<()> {
+        if self.split.sk_blocks > 0 && stream.as_inner() != self.gpu.stream.as_inner() {
+            bail!("a stream-K launch must run on the GPU's own stream, which owns its workspace");
+        }
         // The kernel's one parameter is the `#[repr(C)]` struct, by value: cuLaunchKernel takes
         // a pointer to it. (Not `launch!`, which wants `DeviceCopy`, a foreign trait for a
         // foreign type here.)
         let args = [&self.params as *const SgemmParams as *mut c_void];
         let (grid, block) = (GridSize::x(self.grid), BlockSize::x(self.cfg.threads()));
-        let stream = &self.gpu.stream;
         // SAFETY: the argument list matches the kernel's signature (one `SgemmParams`, checked
         // against the PTX by a test below). `new` checked the shapes against the
         // buffers, which are borrowed for as long as `self` lives, and the kernel stays inside
         // the shapes (edge tiles are bounds-checked); the workspace it points to is held by
         // `self` and sized by `plan` for this split; the group is ≥ 1. The one workspace per GPU
-        // is used only on the GPU's stream, in launch order. A buffer dropped while the kernel
-        // still runs is not reused early: cuMemFree waits for the device's work.
+        // is used only on the GPU's stream, in launch order (checked above). A buffer dropped
+        // while the kernel still runs is not reused early: cuMemFree waits for the device's work.
         unsafe { stream.launch(&self.func, grid, block, self.cfg.shared_bytes(), &args) }
             .with_context(|| format!("launching {}", self.cfg.name))
     }

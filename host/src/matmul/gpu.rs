@@ -8,14 +8,15 @@ use cust::{
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
 use gpu_kernels::{
-    matmul::{FlagshipConfig, stream_k::Schedule},
+    matmul::{FlagshipConfig, FlagshipOpsConfig, stream_k::Schedule},
     registry::{self, Family},
 };
 
 use super::{
     flagship::{FlagshipLaunch, flagship_config},
-    problem::{Gemm, check_len, check_shape},
-    select,
+    flagship_ops::{FlagshipOpsLaunch, flagship_ops_config},
+    problem::{Gemm, Op, check_len, check_shape},
+    select, select_ops,
     skinny::{SkinnyLaunch, skinny_config},
 };
 use crate::gpu::{Gpu, Timing, check_free_memory, time_on_stream};
@@ -85,6 +86,9 @@ pub struct GpuResult {
 pub fn run(gpu: &Gpu, kernel: &Kernel, p: &Problem, reps: usize) -> Result<GpuResult> {
     if kernel.family == Family::Flagship {
         return run_flagship(gpu, flagship_config(kernel.name)?, p, reps);
+    }
+    if kernel.family == Family::FlagshipOps {
+        return run_flagship_ops(gpu, flagship_ops_config(kernel.name)?, p, reps);
     }
     if kernel.family.is_skinny() {
         return run_skinny(gpu, kernel.name, p, reps);
@@ -213,6 +217,59 @@ fn run_skinny(gpu: &Gpu, name: &str, p: &Problem, reps: usize) -> Result<GpuResu
         timing,
         padded: (m, n, k),
         schedule: None,
+    })
+}
+
+/// `rows x cols` row-major `m` stored transposed (`cols x rows`) in rows of `ld >= rows`.
+fn transposed(m: &[f32], rows: usize, cols: usize, ld: usize) -> Vec<f32> {
+    let mut t = vec![0f32; (cols - 1) * ld + rows];
+    for r in 0..rows {
+        for c in 0..cols {
+            t[c * ld + r] = m[r * cols + c];
+        }
+    }
+    t
+}
+
+/// Times the variant `cfg` (transposed operands, batch of one) on the product `p` describes:
+/// A and B stored as `cfg`'s operations read them (rows a multiple of 4 floats apart for the
+/// straight copies of a 16-byte variant), one warm-up launch, `reps` timed ones.
+fn run_flagship_ops(
+    gpu: &Gpu,
+    cfg: &'static FlagshipOpsConfig,
+    p: &Problem,
+    reps: usize,
+) -> Result<GpuResult> {
+    let Problem { a, b, m, n, k } = *p;
+    check_shape(m, n, k)?;
+    let [op_a, op_b] = cfg.ops;
+    let wide = |w: usize| if cfg.vec { round_up(w, 4) } else { w };
+    let lda = if op_a == Op::T { wide(m) } else { k };
+    let ldb = if op_b == Op::T { k } else { wide(n) };
+    let op = Gemm::new(m, n, k).ops(op_a, op_b).leading_dims(lda, ldb, n);
+    let (la, lb, _) = op.min_lens();
+    check_free_memory(4 * (la + lb + m * n), "the problem")?;
+    let sa = match op_a {
+        Op::N => a.to_vec(),
+        Op::T => transposed(a, m, k, lda),
+    };
+    let sb = match op_b {
+        Op::N => pad(b, k, n, k, ldb)[..lb].to_vec(),
+        Op::T => transposed(b, k, n, ldb),
+    };
+    let d_a = DeviceBuffer::from_slice(&sa)?;
+    let d_b = DeviceBuffer::from_slice(&sb)?;
+    let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+    let (group, schedule) = select_ops::ops_launch_settings(true);
+    let launch = FlagshipOpsLaunch::new(gpu, cfg, &op, [&d_a, &d_b, &d_c], group, schedule)?;
+    let timing = time_on_stream(&gpu.stream, 1, reps, || launch.launch())?;
+    let mut c = vec![0f32; m * n];
+    d_c.copy_to(&mut c[..])?;
+    Ok(GpuResult {
+        c,
+        timing,
+        padded: (m, n, k),
+        schedule: Some((schedule, launch.split().sk_blocks)),
     })
 }
 

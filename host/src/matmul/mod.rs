@@ -1,14 +1,18 @@
 //! SGEMM on the GPU. From the bottom up: what a problem is (`problem`, a leaf), its shape
-//! class (`shape`, a leaf), the flagship runner (`flagship`, which owns the stream-K workspace),
-//! the skinny runner for tiny N or M (`skinny`, which owns the split-K workspace), kernel selection (`select`: tuning
-//! cache, defaults, overrides), the library functions (`sgemm`), and the runner of every kernel
+//! class (`shape`, a leaf), the flagship runner (`flagship`, which owns the stream-K workspace)
+//! and its transposing and batched variants (`flagship_ops`), the skinny runner for tiny N or M
+//! (`skinny`, which owns the split-K workspace), kernel selection (`select`: tuning cache,
+//! defaults, overrides; `select_ops` for the variants), the library functions (`sgemm`), and the runner of every kernel
 //! for `host matmul` and `host bench` (`gpu`). cuBLAS, the reference, is in `crate::reference`;
 //! the autotuner in `crate::tune`. The CPU ladder, padding and the f64 reference are in
 //! `rgk_core::matmul`.
 pub mod flagship;
+pub mod flagship_ops;
 pub mod gpu;
+pub mod layout;
 pub mod problem;
 pub mod select;
+pub mod select_ops;
 pub mod sgemm;
 pub mod shape;
 pub mod skinny;

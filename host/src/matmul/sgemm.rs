@@ -6,15 +6,22 @@
 //! M, N, K ≥ 1 and leading dimensions ≥ the widths as they are: edge tiles are handled in the
 //! kernel, so nothing is padded or copied. The kernel for a problem, its rasterization group and
 //! its schedule come from `select` (the shape's class, the tuning cache that `host tune` writes,
-//! else the defaults); the launch from `flagship` or `skinny`. This module reaches neither the tuner nor cuBLAS.
+//! else the defaults); the launch from `flagship` or `skinny`. Transposed operands and strided batches run the
+//! variants of `flagship_ops`, picked by `select_ops`. This module reaches neither the tuner nor
+//! cuBLAS.
 use anyhow::Context as _;
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
+use cust::{
+    memory::{CopyDestination, DeviceBuffer, DeviceSlice},
+    stream::Stream,
+};
 use gpu_kernels::matmul::stream_k::Schedule;
 
 use super::{
     flagship::{FlagshipLaunch, flagship_config},
+    flagship_ops::{FlagshipOpsLaunch, flagship_ops_config},
     problem::{Gemm, check_len, check_shape},
     select::{self, Choice},
+    select_ops::{self, choose_ops_kernel},
     skinny::{SkinnyLaunch, skinny_config},
 };
 use crate::{error::Result, gpu::Gpu};
@@ -59,12 +66,14 @@ pub fn sgemm_device(
     gemm_device(gpu, &Gemm::new(m, n, k), a, b, c)
 }
 
-/// `C = alpha·A·B + beta·C` as `op` describes, on the caller's device buffers, with no padding
-/// and no copies. Runs on `gpu.stream` and returns when the result is in `c`.
+/// `C = alpha·op(A)·op(B) + beta·C` as `op` describes (transposes, a strided batch, leading
+/// dimensions, alpha and beta), on the caller's device buffers, with no padding and no copies.
+/// Runs on `gpu.stream` and returns when the result is in `c`.
 ///
 /// Fails with [`crate::Error::BadInput`] (one sentence naming the problem) on a dimension out of
-/// 1..=16384, a leading dimension smaller than its row width, a buffer too small for its
-/// matrix, or C overlapping A or B.
+/// 1..=16384, a leading dimension smaller than its stored row width, a batch out of 1..=65535, a
+/// stride smaller than its matrix, a buffer too small for its matrices (the whole batch), or C
+/// overlapping A or B.
 ///
 /// ```no_run
 /// use cust::memory::DeviceBuffer;
@@ -75,6 +84,12 @@ pub fn sgemm_device(
 /// let mut c = DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap();
 /// let op = host::Gemm::new(2, 3, 5).alpha(2.0).beta(1.0).leading_dims(5, 3, 4);
 /// host::gemm_device(&gpu, &op, &a, &b, &mut c)?;
+/// // 8 problems C_i = A_iᵀ·B_i, A_i stored 5 x 2, packed one after the other.
+/// let op = host::Gemm::new(2, 3, 5).ops(host::Op::T, host::Op::N).batch(8);
+/// let a = DeviceBuffer::from_slice(&[1.0f32; 8 * 10]).unwrap();
+/// let b = DeviceBuffer::from_slice(&[1.0f32; 8 * 15]).unwrap();
+/// let mut c = DeviceBuffer::from_slice(&[0.0f32; 8 * 6]).unwrap();
+/// host::gemm_device(&gpu, &op, &a, &b, &mut c)?;
 /// # Ok::<(), host::Error>(())
 /// ```
 pub fn gemm_device(
@@ -84,12 +99,30 @@ pub fn gemm_device(
     b: &DeviceSlice<f32>,
     c: &mut DeviceSlice<f32>,
 ) -> Result<()> {
-    gemm_device_on(gpu, None, op, a, b, c)
+    gemm_device_on(gpu, None, None, op, a, b, c)
 }
 
-/// [`gemm_device`] with the flagship or skinny kernel named `kernel` (a flagship one under
-/// `schedule`) instead of the library's picks (for tests and tuning); a kernel that copies B in
-/// 16-byte pieces refuses a B that does not allow them.
+/// [`gemm_device`] enqueued on the caller's `stream` (of `gpu`'s context) without waiting: it
+/// returns once the kernel is launched, and the work is ordered with the rest of `stream`. The
+/// caller must not read `c`, nor write `a`, `b` or `c`, until `stream` has passed it
+/// (`stream.synchronize()`, an event). On a stream other than `gpu.stream`, the launch is
+/// data-parallel (stream-K's workspace belongs to `gpu.stream`). Argument errors are found before
+/// anything is enqueued; a failure of the kernel itself shows at the caller's synchronization.
+pub fn gemm_device_async(
+    gpu: &Gpu,
+    stream: &Stream,
+    op: &Gemm,
+    a: &DeviceSlice<f32>,
+    b: &DeviceSlice<f32>,
+    c: &mut DeviceSlice<f32>,
+) -> Result<()> {
+    gemm_device_on(gpu, Some(stream), None, op, a, b, c)
+}
+
+/// [`gemm_device`] with the flagship kernel named `kernel` (an N,N one of `FLAGSHIP` for a
+/// plain problem, or a variant of `FLAGSHIP_OPS` with the problem's operations) under
+/// `schedule` instead of the library's picks (for tests and tuning); a kernel that copies in
+/// 16-byte pieces refuses operands that do not allow them.
 pub fn gemm_device_with_kernel(
     gpu: &Gpu,
     kernel: &str,
@@ -99,43 +132,87 @@ pub fn gemm_device_with_kernel(
     b: &DeviceSlice<f32>,
     c: &mut DeviceSlice<f32>,
 ) -> Result<()> {
-    gemm_device_on(gpu, Some((kernel, schedule)), op, a, b, c)
+    gemm_device_on(gpu, None, Some((kernel, schedule)), op, a, b, c)
 }
 
 fn gemm_device_on(
     gpu: &Gpu,
+    stream: Option<&Stream>,
     choice: Option<(&str, Schedule)>,
     op: &Gemm,
     a: &DeviceSlice<f32>,
     b: &DeviceSlice<f32>,
     c: &mut DeviceSlice<f32>,
 ) -> Result<()> {
-    // Checked before a kernel is picked for it; `FlagshipLaunch::new` checks again (cheaply),
-    // as it must, being the one that launches. B's layout decides which kernels may run.
+    // Checked before a kernel is picked for it; the launches check again (cheaply), as they
+    // must, being the ones that launch. The operands' layout decides which kernels may run.
     op.check_buffers([a, b, c])?;
-    let vec_b = op.b_vector_ok(b);
-    let (choice, asked) = match choice {
-        Some((name, schedule)) => {
-            let picked = match skinny_config(name) {
-                Ok(cfg) => Ok(Choice::Skinny(cfg)),
-                Err(_) => flagship_config(name).map(Choice::Flagship),
-            };
-            let picked =
-                picked.map_err(|e| anyhow::Error::new(rgk_core::BadInput(e.to_string())))?;
-            (picked, Some(schedule))
+    let own = stream.is_none_or(|s| s.as_inner() == gpu.stream.as_inner());
+    let on = stream.unwrap_or(&gpu.stream);
+    let bad = |e: anyhow::Error| anyhow::Error::new(rgk_core::BadInput(e.to_string()));
+    let ops_kernel = match choice {
+        Some((name, _)) => flagship_ops_config(name).ok(),
+        None if op.is_plain() => None,
+        None => {
+            let vec = op.straight_vector_ok(a, b);
+            Some(choose_ops_kernel(op, vec, gpu.multiprocessors()?))
         }
-        None => (select::pick_any(gpu, op.m, op.n, op.k, vec_b)?, None),
     };
-    match choice {
-        Choice::Skinny(cfg) => SkinnyLaunch::new(gpu, cfg, op, [a, b, c])?.launch()?,
-        Choice::Flagship(cfg) => {
-            let (group, schedule) = select::launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
-            let schedule = asked.unwrap_or(schedule);
-            FlagshipLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch()?;
+    if let Some(cfg) = ops_kernel {
+        let (group, schedule) = select_ops::ops_launch_settings(own);
+        let schedule = choice.map_or(schedule, |c| c.1);
+        FlagshipOpsLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on)?;
+    } else {
+        if !op.is_plain() {
+            // Only a named N,N kernel gets here with a transposed or batched problem.
+            return Err(bad(anyhow::anyhow!(
+                "the N,N flagship kernels take no transposes and no batch: name a kernel of \
+                 `host info`'s flagship_ops family"
+            ))
+            .into());
+        }
+        let vec_b = op.b_vector_ok(b);
+        let (choice, asked) = match choice {
+            Some((name, schedule)) => {
+                let picked = match skinny_config(name) {
+                    Ok(cfg) => Ok(Choice::Skinny(cfg)),
+                    Err(_) => flagship_config(name).map(Choice::Flagship),
+                };
+                (picked.map_err(bad)?, Some(schedule))
+            }
+            // The skinny kernels' split-K workspace, like stream-K's, belongs to `gpu.stream`:
+            // on another stream a tiny-N or tiny-M problem runs the flagship.
+            None if own => (select::pick_any(gpu, op.m, op.n, op.k, vec_b)?, None),
+            None => (
+                Choice::Flagship(select::pick(gpu, op.m, op.n, op.k, vec_b)?),
+                None,
+            ),
+        };
+        match choice {
+            Choice::Skinny(cfg) if own => SkinnyLaunch::new(gpu, cfg, op, [a, b, c])?.launch()?,
+            Choice::Skinny(_) => {
+                return Err(bad(anyhow::anyhow!(
+                    "the skinny kernels run on the GPU's own stream only: name a flagship kernel \
+                     for another stream"
+                ))
+                .into());
+            }
+            Choice::Flagship(cfg) => {
+                let (group, schedule) = select::launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
+                let schedule = asked.unwrap_or(schedule);
+                let schedule = if own {
+                    schedule
+                } else {
+                    Schedule::DataParallel
+                };
+                FlagshipLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on)?;
+            }
         }
     }
-    gpu.stream
-        .synchronize()
-        .context("SGEMM failed on the GPU")?;
+    if stream.is_none() {
+        gpu.stream
+            .synchronize()
+            .context("SGEMM failed on the GPU")?;
+    }
     Ok(())
 }

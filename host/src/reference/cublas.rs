@@ -8,21 +8,30 @@ use std::{
 };
 
 use anyhow::{Context as _, Result};
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
 
 use crate::{
     dynlib::{self, LoadError, Loaded},
     gpu::{Gpu, check_free_memory, time_on_stream},
     matmul::{
         gpu::{GpuResult, Problem},
-        problem::check_shape,
+        problem::{Gemm, Op, check_shape},
     },
 };
 
 type Handle = *mut c_void;
 type Status = c_int;
 const CUBLAS_OP_N: c_int = 0;
+const CUBLAS_OP_T: c_int = 1;
 const CUBLAS_DEFAULT_MATH: c_int = 0;
+
+/// cuBLAS's `cublasOperation_t` for an [`Op`].
+fn cublas_op(op: Op) -> c_int {
+    match op {
+        Op::N => CUBLAS_OP_N,
+        Op::T => CUBLAS_OP_T,
+    }
+}
 
 type Sgemm = unsafe extern "C" fn(
     Handle,
@@ -41,6 +50,29 @@ type Sgemm = unsafe extern "C" fn(
     c_int,
 ) -> Status;
 
+/// `cublasSgemmStridedBatched`: the `Sgemm` arguments with a `long long` stride after each
+/// matrix, and the batch count last.
+type SgemmStridedBatched = unsafe extern "C" fn(
+    Handle,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *const f32,
+    *const f32,
+    c_int,
+    i64,
+    *const f32,
+    c_int,
+    i64,
+    *const f32,
+    *mut f32,
+    c_int,
+    i64,
+    c_int,
+) -> Status;
+
 /// cuBLAS's entry points this module calls (cublas_api.h), resolved once per process.
 struct Api {
     create: unsafe extern "C" fn(*mut Handle) -> Status,
@@ -48,6 +80,7 @@ struct Api {
     set_stream: unsafe extern "C" fn(Handle, *mut c_void) -> Status,
     set_math_mode: unsafe extern "C" fn(Handle, c_int) -> Status,
     sgemm: Sgemm,
+    sgemm_strided_batched: SgemmStridedBatched,
     /// Keeps the pointers above valid: never unloaded.
     lib: Loaded,
 }
@@ -77,7 +110,8 @@ impl Api {
                 &candidates(),
             )?;
             // SAFETY: each type is the entry point's declaration in cublas_api.h (CUDA 12 and
-            // 13: the `_v2` names, `cublasStatus_t` and the enums are C ints); `lib` is kept in
+            // 13: the `_v2` names, `cublasStatus_t` and the enums are C ints, the strides
+            // `long long`); `lib` is kept in
             // the table, which lives for the rest of the process.
             unsafe {
                 Ok(Api {
@@ -86,6 +120,7 @@ impl Api {
                     set_stream: lib.symbol("cublasSetStream_v2")?,
                     set_math_mode: lib.symbol("cublasSetMathMode")?,
                     sgemm: lib.symbol("cublasSgemm_v2")?,
+                    sgemm_strided_batched: lib.symbol("cublasSgemmStridedBatched")?,
                     lib,
                 })
             }
@@ -188,6 +223,95 @@ impl Cublas {
             )
         };
         Ok(check("cublasSgemm", status)?)
+    }
+
+    /// The call matching `op` ([`Gemm`]: transposes, leading dimensions, alpha, beta, a strided
+    /// batch) on device buffers, launched on the GPU's stream without waiting:
+    /// `cublasSgemm` for one problem, `cublasSgemmStridedBatched` for more. Row-major
+    /// `C = op(A)·op(B)` is column-major `Cᵀ = op(B)ᵀ·op(A)ᵀ`, and a row-major matrix read
+    /// column-major is its transpose, so cuBLAS gets B first with `op_b`, then A with `op_a`,
+    /// `n x m x k` and the same leading dimensions.
+    pub fn gemm(
+        &self,
+        op: &Gemm,
+        a: &DeviceSlice<f32>,
+        b: &DeviceSlice<f32>,
+        c: &DeviceSlice<f32>,
+    ) -> Result<()> {
+        op.check()?;
+        let (la, lb, lc) = op.min_lens();
+        for (what, len, need) in [("A", a.len(), la), ("B", b.len(), lb), ("C", c.len(), lc)] {
+            anyhow::ensure!(
+                len >= need,
+                "{what} holds {len} floats, the problem needs {need}"
+            );
+        }
+        let fits = |v: usize| c_int::try_from(v).context("a leading dimension beyond cuBLAS's int");
+        let (lda, ldb, ldc) = (fits(op.lda)?, fits(op.ldb)?, fits(op.ldc)?);
+        let (m, n, k) = (op.m as c_int, op.n as c_int, op.k as c_int);
+        let (alpha, beta) = (op.alpha, op.beta);
+        let raw = |s: &DeviceSlice<f32>| s.as_device_ptr().as_raw();
+        let (pa, pb, pc) = (
+            raw(a) as *const f32,
+            raw(b) as *const f32,
+            raw(c) as *mut f32,
+        );
+        let (ta, tb) = (cublas_op(op.op_b), cublas_op(op.op_a));
+        if op.batch == 1 {
+            // SAFETY: a live handle; the dimensions (≤ 16384) and leading dimensions (checked to
+            // fit a C int) describe matrices inside the buffers (lengths checked above); alpha and
+            // beta are host scalars read before the call returns.
+            let status = unsafe {
+                (self.api.sgemm)(
+                    self.handle,
+                    ta,
+                    tb,
+                    n,
+                    m,
+                    k,
+                    &alpha,
+                    pb,
+                    ldb,
+                    pa,
+                    lda,
+                    &beta,
+                    pc,
+                    ldc,
+                )
+            };
+            return Ok(check("cublasSgemm", status)?);
+        }
+        let stride = |s: usize| i64::try_from(s).context("a stride beyond cuBLAS's long long");
+        let (sa, sb, sc) = (
+            stride(op.stride_a)?,
+            stride(op.stride_b)?,
+            stride(op.stride_c)?,
+        );
+        // SAFETY: as above, for every problem of the batch (`min_lens` counts the last one's
+        // end); the batch (≤ 65535) fits a C int.
+        let status = unsafe {
+            (self.api.sgemm_strided_batched)(
+                self.handle,
+                ta,
+                tb,
+                n,
+                m,
+                k,
+                &alpha,
+                pb,
+                ldb,
+                sb,
+                pa,
+                lda,
+                sa,
+                &beta,
+                pc,
+                ldc,
+                sc,
+                op.batch as c_int,
+            )
+        };
+        Ok(check("cublasSgemmStridedBatched", status)?)
     }
 
     pub fn run(&self, gpu: &Gpu, p: &Problem, reps: usize) -> Result<GpuResult> {

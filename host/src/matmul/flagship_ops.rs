@@ -1,0 +1,201 @@
+//! The runner of the flagship's variants for transposed operands and strided batches
+//! (`gpu_kernels::matmul::FLAGSHIP_OPS`, kernels in `flagship_ops.rs`): the function, the grid
+//! (tiles x batch) and schedule, and the checks that make launching safe. The stream-K workspace
+//! is the flagship runner's (`super::flagship`).
+use std::{ffi::c_void, marker::PhantomData};
+
+use anyhow::{Context as _, Result, bail};
+use cust::{
+    function::{BlockSize, Function, GridSize},
+    memory::DeviceSlice,
+    stream::Stream,
+};
+use gpu_kernels::matmul::{
+    FLAGSHIP_OPS, FlagshipOpsConfig, SgemmOpsParams, SgemmParams,
+    stream_k::{Schedule, Split, plan},
+};
+use rgk_core::bad_input;
+
+use super::{
+    flagship::{HeldWorkspace, allow_shared, held_workspace},
+    problem::Gemm,
+};
+use crate::gpu::Gpu;
+
+/// The variant named `name`.
+pub fn flagship_ops_config(name: &str) -> Result<&'static FlagshipOpsConfig> {
+    FLAGSHIP_OPS
+        .iter()
+        .find(|c| c.name == name)
+        .with_context(|| format!("no transposing or batched SGEMM kernel named {name:?}"))
+}
+
+/// A launch of a variant, ready to go, on buffers borrowed for `'a`.
+pub struct FlagshipOpsLaunch<'a> {
+    gpu: &'a Gpu,
+    func: Function<'a>,
+    cfg: &'static FlagshipOpsConfig,
+    params: SgemmOpsParams,
+    split: Split,
+    grid: (u32, u32),
+    _workspace: Option<HeldWorkspace>,
+    _buffers: PhantomData<&'a DeviceSlice<f32>>,
+}
+
+impl<'a> FlagshipOpsLaunch<'a> {
+    /// Prepares `cfg` for `op` on the buffers of A, B and C with rasterization group `group`
+    /// under `schedule` (data-parallel for a batch of more than one: stream-K's workspace holds
+    /// one problem). Fails with [`rgk_core::BadInput`] when `op` is invalid or does not fit its
+    /// buffers ([`Gemm::check_buffers`]), when its operations are not `cfg`'s, when two problems'
+    /// C overlap, or when `cfg` copies in 16-byte pieces and the operands do not allow them
+    /// ([`Gemm::straight_vector_ok`]).
+    pub fn new(
+        gpu: &'a Gpu,
+        cfg: &'static FlagshipOpsConfig,
+        op: &Gemm,
+        [a, b, c]: [&'a DeviceSlice<f32>; 3],
+        group: u32,
+        schedule: Schedule,
+    ) -> Result<FlagshipOpsLaunch<'a>> {
+        op.check_buffers([a, b, c])?;
+        if cfg.ops != [op.op_a, op.op_b] {
+            return bad_input(format!(
+                "{} computes op(A) = {}, op(B) = {}, not the problem's {}, {}",
+                cfg.name,
+                cfg.ops[0].letter(),
+                cfg.ops[1].letter(),
+                op.op_a.letter(),
+                op.op_b.letter()
+            ));
+        }
+        if cfg.vec && !op.straight_vector_ok(a, b) {
+            return bad_input(format!(
+                "{} copies in 16-byte pieces, which needs the leading dimension (and stride) of \
+                 A stored transposed and of B stored as is a multiple of 4 and 16-byte aligned \
+                 buffers",
+                cfg.name
+            ));
+        }
+        if group == 0 {
+            bail!("the rasterization group must be at least 1");
+        }
+        let func = gpu.function(cfg.name)?;
+        allow_shared(&func, cfg.name, cfg.shared_bytes())?;
+        let (m, n, k) = (op.m as u32, op.n as u32, op.k as u32);
+        let (tiles, ktiles) = (cfg.tiles(m, n), cfg.ktiles(k));
+        let schedule = if op.batch > 1 {
+            Schedule::DataParallel
+        } else {
+            schedule
+        };
+        let split = match schedule {
+            Schedule::DataParallel => plan(schedule, tiles, ktiles, 0),
+            Schedule::StreamK => {
+                let per_sm = func
+                    .max_active_blocks_per_multiprocessor(
+                        BlockSize::x(cfg.threads()),
+                        cfg.shared_bytes() as usize,
+                    )
+                    .context("reading the kernel's occupancy")?;
+                plan(schedule, tiles, ktiles, per_sm * gpu.multiprocessors()?)
+            }
+        };
+        let raw = |s: &DeviceSlice<f32>| s.as_device_ptr().as_raw();
+        let mut g = SgemmParams {
+            a: raw(a) as *const f32,
+            b: raw(b) as *const f32,
+            c: raw(c) as *mut f32,
+            partials: std::ptr::null_mut(),
+            counters: std::ptr::null_mut(),
+            m,
+            n,
+            k,
+            // `check` bounds every leading dimension by u32::MAX.
+            lda: op.lda as u32,
+            ldb: op.ldb as u32,
+            ldc: op.ldc as u32,
+            alpha: op.alpha,
+            beta: op.beta,
+            group,
+            sk_blocks: split.sk_blocks,
+            sk_tiles: split.sk_tiles,
+        };
+        let mut ws = None;
+        if split.sk_blocks > 0 {
+            let w = held_workspace(
+                gpu,
+                split.slots() as usize,
+                (cfg.bm * cfg.bn) as usize,
+                split.sk_tiles as usize,
+            )?;
+            (g.partials, g.counters) = (w.partials(), w.counters());
+            ws = Some(w);
+        }
+        // A batch of one reads no stride; `check` passed, so the strides fit in memory.
+        let params = SgemmOpsParams {
+            g,
+            stride_a: op.stride_a as u64,
+            stride_b: op.stride_b as u64,
+            stride_c: op.stride_c as u64,
+        };
+        Ok(FlagshipOpsLaunch {
+            gpu,
+            func,
+            cfg,
+            params,
+            split,
+            grid: (split.grid(tiles), op.batch as u32),
+            _workspace: ws,
+            _buffers: PhantomData,
+        })
+    }
+
+    /// How the launch shares out the tiles (of each problem).
+    pub fn split(&self) -> Split {
+        self.split
+    }
+
+    /// Launches it on the GPU's stream, without waiting.
+    pub fn launch(&self) -> Result<()> {
+        self.launch_on(&self.gpu.stream)
+    }
+
+    /// Launches it on `stream` (of the GPU's context), without waiting; a stream-K launch only
+    /// on the GPU's own stream (its workspace's).
+    pub fn launch_on(&self, stream: &Stream) -> Result<()> {
+        if self.split.sk_blocks > 0 && stream.as_inner() != self.gpu.stream.as_inner() {
+            bail!("a stream-K launch must run on the GPU's own stream, which owns its workspace");
+        }
+        let args = [&self.params as *const SgemmOpsParams as *mut c_void];
+        let grid = GridSize::xy(self.grid.0, self.grid.1);
+        let block = BlockSize::x(self.cfg.threads());
+        // SAFETY: the argument list matches the kernel's signature (one `SgemmOpsParams`,
+        // checked against the PTX by a test below). `new` checked every problem of the batch
+        // against the buffers (borrowed as long as `self` lives), that their C do not overlap
+        // (strides at least a matrix) nor overlap A or B, the operations and the 16-byte copies'
+        // conditions; the grid is the split's blocks x the batch (≤ 65535), stream-K only for a
+        // batch of one and only on the GPU's stream (above), with the workspace `self` holds.
+        unsafe { stream.launch(&self.func, grid, block, self.cfg.shared_bytes(), &args) }
+            .with_context(|| format!("launching {}", self.cfg.name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_take_one_ops_params_struct() {
+        let want = format!("[{}]", size_of::<SgemmOpsParams>());
+        for cfg in FLAGSHIP_OPS {
+            let head = format!(".visible .entry {}(", cfg.name);
+            let Some(at) = gpu_kernels::PTX.find(&head) else {
+                panic!("{} not in the PTX", cfg.name)
+            };
+            let params = &gpu_kernels::PTX[at + head.len()..];
+            let params = &params[..params.find(')').unwrap()];
+            assert_eq!(params.matches(".param").count(), 1, "{}", cfg.name);
+            assert!(params.trim().ends_with(&want), "{}: {params}", cfg.name);
+        }
+    }
+}
