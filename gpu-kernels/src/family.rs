@@ -43,11 +43,13 @@ pub enum Family {
     ApspPeak,
     /// Graph statistics from the solved matrix (`apsp/stats.rs`).
     ApspStats,
+    /// The tensor-core GEMM, `mma.sync` (`tc/kernel.rs`).
+    TensorCore,
 }
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 18] = [
+    pub const ALL: [Family; 19] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -66,6 +68,7 @@ impl Family {
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
+        Family::TensorCore,
     ];
 
     /// The family's one name: on the command line (`--kernel tiled`), in bench records and
@@ -90,6 +93,7 @@ impl Family {
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",
+            Family::TensorCore => "tc",
         }
     }
 

@@ -14,6 +14,7 @@ use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
     RungConfig, TILED, VECTORIZED, WARPTILE,
 };
+use crate::tc::{TC, TC_MAX_REGISTERS};
 
 /// One kernel of the PTX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,6 +185,11 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
+    &rows!(TC, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        max_registers: Some(TC_MAX_REGISTERS),
+        ..sgemm(c.name, Family::TensorCore, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
 ];
 
 const COUNT: usize = {
@@ -262,6 +268,7 @@ mod tests {
         expected.push((PEAK_KERNEL, Family::ApspPeak));
         expected.push((STATS_TILES_KERNEL, Family::ApspStats));
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
+        expected.extend(TC.iter().map(|c| (c.name, Family::TensorCore)));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");
@@ -287,22 +294,22 @@ mod tests {
             assert_eq!(t(c.phase2), c.phase2_threads());
             assert_eq!(t(c.phase3), c.phase3_threads);
         }
-        assert!(
-            KERNELS
-                .iter()
-                .all(|k| k.family == Family::Flagship || k.dynamic_shared_bytes == 0)
-        );
+        assert!(KERNELS.iter().all(
+            |k| matches!(k.family, Family::Flagship | Family::TensorCore)
+                || k.dynamic_shared_bytes == 0
+        ));
     }
 
     #[test]
-    fn only_the_capped_floyd_warshall_kernels_have_a_register_cap() {
+    fn only_the_capped_floyd_warshall_and_tensor_core_kernels_have_a_register_cap() {
         for k in KERNELS {
             let fw = FW_CONFIGS
                 .iter()
                 .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));
+            let tc = (k.family == Family::TensorCore).then_some(TC_MAX_REGISTERS);
             assert_eq!(
                 k.max_registers,
-                fw.and_then(|c| c.max_registers),
+                fw.and_then(|c| c.max_registers).or(tc),
                 "{}",
                 k.name
             );
