@@ -14,7 +14,7 @@ use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, NAIVE,
     RungConfig, TILED, VECTORIZED, WARPTILE,
 };
-use crate::tc::{TC, TC_MAX_REGISTERS};
+use crate::tc::TC;
 
 /// One kernel of the PTX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,7 +187,7 @@ const PARTS: &[&[KernelSpec]] = &[
     ],
     &rows!(TC, c => KernelSpec {
         dynamic_shared_bytes: c.shared_bytes(),
-        max_registers: Some(TC_MAX_REGISTERS),
+        max_registers: c.kind.max_registers(),
         ..sgemm(c.name, Family::TensorCore, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
 ];
@@ -306,7 +306,10 @@ mod tests {
             let fw = FW_CONFIGS
                 .iter()
                 .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));
-            let tc = (k.family == Family::TensorCore).then_some(TC_MAX_REGISTERS);
+            let tc = TC
+                .iter()
+                .find(|c| c.name == k.name)
+                .and_then(|c| c.kind.max_registers());
             assert_eq!(
                 k.max_registers,
                 fw.and_then(|c| c.max_registers).or(tc),

@@ -14,6 +14,8 @@
 //!   the common GPUs and PTX for the others: [`fatbin`], [`modules`]);
 //! - [`sgemm`] / [`sgemm_device`]: `C = A·B` on host slices or on device buffers;
 //!   [`gemm_device`]: `C = alpha·A·B + beta·C` with leading dimensions, as a [`Gemm`] describes;
+//! - [`tc::gemm_tc`]: the same on the tensor cores, in a `Precision` (TF32, 3xTF32, BF16,
+//!   FP16; FP32 goes to the flagship), A and B row- or column-major;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
 //!   (on the CPU: [`rgk_core::apsp::solve_cpu`]; from a file: [`rgk_core::apsp::format::read_graph`]);
 //!   on several GPUs: [`apsp::multi::MultiGpu`] and [`apsp::multi::solve`];
@@ -31,6 +33,7 @@ pub mod matmul;
 pub mod modules;
 pub mod pinned;
 pub mod reference;
+pub mod tc;
 pub mod tune;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by

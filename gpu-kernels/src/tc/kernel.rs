@@ -15,8 +15,8 @@
 //!   M- or N-contiguous). Rows of a slice are XOR-swizzled in 16-byte pieces (`piece_offset`),
 //!   so that the 8 rows one `ldmatrix` matrix reads lie in 8 different bank groups.
 //! - TF32 kinds: `ldmatrix` cannot transpose 32-bit elements, so fragments are 32-bit `ld.shared`
-//!   from rows padded by 16 bytes, which puts the 32 lanes of each load on 32 banks in both
-//!   layouts. Each value is rounded with `cvt.rna.tf32.f32` (3xTF32: split in hi and lo).
+//!   from padded rows (`row_pitch`: 4 words along k, 8 along M or N), which puts the 32 lanes of
+//!   each load on 32 banks in both layouts. Each value is rounded with `cvt.rna.tf32.f32` (3xTF32: split in hi and lo).
 //! - C is written from the accumulators (alpha, beta) with 8-byte stores where C allows.
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
@@ -24,31 +24,29 @@ use seq_macro::seq;
 use super::mma::{
     cp_async16, ldmatrix_x4, mma_16x8x8_tf32, mma_16x8x16, split_tf32, st_global_v2, tf32,
 };
-use super::{TcKind, TcParams, slice_bytes};
+use super::{TcKind, TcParams, row_pitch};
 use crate::ptx::{cp_async_commit, cp_async_wait, ld_global, ld_shared, shared_addr, st_global};
 
-/// Byte offset of 16-byte piece `c` of stored row `r` in a slice of `pieces` pieces per row and
-/// `e`-byte elements. f32 rows are padded by one piece; 16-bit rows are unpadded and, with
-/// `swizzle`, XOR-swizzled: 4-piece rows (64 bytes, two rows per 128-byte bank line) by bits
-/// 1–2 of the row, 16-piece rows by bits 0–2, so the 8 rows `r0 .. r0 + 7` of one `ldmatrix`
-/// matrix (r0 a multiple of 8) fall on 8 distinct 16-byte bank groups.
+/// Byte offset of 16-byte piece `c` of stored row `r` in a slice with rows `pitch` bytes apart
+/// and `e`-byte elements. f32 rows are padded (`row_pitch`); 16-bit rows are unpadded and, with
+/// `swizzle`, XOR-swizzled: 64-byte rows (4 pieces, two rows per 128-byte bank line) by bits
+/// 1–2 of the row, 256-byte rows (16 pieces) by bits 0–2, so the 8 rows `r0 .. r0 + 7` of one
+/// `ldmatrix` matrix (r0 a multiple of 8) fall on 8 distinct 16-byte bank groups.
 #[inline(always)]
-fn piece_offset(r: u32, c: u32, pieces: u32, e: u32, swizzle: bool) -> u32 {
-    if e == 4 {
-        r * (16 * pieces + 16) + 16 * c
-    } else if !swizzle {
-        r * 16 * pieces + 16 * c
-    } else if pieces == 4 {
+fn piece_offset(r: u32, c: u32, pitch: u32, e: u32, swizzle: bool) -> u32 {
+    if e == 4 || !swizzle {
+        r * pitch + 16 * c
+    } else if pitch == 64 {
         r * 64 + 16 * (c ^ ((r >> 1) & 3))
     } else {
-        r * 16 * pieces + 16 * (c ^ (r & 7))
+        r * pitch + 16 * (c ^ (r & 7))
     }
 }
 
-/// Byte offset of f32 element `col` of stored row `r` in a padded slice of `pieces` per row.
+/// Byte offset of f32 element `col` of stored row `r` in a slice with rows `pitch` bytes apart.
 #[inline(always)]
-fn f32_offset(r: u32, col: u32, pieces: u32) -> u32 {
-    r * (16 * pieces + 16) + 4 * col
+fn f32_offset(r: u32, col: u32, pitch: u32) -> u32 {
+    r * pitch + 4 * col
 }
 
 /// Stores `v` to C at `(row, col)`, `(row, col + 1)` as `alpha·v + beta·C`, skipping cells
@@ -114,8 +112,11 @@ macro_rules! tc_kernels {
             const BR: bool = $br;
             const SW: bool = $sw;
             const STAGES: u32 = $st;
-            const A_BYTES: u32 = if AR { slice_bytes(KIND, BM, BK) } else { slice_bytes(KIND, BK, BM) };
-            const B_BYTES: u32 = if BR { slice_bytes(KIND, BK, BN) } else { slice_bytes(KIND, BN, BK) };
+            /// Bytes between stored rows: A row-major keeps rows along k, B row-major along n.
+            const PITCH_A: u32 = if AR { row_pitch(KIND, BK, true) } else { row_pitch(KIND, BM, false) };
+            const PITCH_B: u32 = if BR { row_pitch(KIND, BN, false) } else { row_pitch(KIND, BK, true) };
+            const A_BYTES: u32 = (if AR { BM } else { BK }) * PITCH_A;
+            const B_BYTES: u32 = (if BR { BK } else { BN }) * PITCH_B;
             const STAGE_BYTES: u32 = A_BYTES + B_BYTES;
             /// 16-byte pieces per stored row, and copies per thread per slice.
             const PA: u32 = if AR { BK / EPC } else { BM / EPC };
@@ -163,7 +164,7 @@ macro_rules! tc_kernels {
                         // or nothing is read. No thread touches the stage until the wait and
                         // barrier that retire this group; the stage was released by the barrier
                         // before the call.
-                        unsafe { cp_async16(smem + stage + piece_offset(sr, c, PA, E, SW), src, bytes) };
+                        unsafe { cp_async16(smem + stage + piece_offset(sr, c, PITCH_A, E, SW), src, bytes) };
                     }
                 });
                 seq!(J in 0..4 {
@@ -175,7 +176,7 @@ macro_rules! tc_kernels {
                         let at = (o as usize * ldb + i as usize) * E as usize;
                         let src = if ok { p.b.wrapping_add(at) } else { p.b };
                         // SAFETY: as for A, in this stage's B slice.
-                        unsafe { cp_async16(smem + stage + A_BYTES + piece_offset(sr, c, PB, E, SW), src, bytes) };
+                        unsafe { cp_async16(smem + stage + A_BYTES + piece_offset(sr, c, PITCH_B, E, SW), src, bytes) };
                     }
                 });
             };
@@ -213,9 +214,9 @@ macro_rules! tc_kernels {
                         let mut af = [[0u32; 4]; 4];
                         seq!(MI in 0..4 {
                             let off = if AR {
-                                piece_offset(wm0 + 16 * MI + li % 2 * 8 + l8, 2 * KK + li / 2, PA, 2, SW)
+                                piece_offset(wm0 + 16 * MI + li % 2 * 8 + l8, 2 * KK + li / 2, PITCH_A, 2, SW)
                             } else {
-                                piece_offset(16 * KK + li / 2 * 8 + l8, (wm0 + 16 * MI) / 8 + li % 2, PA, 2, SW)
+                                piece_offset(16 * KK + li / 2 * 8 + l8, (wm0 + 16 * MI) / 8 + li % 2, PITCH_A, 2, SW)
                             };
                             // SAFETY: all lanes; a 16-byte row of this stage's A slice (row <
                             // its rows, piece < PA), landed and ordered by the wait and barrier.
@@ -224,9 +225,9 @@ macro_rules! tc_kernels {
                         let mut bf = [[0u32; 2]; 4];
                         seq!(NJ in 0..2 {
                             let off = if BR {
-                                piece_offset(16 * KK + li % 2 * 8 + l8, (wn0 + 16 * NJ) / 8 + li / 2, PB, 2, SW)
+                                piece_offset(16 * KK + li % 2 * 8 + l8, (wn0 + 16 * NJ) / 8 + li / 2, PITCH_B, 2, SW)
                             } else {
-                                piece_offset(wn0 + 16 * NJ + li / 2 * 8 + l8, 2 * KK + li % 2, PB, 2, SW)
+                                piece_offset(wn0 + 16 * NJ + li / 2 * 8 + l8, 2 * KK + li % 2, PITCH_B, 2, SW)
                             };
                             // SAFETY: as for A, in the B slice.
                             let r = unsafe { ldmatrix_x4::<{ BR }>(b_s + off) };
@@ -245,7 +246,7 @@ macro_rules! tc_kernels {
                         seq!(MI in 0..4 {
                             seq!(R in 0..4 {{
                                 let (mr, kc) = (wm0 + 16 * MI + g + 8 * (R % 2), 8 * KK + t + 4 * (R / 2));
-                                let off = if AR { f32_offset(mr, kc, PA) } else { f32_offset(kc, mr, PA) };
+                                let off = if AR { f32_offset(mr, kc, PITCH_A) } else { f32_offset(kc, mr, PITCH_A) };
                                 // SAFETY: a word of this stage's A slice (row and column inside
                                 // it), landed and ordered by the wait and barrier.
                                 let [x] = unsafe { ld_shared::<1>(a_s + off) };
@@ -260,7 +261,7 @@ macro_rules! tc_kernels {
                         seq!(NI in 0..4 {
                             seq!(R in 0..2 {{
                                 let (kc, nc) = (8 * KK + t + 4 * R, wn0 + 8 * NI + g);
-                                let off = if BR { f32_offset(kc, nc, PB) } else { f32_offset(nc, kc, PB) };
+                                let off = if BR { f32_offset(kc, nc, PITCH_B) } else { f32_offset(nc, kc, PITCH_B) };
                                 // SAFETY: as for A, in the B slice.
                                 let [x] = unsafe { ld_shared::<1>(b_s + off) };
                                 if SPLIT {

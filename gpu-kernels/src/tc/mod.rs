@@ -29,6 +29,16 @@ impl TcKind {
             TcKind::Tf32 | TcKind::Tf32x3 => 4,
         }
     }
+    /// The register cap (`.maxnreg`) the kind's kernels are compiled under: 16-bit kernels fit
+    /// 128 (256 threads x 128 registers: two blocks per SM) with no spills; the TF32 ones keep
+    /// each fragment value as f32 and TF32 (3xTF32: hi and lo), which spills under 128, so they
+    /// run uncapped (one block per SM).
+    pub const fn max_registers(self) -> Option<u32> {
+        match self {
+            TcKind::Bf16 | TcKind::Fp16 => Some(TC_MAX_REGISTERS),
+            TcKind::Tf32 | TcKind::Tf32x3 => None,
+        }
+    }
     /// Elements per 16-byte `cp.async` piece: leading dimensions must be multiples of it.
     pub const fn elements_per_copy(self) -> u32 {
         16 / self.element_bytes()
@@ -77,11 +87,18 @@ pub struct TcConfig {
     pub swizzle: bool,
 }
 
-/// Shared-memory bytes of one operand's slice: `rows x cols` elements stored with `cols`
-/// contiguous; 16-bit slices unpadded (swizzled), f32 slices with 4 floats of padding per row.
-pub const fn slice_bytes(kind: TcKind, rows: u32, cols: u32) -> u32 {
+/// Bytes between stored rows of an operand's slice of `cols` elements per row: 16-bit rows are
+/// unpadded (XOR-swizzled instead); f32 rows are padded so that the 32 lanes of a TF32 fragment
+/// load hit 32 banks: by 4 words when the row runs along k (lanes read 8 rows x 4 columns; pitch
+/// ≡ 4 words mod 32), by 8 words when it runs along M or N (4 rows x 8 columns; pitch ≡ 8).
+pub const fn row_pitch(kind: TcKind, cols: u32, along_k: bool) -> u32 {
     let e = kind.element_bytes();
-    rows * (cols * e + if e == 4 { 16 } else { 0 })
+    cols * e
+        + match (e, along_k) {
+            (2, _) => 0,
+            (_, true) => 16,
+            (_, false) => 32,
+        }
 }
 
 impl TcConfig {
@@ -91,17 +108,17 @@ impl TcConfig {
     /// A's slice as stored: row-major A keeps `bm` rows of `bk`, column-major `bk` rows of `bm`.
     pub const fn a_bytes(&self) -> u32 {
         if self.a_rows {
-            slice_bytes(self.kind, self.bm, self.bk)
+            self.bm * row_pitch(self.kind, self.bk, true)
         } else {
-            slice_bytes(self.kind, self.bk, self.bm)
+            self.bk * row_pitch(self.kind, self.bm, false)
         }
     }
     /// B's slice: row-major B keeps `bk` rows of `bn`, column-major `bn` rows of `bk`.
     pub const fn b_bytes(&self) -> u32 {
         if self.b_rows {
-            slice_bytes(self.kind, self.bk, self.bn)
+            self.bk * row_pitch(self.kind, self.bn, false)
         } else {
-            slice_bytes(self.kind, self.bn, self.bk)
+            self.bn * row_pitch(self.kind, self.bk, true)
         }
     }
     /// Dynamic shared memory per block: every stage's A and B slices.
@@ -113,8 +130,7 @@ impl TcConfig {
     }
 }
 
-/// The register cap every tensor-core kernel is compiled under: 256 threads x 128 registers
-/// lets two blocks share an SM.
+/// The register cap of the 16-bit tensor-core kernels ([`TcKind::max_registers`]).
 pub const TC_MAX_REGISTERS: u32 = 128;
 
 /// Invokes `$m!` with every tensor-core kernel: `(name { kind, a_rows, b_rows, stages,

@@ -30,6 +30,7 @@ pub mod info;
 pub mod json;
 pub mod matmul;
 pub mod matmul_cpu;
+pub mod matmul_tc;
 pub mod occupancy;
 pub mod output;
 pub mod progress;
