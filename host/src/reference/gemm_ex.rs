@@ -152,6 +152,12 @@ impl CublasEx {
             p
         };
         check_buffers(op, want, a, b, c)?;
+        if [op.lda, op.ldb, op.ldc]
+            .iter()
+            .any(|&ld| ld > c_int::MAX as usize)
+        {
+            return rgk_core::bad_input("cuBLAS takes leading dimensions below 2^31");
+        }
         let (dtype, compute) = types(p);
         let trans = |l: Layout| {
             if l == Layout::RowMajor {
@@ -161,8 +167,7 @@ impl CublasEx {
             }
         };
         // SAFETY: a live handle; `check_buffers` checked the shapes (each ≤ 16384, so C ints),
-        // leading dimensions (< 2^31 in practice: ≥ widths, and the buffers hold them) and the
-        // element types against the buffers; alpha and beta are host f32 (the default pointer
+        // leading dimensions (C ints, checked above) and the element types against the buffers; alpha and beta are host f32 (the default pointer
         // mode, f32 scalars for every compute type used), read before the call returns.
         let status = unsafe {
             (self.api.gemm_ex)(
