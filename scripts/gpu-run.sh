@@ -17,6 +17,10 @@
 #                                  choice, its shape class, cuBLAS in the same process, 20 reps) per
 #                                  shape, JSON to $OUT/shapes_p_MxNxK.json, SM clock to $OUT/clock.csv,
 #                                  one summary table (scripts/gpu-shapes-p.sh)
+#   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
+#                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
+#                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
+#                                  $OUT/tc_clock.csv, 3xTF32-vs-FP32 error distribution printed
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
@@ -140,6 +144,13 @@ sanitize)
         for t in "" --trans-a --trans-b "--trans-a --trans-b"; do
             # shellcheck disable=SC2086
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 67 --n 45 --k 33 $t --batch 3 --stride-a 3001 --stride-b 2003 --stride-c 3100 --reps 1 --no-cublas
+        done
+        # every tensor-core kernel (tc_<kind>_<layouts>_…), at an aligned and an odd shape
+        for k in $("$HOST" info | sed -n 's/^  \(tc_[a-z0-9_]*\) .*/\1/p'); do
+            p=$(echo "$k" | sed 's/^tc_\(bf16\|fp16\|tf32x3\|tf32\)_.*/\1/; s/tf32x3/3xtf32/')
+            case "$k" in *_rr_*) ;; *) continue ;; esac  # the CLI runs row-major operands
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul 256 --precision "$p" --kernel "$k" --reps 1 --no-cublas
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 40 --k 24 --precision "$p" --kernel "$k" --reps 1 --no-cublas
         done
     done
     # The Hopper kernels at an aligned and odd shapes (`host sm90 --check`), on 9.0 GPUs only.
@@ -269,6 +280,33 @@ shapes)
     kill "$smi"
     awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
                 END { if (n) printf "SM clock during the run: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv" | tee -a "$OUT_DIR/sgemm_shapes.txt"
+tc)
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/tc_clock.csv" &
+    smi=$!
+    sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(4096 8192)
+    for n in "${sizes[@]}"; do
+        for p in fp32 tf32 3xtf32 bf16 fp16; do
+            run "$HOST" matmul "$n" --precision "$p" --reps 20 --json > "$OUT_DIR/tc_${p}_$n.json"
+        done
+        run "$HOST" matmul "$n" --precision bf16 --kernel ladder --reps 20 --json > "$OUT_DIR/tc_ladder_$n.json"
+    done
+    kill "$smi"
+    python3 - "$OUT_DIR" "${sizes[@]}" <<'PY'
+import json, sys, glob, os
+d = sys.argv[1]
+for f in sorted(glob.glob(f"{d}/tc_*.json")):
+    try:
+        env = json.load(open(f))
+    except Exception as e:
+        print(f"{os.path.basename(f)}: unreadable ({e})"); continue
+    for r in env["results"]:
+        tf = r.get("tflops", r.get("gflops", 0) / 1000)
+        e = r.get("error") or {}
+        print(f'{r["m"]:>6} {r["kernel"]:<26} {r.get("precision", "fp32"):>7} {r["median_ms"]:>9.3f} ms {tf:>7.1f} TFLOP/s '
+              f'{(r["percent_of_cublas"] or 0):>6.1f}% cuBLAS  err/bound {r["max_scaled_error"]}  '
+              f'rel err p50 {e.get("p50", float("nan")):.2e} p99 {e.get("p99", float("nan")):.2e} max {e.get("max", float("nan")):.2e}')
+PY
+    awk -F', ' 'NR > 1 { s += $2 + 0; n++ } END { if (n) printf "SM clock during the run: mean %.0f MHz over %d samples\n", s / n, n }' "$OUT_DIR/tc_clock.csv"
     ;;
 peak)
     run "$HOST" apsp-peak --json > "$OUT_DIR/apsp_peak.json"

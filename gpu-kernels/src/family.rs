@@ -57,6 +57,8 @@ pub enum Family {
     ApspPeak,
     /// Graph statistics from the solved matrix (`apsp/stats.rs`).
     ApspStats,
+    /// The tensor-core GEMM, `mma.sync` (`tc/kernel.rs`).
+    TensorCore,
     /// Floyd–Warshall on one small graph in one persistent launch (`apsp/small.rs`).
     FwSmall,
     /// Many small graphs in one launch, one block each (`apsp/batch.rs`).
@@ -67,7 +69,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 28] = [
+    pub const ALL: [Family; 29] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -93,6 +95,7 @@ impl Family {
         Family::ApspInit,
         Family::ApspPeak,
         Family::ApspStats,
+        Family::TensorCore,
         Family::FwSmall,
         Family::ApspBatch,
         Family::Wgmma,
@@ -127,6 +130,7 @@ impl Family {
             Family::ApspInit => "apsp_init",
             Family::ApspPeak => "apsp_peak",
             Family::ApspStats => "apsp_stats",
+            Family::TensorCore => "tc",
             Family::FwSmall => "fw_small",
             Family::ApspBatch => "apsp_batch",
             Family::Wgmma => "wgmma",

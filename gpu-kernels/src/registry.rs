@@ -20,6 +20,7 @@ use crate::matmul::{
     },
 };
 use crate::sm90::WGMMA;
+use crate::tc::TC;
 
 /// One kernel of the PTX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,6 +244,11 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
+    &rows!(TC, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        max_registers: c.kind.max_registers(),
+        ..sgemm(c.name, Family::TensorCore, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
     &rows!(FW_SMALL, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
     &rows!(BATCH_CONFIGS, c => fw(c.kernel, Family::ApspBatch, c.threads, c.n, None)),
     &rows!(WGMMA, c => KernelSpec {
@@ -350,6 +356,7 @@ mod tests {
         expected.push((PEAK_KERNEL, Family::ApspPeak));
         expected.push((STATS_TILES_KERNEL, Family::ApspStats));
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
+        expected.extend(TC.iter().map(|c| (c.name, Family::TensorCore)));
         expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
         expected.extend(BATCH_CONFIGS.iter().map(|c| (c.kernel, Family::ApspBatch)));
         expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
@@ -387,21 +394,25 @@ mod tests {
             let k = kernel(c.name).unwrap();
             assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
         }
-        assert!(KERNELS.iter().all(
-            |k| matches!(k.family, Family::Flagship | Family::FlagshipOps | Family::Wgmma)
-                || k.dynamic_shared_bytes == 0
-        ));
+        assert!(KERNELS.iter().all(|k| matches!(
+            k.family,
+            Family::Flagship | Family::FlagshipOps | Family::TensorCore | Family::Wgmma
+        ) || k.dynamic_shared_bytes == 0));
     }
 
     #[test]
-    fn only_the_capped_floyd_warshall_kernels_have_a_register_cap() {
+    fn only_the_capped_floyd_warshall_and_tensor_core_kernels_have_a_register_cap() {
         for k in KERNELS.iter().filter(|k| k.family != Family::Wgmma) {
             let fw = FW_CONFIGS
                 .iter()
                 .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));
+            let tc = TC
+                .iter()
+                .find(|c| c.name == k.name)
+                .and_then(|c| c.kind.max_registers());
             assert_eq!(
                 k.max_registers,
-                fw.and_then(|c| c.max_registers),
+                fw.and_then(|c| c.max_registers).or(tc),
                 "{}",
                 k.name
             );

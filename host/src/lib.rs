@@ -16,6 +16,8 @@
 //!   [`gemm_device`]: `C = alpha·op(A)·op(B) + beta·C` with transposes ([`Op`]), strided batches
 //!   and leading dimensions, as a [`Gemm`] describes; [`gemm_device_async`]: the same enqueued on
 //!   the caller's stream without waiting;
+//! - [`tc::gemm_tc`]: the same on the tensor cores, in a `Precision` (TF32, 3xTF32, BF16,
+//!   FP16; FP32 goes to the flagship), A and B row- or column-major;
 //! - [`apsp()`]: all-pairs shortest paths of a [`Graph`] on the GPU, returning [`Distances`]
 //!   (on the CPU: [`rgk_core::apsp::solve_cpu`]; from a file: [`rgk_core::apsp::format::read_graph`]);
 //!   on several GPUs: [`apsp::multi::MultiGpu`] and [`apsp::multi::solve`];
@@ -34,6 +36,7 @@ pub mod modules;
 pub mod pinned;
 pub mod reference;
 pub mod sm90;
+pub mod tc;
 pub mod tune;
 
 /// The source revision this binary was built from (`git describe --always --dirty`, captured by

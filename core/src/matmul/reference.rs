@@ -14,6 +14,22 @@ pub const REL_TOL: f64 = 1e-5;
 /// Absolute part of the tolerance, so that cells with a near-zero bound do not divide by zero.
 pub const ABS_TOL: f64 = 1e-6;
 
+/// A cell passes when `|c - ref| <= rel·Σ|a||b| + abs`: [`Tolerance::SGEMM`] for the FP32 kernels,
+/// or a precision's (`super::precision::Precision::tolerance`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub rel: f64,
+    pub abs: f64,
+}
+
+impl Tolerance {
+    /// [`REL_TOL`] and [`ABS_TOL`].
+    pub const SGEMM: Tolerance = Tolerance {
+        rel: REL_TOL,
+        abs: ABS_TOL,
+    };
+}
+
 /// Reference values for some rows of C = A·B.
 #[derive(Clone, Debug)]
 pub struct Reference {
@@ -96,7 +112,7 @@ pub fn sample_rows(m: usize, count: usize, seed: u64) -> Vec<usize> {
 pub struct Check {
     pub checked: usize,
     pub failures: usize,
-    /// Largest `|c - ref| / (REL_TOL * bound + ABS_TOL)`; `+inf` for a NaN/Inf mismatch.
+    /// Largest `|c - ref| / (tol.rel * bound + tol.abs)`; `+inf` for a NaN/Inf mismatch.
     pub max_scaled_error: f64,
     /// (row, col, value, reference) of the cell with the largest scaled error.
     pub worst: Option<(usize, usize, f32, f64)>,
@@ -108,8 +124,14 @@ impl Check {
     }
 }
 
-/// Scaled error of one cell; `> 1` (or `+inf`) means it fails.
+/// Scaled error of one cell under [`Tolerance::SGEMM`]; `> 1` (or `+inf`) means it fails.
 pub fn scaled_error(value: f32, reference: f64, bound: f64) -> f64 {
+    scaled_error_with(value, reference, bound, Tolerance::SGEMM)
+}
+
+/// Scaled error of one cell, `|c - ref| / (tol.rel·bound + tol.abs)`; `> 1` (or `+inf`) means it
+/// fails.
+pub fn scaled_error_with(value: f32, reference: f64, bound: f64, tol: Tolerance) -> f64 {
     if reference.is_nan() {
         return if value.is_nan() { 0.0 } else { f64::INFINITY };
     }
@@ -123,13 +145,19 @@ pub fn scaled_error(value: f32, reference: f64, bound: f64) -> f64 {
     if !value.is_finite() {
         return f64::INFINITY;
     }
-    let e = (f64::from(value) - reference).abs() / (REL_TOL * bound + ABS_TOL);
+    let e = (f64::from(value) - reference).abs() / (tol.rel * bound + tol.abs);
     // A NaN here could only come from a NaN bound next to a finite reference: never accept it.
     if e.is_nan() { f64::INFINITY } else { e }
 }
 
-/// Checks the rows of a full `m x n` result `c` that `reference` holds.
+/// Checks the rows of a full `m x n` result `c` that `reference` holds, under
+/// [`Tolerance::SGEMM`].
 pub fn check(c: &[f32], reference: &Reference) -> Check {
+    check_with(c, reference, Tolerance::SGEMM)
+}
+
+/// [`check`] under the tolerance `tol`.
+pub fn check_with(c: &[f32], reference: &Reference, tol: Tolerance) -> Check {
     let n = reference.n;
     let mut out = Check {
         checked: 0,
@@ -147,7 +175,7 @@ pub fn check(c: &[f32], reference: &Reference) -> Check {
         let want = &reference.c[ri * n..(ri + 1) * n];
         let bound = &reference.bound[ri * n..(ri + 1) * n];
         for (col, ((&g, &w), &b)) in got.iter().zip(want).zip(bound).enumerate() {
-            let e = scaled_error(g, w, b);
+            let e = scaled_error_with(g, w, b, tol);
             out.checked += 1;
             if e > 1.0 {
                 out.failures += 1;

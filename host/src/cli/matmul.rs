@@ -13,7 +13,10 @@ use host::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rgk_core::matmul::reference::{self, Check, Reference};
+use rgk_core::matmul::{
+    precision::Precision,
+    reference::{self, Check, Reference},
+};
 use serde::Serialize;
 
 use super::{PtxArg, json, progress};
@@ -84,8 +87,20 @@ pub struct MatmulArgs {
     /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// What A and B are multiplied in: fp32 (the SGEMM kernels), or on the tensor cores tf32,
+    /// 3xtf32, bf16 or fp16, against cuBLAS of the same precision (docs/tensor-cores.md); there
+    /// `--kernel` is `sgemm` (the library's pick), `ladder` or tensor-core kernel names.
+    #[arg(long, default_value = "fp32", value_parser = parse_precision)]
+    pub precision: Precision,
     #[command(flatten)]
     pub ptx: PtxArg,
+}
+
+fn parse_precision(s: &str) -> Result<Precision, String> {
+    Precision::from_name(s).ok_or_else(|| {
+        let names: Vec<_> = Precision::ALL.iter().map(|p| p.name()).collect();
+        format!("must be one of {}", names.join(", "))
+    })
 }
 
 /// Largest dimension checked in full by `--verify auto`.
@@ -203,7 +218,7 @@ struct Record {
     max_scaled_error: Option<f64>,
 }
 
-fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
+pub fn resolve_shape(args: &MatmulArgs) -> Result<(usize, usize, usize)> {
     let pick = |d: Option<usize>, name: &str| match d.or(args.size) {
         Some(v) => Ok(v),
         None => bail!(
@@ -235,6 +250,9 @@ fn select_kernels(which: &str, gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> R
 }
 
 pub fn run(args: &MatmulArgs) -> Result<()> {
+    if args.precision != Precision::Fp32 {
+        return super::matmul_tc::run(args, args.precision);
+    }
     let (m, n, k) = resolve_shape(args)?;
     if super::matmul_blas::wanted(args) {
         return super::matmul_blas::run(args, (m, n, k));

@@ -37,6 +37,7 @@ pub mod json;
 pub mod matmul;
 pub mod matmul_blas;
 pub mod matmul_cpu;
+pub mod matmul_tc;
 pub mod occupancy;
 pub mod output;
 pub mod progress;

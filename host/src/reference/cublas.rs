@@ -85,7 +85,8 @@ struct Api {
     lib: Loaded,
 }
 
-fn candidates() -> Vec<String> {
+/// The file names cuBLAS is looked for under (also `gemm_ex`'s).
+pub(super) fn candidates() -> Vec<String> {
     let mut c = Vec::new();
     if let Ok(p) = std::env::var("CUBLAS_LIBRARY") {
         c.push(p);
@@ -145,7 +146,7 @@ impl fmt::Display for CublasError {
 
 impl std::error::Error for CublasError {}
 
-fn check(call: &'static str, status: Status) -> Result<(), CublasError> {
+pub(super) fn check(call: &'static str, status: Status) -> Result<(), CublasError> {
     match status {
         0 => Ok(()),
         status => Err(CublasError { call, status }),

@@ -1,0 +1,309 @@
+//! The tensor-core GEMM kernels (see `mod.rs` for the contract, docs/tensor-cores.md for the
+//! design and its measurements).
+//!
+//! Structure (why):
+//! - A block of 8 warps computes a 128 x 128 tile of C, each warp 64 x 32 of it: 4 x 4 tiles of
+//!   16 x 8 accumulators (64 f32 registers per thread), so each A fragment feeds 4 `mma` and
+//!   each B fragment 4.
+//! - Global → shared moves in 16-byte `cp.async.cg` pieces (no register holds the data), one
+//!   commit group per 32-deep k-slice, `STAGES` slices in flight, one barrier per slice.
+//!   Operand slices are stored with their contiguous dimension as in global memory, so every
+//!   copy is 16 contiguous bytes whatever the layout; edges (rows past M or N, k past K) copy
+//!   fewer bytes and the hardware zero-fills the rest (`src-size`), so partial tiles add exact
+//!   zeros and no thread branches around an `mma`.
+//! - 16-bit kinds: fragments come from `ldmatrix.x4` (`.trans` where the slice is stored
+//!   M- or N-contiguous). Rows of a slice are XOR-swizzled in 16-byte pieces (`piece_offset`),
+//!   so that the 8 rows one `ldmatrix` matrix reads lie in 8 different bank groups.
+//! - TF32 kinds: `ldmatrix` cannot transpose 32-bit elements, so fragments are 32-bit `ld.shared`
+//!   from padded rows (`row_pitch`: 4 words along k, 8 along M or N), which puts the 32 lanes of
+//!   each load on 32 banks in both layouts. Each value is rounded with `cvt.rna.tf32.f32` (3xTF32: split in hi and lo).
+//! - C is written from the accumulators (alpha, beta) with 8-byte stores where C allows.
+use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
+use seq_macro::seq;
+
+use super::mma::{
+    cp_async16, ldmatrix_x4, mma_16x8x8_tf32, mma_16x8x16, split_tf32, st_global_v2, tf32,
+};
+use super::{TcKind, TcParams, row_pitch};
+use crate::ptx::{cp_async_commit, cp_async_wait, ld_global, ld_shared, shared_addr, st_global};
+
+/// Byte offset of 16-byte piece `c` of stored row `r` in a slice with rows `pitch` bytes apart
+/// and `e`-byte elements. f32 rows are padded (`row_pitch`); 16-bit rows are unpadded and, with
+/// `swizzle`, XOR-swizzled: 64-byte rows (4 pieces, two rows per 128-byte bank line) by bits
+/// 1–2 of the row, 256-byte rows (16 pieces) by bits 0–2, so the 8 rows `r0 .. r0 + 7` of one
+/// `ldmatrix` matrix (r0 a multiple of 8) fall on 8 distinct 16-byte bank groups.
+#[inline(always)]
+fn piece_offset(r: u32, c: u32, pitch: u32, e: u32, swizzle: bool) -> u32 {
+    if e == 4 || !swizzle {
+        r * pitch + 16 * c
+    } else if pitch == 64 {
+        r * 64 + 16 * (c ^ ((r >> 1) & 3))
+    } else {
+        r * pitch + 16 * (c ^ (r & 7))
+    }
+}
+
+/// Byte offset of f32 element `col` of stored row `r` in a slice with rows `pitch` bytes apart.
+#[inline(always)]
+fn f32_offset(r: u32, col: u32, pitch: u32) -> u32 {
+    r * pitch + 4 * col
+}
+
+/// Stores `v` to C at `(row, col)`, `(row, col + 1)` as `alpha·v + beta·C`, skipping cells
+/// outside C; one 8-byte store when `pair` (C allows it: `ldc` even, C 8-byte aligned).
+///
+/// # Safety
+/// `p` must be the launch's parameters (C of `m x n`, rows `ldc` apart), and the cells stored
+/// by this thread alone.
+#[inline(always)]
+unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair: bool) {
+    if row >= p.m || col >= p.n {
+        return;
+    }
+    let at =
+        p.c.wrapping_add(row as usize * p.ldc as usize + col as usize);
+    let mut out = [p.alpha * v[0], p.alpha * v[1]];
+    let both = col + 1 < p.n;
+    if p.beta != 0.0 {
+        // SAFETY: (row, col) is a cell of C (checked above), and (row, col + 1) when `both`.
+        out[0] += p.beta * f32::from_bits(unsafe { ld_global(at as *const u32) });
+        if both {
+            // SAFETY: as above.
+            let old = unsafe { ld_global(at.wrapping_add(1) as *const u32) };
+            out[1] += p.beta * f32::from_bits(old);
+        }
+    }
+    if both && pair {
+        // SAFETY: both cells are in C and this thread's; `pair`: ldc even and C 8-byte aligned,
+        // and col is even (2t), so `at` is 8-byte aligned.
+        unsafe { st_global_v2(at, out) };
+    } else {
+        // SAFETY: the cells are in C (checked) and this thread's.
+        unsafe { st_global::<1>(at as *mut u32, [out[0].to_bits()]) };
+        if both {
+            // SAFETY: as above.
+            unsafe { st_global::<1>(at.wrapping_add(1) as *mut u32, [out[1].to_bits()]) };
+        }
+    }
+}
+
+macro_rules! tc_kernels {
+    ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
+        swizzle: $sw:tt })),* $(,)?) => {$(
+        /// # Safety
+        /// `p` must satisfy the [`TcParams`] contract for this kernel's kind and layouts (A, B
+        /// and C inside their buffers, leading dimensions multiples of 16 bytes, A and B 16-byte
+        /// aligned, C overlapping neither), and the launch must use 256 threads, one block per
+        /// tile of C (`TcConfig::tiles`) and `TcConfig::shared_bytes` of dynamic shared memory.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name(p: TcParams) {
+            const KIND: TcKind = TcKind::$kind;
+            const E: u32 = KIND.element_bytes();
+            const EPC: u32 = 16 / E;
+            const BF16: bool = matches!(KIND, TcKind::Bf16);
+            const SPLIT: bool = matches!(KIND, TcKind::Tf32x3);
+            const BM: u32 = 128;
+            const BN: u32 = 128;
+            const BK: u32 = 32;
+            const WN: u32 = 4;
+            const NT: u32 = 256;
+            const AR: bool = $ar;
+            const BR: bool = $br;
+            const SW: bool = $sw;
+            const STAGES: u32 = $st;
+            /// Bytes between stored rows: A row-major keeps rows along k, B row-major along n.
+            const PITCH_A: u32 = if AR { row_pitch(KIND, BK, true) } else { row_pitch(KIND, BM, false) };
+            const PITCH_B: u32 = if BR { row_pitch(KIND, BN, false) } else { row_pitch(KIND, BK, true) };
+            const A_BYTES: u32 = (if AR { BM } else { BK }) * PITCH_A;
+            const B_BYTES: u32 = (if BR { BK } else { BN }) * PITCH_B;
+            const STAGE_BYTES: u32 = A_BYTES + B_BYTES;
+            /// 16-byte pieces per stored row, and copies per thread per slice.
+            const PA: u32 = if AR { BK / EPC } else { BM / EPC };
+            const PB: u32 = if BR { BN / EPC } else { BK / EPC };
+            const CA: u32 = BM * BK / EPC / NT;
+            const CB: u32 = BN * BK / EPC / NT;
+            const _: () = {
+                assert!(CA >= 1 && CA <= 4 && CB >= 1 && CB <= 4 && NT % PA == 0 && NT % PB == 0);
+                assert!(STAGES >= 2 && STAGES <= 4);
+                assert!(E == 4 || PA == 4 || PA == 16);
+            };
+
+            let (m, n, k) = (p.m, p.n, p.k);
+            let (lda, ldb) = (p.lda as usize, p.ldb as usize);
+            let tid = thread::thread_idx_x();
+            let (warp, lane) = (tid / 32, tid % 32);
+            // Grouped rasterization: `group` tile rows walked down before moving right.
+            let (m0, n0) = {
+                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
+                let width = p.group * tiles_n;
+                let pid = thread::block_idx_x();
+                let first = pid / width * p.group;
+                let rows = core::cmp::min(tiles_m - first, p.group);
+                ((first + pid % width % rows) * BM, (pid % width / rows) * BN)
+            };
+            let (wm0, wn0) = (warp / WN * 64, warp % WN * 32);
+            let smem = shared_addr(dynamic_shared_mem::<u32>());
+
+            // Issues the copies of k-slice `kt` into the stage at byte offset `stage`. Stored
+            // row `sr` of a slice is global row (or column) `o`, its piece `c` starts at index
+            // `i` along the contiguous dimension; (oe, ie) are the extents of the two.
+            let load = |kt: u32, stage: u32| {
+                let k0 = kt * BK;
+                seq!(J in 0..4 {
+                    if J < CA {
+                        let (sr, c) = (tid / PA + J * (NT / PA), tid % PA);
+                        let (o, i, oe, ie) = if AR { (m0 + sr, k0 + c * EPC, m, k) } else { (k0 + sr, m0 + c * EPC, k, m) };
+                        let ok = o < oe && i < ie;
+                        let bytes = if ok { core::cmp::min(ie - i, EPC) * E } else { 0 };
+                        let at = (o as usize * lda + i as usize) * E as usize;
+                        let src = if ok { p.a.wrapping_add(at) } else { p.a };
+                        // SAFETY: the piece is inside this stage's A slice (sr < its rows, c <
+                        // PA); `src` has `bytes` readable bytes of A (o < oe, i < ie, the piece
+                        // clamped to the extent; lda and A 16-byte aligned, i a multiple of EPC)
+                        // or nothing is read. No thread touches the stage until the wait and
+                        // barrier that retire this group; the stage was released by the barrier
+                        // before the call.
+                        unsafe { cp_async16(smem + stage + piece_offset(sr, c, PITCH_A, E, SW), src, bytes) };
+                    }
+                });
+                seq!(J in 0..4 {
+                    if J < CB {
+                        let (sr, c) = (tid / PB + J * (NT / PB), tid % PB);
+                        let (o, i, oe, ie) = if BR { (k0 + sr, n0 + c * EPC, k, n) } else { (n0 + sr, k0 + c * EPC, n, k) };
+                        let ok = o < oe && i < ie;
+                        let bytes = if ok { core::cmp::min(ie - i, EPC) * E } else { 0 };
+                        let at = (o as usize * ldb + i as usize) * E as usize;
+                        let src = if ok { p.b.wrapping_add(at) } else { p.b };
+                        // SAFETY: as for A, in this stage's B slice.
+                        unsafe { cp_async16(smem + stage + A_BYTES + piece_offset(sr, c, PITCH_B, E, SW), src, bytes) };
+                    }
+                });
+            };
+
+            let ktiles = k.div_ceil(BK);
+            seq!(S in 0..3 {
+                if S < STAGES - 1 {
+                    if S < ktiles {
+                        load(S, S * STAGE_BYTES);
+                    }
+                    // SAFETY: closes this thread's group; no memory access.
+                    unsafe { cp_async_commit() };
+                }
+            });
+
+            let mut acc = [[0f32; 4]; 16];
+            let (li, l8, g, t) = (lane / 8, lane % 8, lane / 4, lane % 4);
+            let (mut read, mut write) = (0, (STAGES - 1) * STAGE_BYTES);
+            let mut kt = 0;
+            while kt < ktiles {
+                // Slice kt has landed for every thread, and every warp is done with the stage
+                // the copies below overwrite (read in the previous round).
+                // SAFETY: waits only.
+                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                thread::sync_threads();
+                if kt + STAGES - 1 < ktiles {
+                    load(kt + STAGES - 1, write);
+                }
+                // SAFETY: closes this thread's group; no memory access.
+                unsafe { cp_async_commit() };
+                write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
+                let (a_s, b_s) = (smem + read, smem + read + A_BYTES);
+                if E == 2 {
+                    seq!(KK in 0..2 {{
+                        let mut af = [[0u32; 4]; 4];
+                        seq!(MI in 0..4 {
+                            let off = if AR {
+                                piece_offset(wm0 + 16 * MI + li % 2 * 8 + l8, 2 * KK + li / 2, PITCH_A, 2, SW)
+                            } else {
+                                piece_offset(16 * KK + li / 2 * 8 + l8, (wm0 + 16 * MI) / 8 + li % 2, PITCH_A, 2, SW)
+                            };
+                            // SAFETY: all lanes; a 16-byte row of this stage's A slice (row <
+                            // its rows, piece < PA), landed and ordered by the wait and barrier.
+                            af[MI] = unsafe { ldmatrix_x4::<{ !AR }>(a_s + off) };
+                        });
+                        let mut bf = [[0u32; 2]; 4];
+                        seq!(NJ in 0..2 {
+                            let off = if BR {
+                                piece_offset(16 * KK + li % 2 * 8 + l8, (wn0 + 16 * NJ) / 8 + li / 2, PITCH_B, 2, SW)
+                            } else {
+                                piece_offset(wn0 + 16 * NJ + li / 2 * 8 + l8, 2 * KK + li % 2, PITCH_B, 2, SW)
+                            };
+                            // SAFETY: as for A, in the B slice.
+                            let r = unsafe { ldmatrix_x4::<{ BR }>(b_s + off) };
+                            bf[2 * NJ] = [r[0], r[1]];
+                            bf[2 * NJ + 1] = [r[2], r[3]];
+                        });
+                        seq!(MI in 0..4 {
+                            seq!(NI in 0..4 {
+                                mma_16x8x16::<{ BF16 }>(&mut acc[MI * 4 + NI], af[MI], bf[NI]);
+                            });
+                        });
+                    }});
+                } else {
+                    seq!(KK in 0..4 {{
+                        let (mut ah, mut al) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
+                        seq!(MI in 0..4 {
+                            seq!(R in 0..4 {{
+                                let (mr, kc) = (wm0 + 16 * MI + g + 8 * (R % 2), 8 * KK + t + 4 * (R / 2));
+                                let off = if AR { f32_offset(mr, kc, PITCH_A) } else { f32_offset(kc, mr, PITCH_A) };
+                                // SAFETY: a word of this stage's A slice (row and column inside
+                                // it), landed and ordered by the wait and barrier.
+                                let [x] = unsafe { ld_shared::<1>(a_s + off) };
+                                if SPLIT {
+                                    (ah[MI][R], al[MI][R]) = split_tf32(f32::from_bits(x));
+                                } else {
+                                    ah[MI][R] = tf32(f32::from_bits(x));
+                                }
+                            }});
+                        });
+                        let (mut bh, mut bl) = ([[0u32; 2]; 4], [[0u32; 2]; 4]);
+                        seq!(NI in 0..4 {
+                            seq!(R in 0..2 {{
+                                let (kc, nc) = (8 * KK + t + 4 * R, wn0 + 8 * NI + g);
+                                let off = if BR { f32_offset(kc, nc, PITCH_B) } else { f32_offset(nc, kc, PITCH_B) };
+                                // SAFETY: as for A, in the B slice.
+                                let [x] = unsafe { ld_shared::<1>(b_s + off) };
+                                if SPLIT {
+                                    (bh[NI][R], bl[NI][R]) = split_tf32(f32::from_bits(x));
+                                } else {
+                                    bh[NI][R] = tf32(f32::from_bits(x));
+                                }
+                            }});
+                        });
+                        seq!(MI in 0..4 {
+                            seq!(NI in 0..4 {
+                                if SPLIT {
+                                    // The small products first, then the large one.
+                                    mma_16x8x8_tf32(&mut acc[MI * 4 + NI], al[MI], bh[NI]);
+                                    mma_16x8x8_tf32(&mut acc[MI * 4 + NI], ah[MI], bl[NI]);
+                                }
+                                mma_16x8x8_tf32(&mut acc[MI * 4 + NI], ah[MI], bh[NI]);
+                            });
+                        });
+                    }});
+                }
+                read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
+                kt += 1;
+            }
+            // No copy may still be writing shared memory when the block ends.
+            // SAFETY: waits only.
+            unsafe { cp_async_wait::<0>() };
+
+            let pair = p.ldc % 2 == 0 && (p.c as usize) % 8 == 0;
+            seq!(MI in 0..4 {
+                seq!(NI in 0..4 {{
+                    let (row, col) = (m0 + wm0 + 16 * MI + g, n0 + wn0 + 8 * NI + 2 * t);
+                    let d = acc[MI * 4 + NI];
+                    // SAFETY: `p` is the launch's; the cells (row, col..col + 2) and 8 rows
+                    // below are this thread's fragment of this block's tile, stored by it alone.
+                    unsafe {
+                        store2(&p, row, col, [d[0], d[1]], pair);
+                        store2(&p, row + 8, col, [d[2], d[3]], pair);
+                    }
+                }});
+            });
+        }
+    )*};
+}
+for_each_tc!(tc_kernels);

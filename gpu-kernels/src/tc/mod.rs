@@ -1,0 +1,216 @@
+//! Tensor-core GEMM, the portable path (sm_80 and newer, issue #21): `mma.sync` on BF16, FP16,
+//! TF32 and 3xTF32 (f32 split in two TF32 parts), f32 accumulation and output. This is the
+//! host-visible half: the argument struct, the config type and the kernel list; the kernels are
+//! in `kernel.rs`, their inline PTX in `mma.rs`. Design and measurements: docs/tensor-cores.md.
+//!
+//! Operands come in either layout: A row-major (`m x k`, rows `lda` apart) or column-major
+//! (columns `lda` apart), B likewise (`k x n`); C is row-major. A kernel is compiled for one
+//! pair of layouts (kernels cannot be generic), named `_rr`, `_rc`, `_cr`, `_cc` (A's, then B's).
+
+/// What the kernel's tensor-core instruction multiplies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcKind {
+    /// BF16 inputs (`mma.m16n8k16 .bf16`).
+    Bf16,
+    /// FP16 inputs (`mma.m16n8k16 .f16`).
+    Fp16,
+    /// f32 inputs rounded to TF32 (`cvt.rna.tf32.f32`, `mma.m16n8k8 .tf32`).
+    Tf32,
+    /// f32 inputs split in `hi = tf32(x)` and `lo = tf32(x - hi)`; three products
+    /// `a_lo·b_hi + a_hi·b_lo + a_hi·b_hi` accumulated in f32.
+    Tf32x3,
+}
+
+impl TcKind {
+    /// Bytes of one input element in memory.
+    pub const fn element_bytes(self) -> u32 {
+        match self {
+            TcKind::Bf16 | TcKind::Fp16 => 2,
+            TcKind::Tf32 | TcKind::Tf32x3 => 4,
+        }
+    }
+    /// The register cap (`.maxnreg`) the kind's kernels are compiled under: 16-bit kernels fit
+    /// 128 (256 threads x 128 registers: two blocks per SM) with no spills; the TF32 ones keep
+    /// each fragment value as f32 and TF32 (3xTF32: hi and lo), which spills under 128, so they
+    /// run uncapped (one block per SM).
+    pub const fn max_registers(self) -> Option<u32> {
+        match self {
+            TcKind::Bf16 | TcKind::Fp16 => Some(TC_MAX_REGISTERS),
+            TcKind::Tf32 | TcKind::Tf32x3 => None,
+        }
+    }
+    /// Elements per 16-byte `cp.async` piece: leading dimensions must be multiples of it.
+    pub const fn elements_per_copy(self) -> u32 {
+        16 / self.element_bytes()
+    }
+}
+
+/// The tensor-core kernels' only argument, by value (one definition for the kernel and host).
+///
+/// `a` and `b` point to elements of [`TcKind::element_bytes`] bytes; A is `m x k` and B `k x n`
+/// in the kernel's layouts with leading dimensions `lda`, `ldb` (each a multiple of
+/// [`TcKind::elements_per_copy`], the pointers 16-byte aligned); C is `m x n` f32, row-major,
+/// rows `ldc` apart. When `beta == 0` C is only written.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TcParams {
+    pub a: *const u8,
+    pub b: *const u8,
+    pub c: *mut f32,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub lda: u32,
+    pub ldb: u32,
+    pub ldc: u32,
+    pub alpha: f32,
+    pub beta: f32,
+    /// Block rasterization: consecutive blocks walk down `group` tile rows before moving one
+    /// tile column right (at least 1).
+    pub group: u32,
+}
+
+/// One tensor-core kernel: `bm x bn` tiles of C, `bk`-deep k-slices in a `stages`-deep
+/// `cp.async` pipeline, `warps[0] x warps[1]` warps. `a_rows`/`b_rows`: A / B row-major.
+/// `swizzle`: shared memory XOR-swizzled for `ldmatrix` (16-bit kinds; TF32 uses padded rows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcConfig {
+    pub name: &'static str,
+    pub kind: TcKind,
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub warps: [u32; 2],
+    pub stages: u32,
+    pub a_rows: bool,
+    pub b_rows: bool,
+    pub swizzle: bool,
+}
+
+/// Bytes between stored rows of an operand's slice of `cols` elements per row: 16-bit rows are
+/// unpadded (XOR-swizzled instead); f32 rows are padded so that the 32 lanes of a TF32 fragment
+/// load hit 32 banks: by 4 words when the row runs along k (lanes read 8 rows x 4 columns; pitch
+/// ≡ 4 words mod 32), by 8 words when it runs along M or N (4 rows x 8 columns; pitch ≡ 8).
+pub const fn row_pitch(kind: TcKind, cols: u32, along_k: bool) -> u32 {
+    let e = kind.element_bytes();
+    cols * e
+        + match (e, along_k) {
+            (2, _) => 0,
+            (_, true) => 16,
+            (_, false) => 32,
+        }
+}
+
+impl TcConfig {
+    pub const fn threads(&self) -> u32 {
+        32 * self.warps[0] * self.warps[1]
+    }
+    /// A's slice as stored: row-major A keeps `bm` rows of `bk`, column-major `bk` rows of `bm`.
+    pub const fn a_bytes(&self) -> u32 {
+        if self.a_rows {
+            self.bm * row_pitch(self.kind, self.bk, true)
+        } else {
+            self.bk * row_pitch(self.kind, self.bm, false)
+        }
+    }
+    /// B's slice: row-major B keeps `bk` rows of `bn`, column-major `bn` rows of `bk`.
+    pub const fn b_bytes(&self) -> u32 {
+        if self.b_rows {
+            self.bk * row_pitch(self.kind, self.bn, false)
+        } else {
+            self.bn * row_pitch(self.kind, self.bk, true)
+        }
+    }
+    /// Dynamic shared memory per block: every stage's A and B slices.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.stages * (self.a_bytes() + self.b_bytes())
+    }
+    pub const fn tiles(&self, m: u32, n: u32) -> u32 {
+        m.div_ceil(self.bm) * n.div_ceil(self.bn)
+    }
+}
+
+/// The register cap of the 16-bit tensor-core kernels ([`TcKind::max_registers`]).
+pub const TC_MAX_REGISTERS: u32 = 128;
+
+/// Invokes `$m!` with every tensor-core kernel: `(name { kind, a_rows, b_rows, stages,
+/// swizzle })`; the block tile is 128 x 128 x 32 with 8 warps of 64 x 32 for all of them.
+/// The `_s2` / `_s2_lin` BF16 rows are rungs of the ladder in docs/tensor-cores.md (two stages;
+/// linear, unswizzled shared memory).
+macro_rules! for_each_tc {
+    ($m:ident) => {
+        $m! {
+            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true }),
+            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true }),
+            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true }),
+            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true }),
+            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true }),
+            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true }),
+            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true }),
+            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true }),
+            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false }),
+            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false }),
+            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false }),
+            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false }),
+            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false }),
+            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false }),
+            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false }),
+            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false }),
+            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true }),
+            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false }),
+        }
+    };
+}
+
+macro_rules! tc_table {
+    ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
+        swizzle: $sw:tt })),* $(,)?) => {
+        /// Every tensor-core kernel.
+        pub const TC: &[TcConfig] = &[$(TcConfig {
+            name: stringify!($name), kind: TcKind::$kind, bm: 128, bn: 128, bk: 32,
+            warps: [2, 4], stages: $st, a_rows: $ar, b_rows: $br, swizzle: $sw,
+        }),*];
+    };
+}
+for_each_tc!(tc_table);
+
+#[cfg(target_arch = "nvptx64")]
+mod kernel;
+#[cfg(target_arch = "nvptx64")]
+mod mma;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_and_layout_has_a_pipelined_kernel_that_fits() {
+        for kind in [TcKind::Bf16, TcKind::Fp16, TcKind::Tf32, TcKind::Tf32x3] {
+            for (ar, br) in [(true, true), (true, false), (false, true), (false, false)] {
+                let n = TC
+                    .iter()
+                    .filter(|c| c.kind == kind && c.a_rows == ar && c.b_rows == br)
+                    .filter(|c| c.stages >= 3)
+                    .count();
+                assert_eq!(n, 1, "{kind:?} {ar} {br}");
+            }
+        }
+        for c in TC {
+            assert!(
+                c.shared_bytes() <= 113 * 1024,
+                "{}: two blocks per SM",
+                c.name
+            );
+            assert_eq!(
+                c.swizzle,
+                c.kind.element_bytes() == 2 && !c.name.ends_with("_lin")
+            );
+            let lay = format!(
+                "_{}{}_",
+                if c.a_rows { 'r' } else { 'c' },
+                if c.b_rows { 'r' } else { 'c' }
+            );
+            assert!(c.name.contains(&lay), "{}", c.name);
+        }
+    }
+}

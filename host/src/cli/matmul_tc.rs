@@ -1,0 +1,245 @@
+//! `host matmul --precision tf32|3xtf32|bf16|fp16`: the tensor-core GEMM against cuBLAS of the
+//! same precision in the same process (`cublasGemmEx`; 3xTF32 against FP32 SGEMM and the
+//! flagship), each result checked against the f64 reference under its precision's bound
+//! (docs/tensor-cores.md), with the distribution of `|c - ref| / Σ|a||b|`.
+use anyhow::{Result, bail};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
+use gpu_kernels::tc::TC;
+use host::{
+    gpu::{Gpu, Timing, time_on_stream},
+    matmul::problem::Gemm,
+    reference::gemm_ex::{CublasEx, cublas_name},
+    tc::{
+        Operand, TcGemm,
+        launch::{config_for, tc_config},
+        select,
+    },
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::{
+    precision::{ErrorStats, Precision, encode_16, error_stats, round_input},
+    reference::{self, check_with},
+};
+use serde::Serialize;
+
+use super::{
+    json,
+    matmul::{MatmulArgs, Verify, resolve_shape},
+    progress,
+};
+
+/// Largest dimension checked in full by `--verify auto`; rows of C checked when sampling.
+const FULL_CHECK_MAX: usize = 4096;
+const SAMPLE_ROWS: usize = 64;
+
+#[derive(Serialize)]
+struct Record {
+    kernel: String,
+    /// The precision the kernel computes in (`fp32` for cuBLAS SGEMM and the flagship beside
+    /// 3xTF32).
+    precision: &'static str,
+    m: usize,
+    n: usize,
+    k: usize,
+    median_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+    reps: usize,
+    tflops: f64,
+    percent_of_cublas: Option<f64>,
+    /// The relative bound `rel` of the check (`|c - ref| <= rel·Σ|a||b| + 1e-6`).
+    relative_bound: f64,
+    checked_cells: usize,
+    failures: usize,
+    max_scaled_error: Option<f64>,
+    /// `|c - ref| / Σ|a||b|` over the checked cells.
+    error: Option<ErrorStats>,
+}
+
+/// The `mma.sync` kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16
+/// rungs of docs/tensor-cores.md), or names separated by commas.
+fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Option<&'static str>>> {
+    Ok(match which {
+        "sgemm" => vec![None],
+        "ladder" if p == Precision::Bf16 => TC
+            .iter()
+            .filter(|c| c.name.starts_with("tc_bf16_rr_"))
+            .rev()
+            .map(|c| Some(c.name))
+            .collect(),
+        "ladder" => vec![Some(config_for(p, op)?.name)],
+        names => names
+            .split(',')
+            .map(|n| tc_config(n).map(|c| Some(c.name)))
+            .collect::<Result<_>>()?,
+    })
+}
+
+pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
+    let (m, n, k) = resolve_shape(args)?;
+    let op = TcGemm::new(m, n, k);
+    op.check(p)?;
+    let which = kernels(&args.kernel, p, &op)?;
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let info = gpu.info()?;
+
+    // Inputs as the GPU multiplies them (16-bit: rounded on the host), and the reference on them.
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let mut a = reference::random_matrix(m, k, &mut rng);
+    let mut b = reference::random_matrix(k, n, &mut rng);
+    a.iter_mut().for_each(|x| *x = round_input(p, *x));
+    b.iter_mut().for_each(|x| *x = round_input(p, *x));
+    let verify = match args.verify {
+        Verify::Auto if m.max(n).max(k) <= FULL_CHECK_MAX => Verify::Full,
+        Verify::Auto => Verify::Sample,
+        v => v,
+    };
+    let reference = match verify {
+        Verify::None => None,
+        v => {
+            let rows =
+                (v == Verify::Sample).then(|| reference::sample_rows(m, SAMPLE_ROWS, args.seed));
+            let pb = progress::spinner(&format!("f64 reference for {m}x{n}x{k}"));
+            let r = reference::reference(&a, &b, m, n, k, rows.as_deref());
+            pb.finish_and_clear();
+            Some(r)
+        }
+    };
+
+    let (d_a32, d_b32) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
+    let halves = encode_16(p, &a).zip(encode_16(p, &b));
+    let (d_a16, d_b16) = match &halves {
+        Some((ah, bh)) => (
+            Some(DeviceBuffer::from_slice(ah)?),
+            Some(DeviceBuffer::from_slice(bh)?),
+        ),
+        None => (None, None),
+    };
+    let (oa, ob) = match (&d_a16, &d_b16) {
+        (Some(x), Some(y)) => (Operand::Bits16(x), Operand::Bits16(y)),
+        _ => (Operand::F32(&d_a32), Operand::F32(&d_b32)),
+    };
+    let d_c = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+    let flops = 2.0 * (m * n * k) as f64;
+    let reps = args.reps;
+
+    // One record from a timing and the result it left in C.
+    let record =
+        |name: String, prec: Precision, timing: Timing, c: &DeviceSlice<f32>| -> Result<Record> {
+            let mut out = vec![0f32; m * n];
+            c.copy_to(&mut out[..])?;
+            let tol = prec.tolerance(k);
+            let check = reference.as_ref().map(|r| check_with(&out, r, tol));
+            Ok(Record {
+                kernel: name,
+                precision: prec.name(),
+                m,
+                n,
+                k,
+                median_ms: timing.median_ms,
+                min_ms: timing.min_ms,
+                max_ms: timing.max_ms,
+                reps: timing.reps,
+                tflops: flops / (timing.median_ms * 1e-3) / 1e12,
+                percent_of_cublas: None,
+                relative_bound: tol.rel,
+                checked_cells: check.as_ref().map_or(0, |c| c.checked),
+                failures: check.as_ref().map_or(0, |c| c.failures),
+                max_scaled_error: check.map(|c| c.max_scaled_error),
+                error: reference.as_ref().map(|r| error_stats(&out, r)),
+            })
+        };
+
+    let mut records = Vec::new();
+    let mut cublas_ms = None;
+    if !args.no_cublas {
+        match CublasEx::load(&gpu) {
+            Ok(cublas) => {
+                let cp = if p == Precision::Tf32x3 {
+                    Precision::Fp32
+                } else {
+                    p
+                };
+                let t = time_on_stream(&gpu.stream, 1, reps, || cublas.gemm(p, &op, oa, ob, &d_c))?;
+                cublas_ms = Some(t.median_ms);
+                records.push(record(cublas_name(p).into(), cp, t, &d_c)?);
+            }
+            Err(e) => eprintln!("note: cuBLAS unavailable, no reference GEMM: {e:#}"),
+        }
+    }
+    for kernel in which {
+        let forced = kernel.map(tc_config).transpose()?;
+        let mut path = None;
+        let t = time_on_stream(&gpu.stream, 1, reps, || {
+            path = Some(select::launch(&gpu, p, forced, &op, oa, ob, &d_c)?);
+            Ok(())
+        })?;
+        let name = match path {
+            Some(select::Path::MmaSync(name)) => name,
+            _ => "sm90",
+        };
+        records.push(record(name.into(), p, t, &d_c)?);
+    }
+    if p == Precision::Tf32x3 {
+        // The project's FP32 SGEMM on the same inputs: 3xTF32's error must be no worse.
+        let g = Gemm::new(m, n, k);
+        let mut d_c2 = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
+        let t = time_on_stream(&gpu.stream, 1, reps, || {
+            Ok(host::gemm_device(&gpu, &g, &d_a32, &d_b32, &mut d_c2)?)
+        })?;
+        records.push(record("flagship_sgemm".into(), Precision::Fp32, t, &d_c2)?);
+    }
+    for r in &mut records {
+        r.percent_of_cublas = cublas_ms.map(|c| 100.0 * c / r.median_ms);
+    }
+
+    if args.json {
+        json::print("matmul", info.device(1), &records)?;
+    } else {
+        println!(
+            "{}: C = A·B in {p} with M={m} N={n} K={k}, median of {reps} launches, check: {verify:?}",
+            info.name
+        );
+        println!(
+            "{:<24} {:>7} {:>10} {:>9} {:>9} {:>13} {:>10} {:>10}",
+            "kernel",
+            "prec",
+            "median ms",
+            "TFLOP/s",
+            "% cuBLAS",
+            "max err/bound",
+            "p50 err",
+            "max err"
+        );
+        for r in &records {
+            let e = r.error.as_ref();
+            println!(
+                "{:<24} {:>7} {:>10.3} {:>9.1} {:>9} {:>13} {:>10.2e} {:>10.2e}",
+                r.kernel,
+                r.precision,
+                r.median_ms,
+                r.tflops,
+                r.percent_of_cublas
+                    .map_or("-".into(), |p| format!("{p:.1}")),
+                r.max_scaled_error.map_or("unchecked".into(), |x| {
+                    format!("{}{x:.2e}", if r.failures > 0 { "FAIL " } else { "" })
+                }),
+                e.map_or(0.0, |e| e.p50),
+                e.map_or(0.0, |e| e.max),
+            );
+        }
+    }
+    let failed: Vec<_> = records
+        .iter()
+        .filter(|r| r.failures > 0)
+        .map(|r| r.kernel.as_str())
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "results differ from the f64 reference beyond the bound: {}",
+            failed.join(", ")
+        );
+    }
+    Ok(())
+}
