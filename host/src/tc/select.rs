@@ -1,11 +1,10 @@
 //! Which tensor-core path runs a problem: the sm_90a (Hopper, `wgmma`) runner where the GPU and
 //! the problem allow it, else the portable `mma.sync` kernel of the precision and layouts.
 //!
-//! **Hook for the sm_90a path (helper R's merge):** [`hopper`] is the one place that decides
-//! whether a Hopper kernel runs. It returns `None` (not taken) until that runner exists; fill
-//! it with: compute capability 9.0 and a `compute_90a` module present → launch the Hopper
-//! kernel for `precision` on these buffers and return `Some(result)`; anything it does not take
-//! (a precision, layout or alignment it lacks) → `None`, and the `mma.sync` kernel runs.
+//! [`hopper`] is the one place that decides whether the Hopper kernel (`crate::sm90`: `wgmma`,
+//! TMA) runs: compute capability 9.0 with the `compute_90a` module loaded, BF16 or FP16, A
+//! row-major, rows of A and B 16 bytes apart and both 16-byte aligned (what TMA needs). Anything
+//! else it does not take, and the `mma.sync` kernel runs.
 use anyhow::Result;
 use cust::memory::DeviceSlice;
 use gpu_kernels::tc::TcConfig;
@@ -13,9 +12,12 @@ use rgk_core::matmul::precision::Precision;
 
 use super::{
     launch::{TcLaunch, config_for},
-    problem::{Operand, TcGemm},
+    problem::{Layout, Operand, TcGemm},
 };
-use crate::gpu::Gpu;
+use crate::{
+    gpu::Gpu,
+    sm90::{self, BMajor, Sm90Gemm, Sm90Input, Sm90Launch},
+};
 
 /// The path a problem takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,15 +31,47 @@ pub enum Path {
 /// The sm_90a runner, if it takes this problem: `Some` with the launch's result (launched on
 /// `gpu.stream`, without waiting), `None` where it does not run. See the module's doc.
 pub fn hopper(
-    _gpu: &Gpu,
-    _precision: Precision,
-    _op: &TcGemm,
-    _a: Operand,
-    _b: Operand,
-    _c: &DeviceSlice<f32>,
+    gpu: &Gpu,
+    precision: Precision,
+    op: &TcGemm,
+    a: Operand,
+    b: Operand,
+    c: &DeviceSlice<f32>,
 ) -> Option<Result<()>> {
-    // HOOK(sm90): helper R's `wgmma` runner goes here.
-    None
+    let input = match precision {
+        Precision::Bf16 => Sm90Input::Bf16,
+        Precision::Fp16 => Sm90Input::Fp16,
+        _ => return None,
+    };
+    let (Operand::Bits16(a), Operand::Bits16(b)) = (a, b) else {
+        return None;
+    };
+    let b_major = match (op.a_layout, op.b_layout) {
+        (Layout::RowMajor, Layout::RowMajor) => BMajor::N,
+        (Layout::RowMajor, Layout::ColMajor) => BMajor::K,
+        _ => return None,
+    };
+    let g = Sm90Gemm {
+        m: op.m,
+        n: op.n,
+        k: op.k,
+        lda: op.lda,
+        ldb: op.ldb,
+        ldc: op.ldc,
+        alpha: op.alpha,
+        beta: op.beta,
+        input,
+        b_major,
+    };
+    let aligned = |p: u64| p.is_multiple_of(16);
+    if !sm90::supported(gpu)
+        || g.check().is_err()
+        || !aligned(a.as_device_ptr().as_raw())
+        || !aligned(b.as_device_ptr().as_raw())
+    {
+        return None;
+    }
+    Some(Sm90Launch::new(gpu, &g, a, b, c).and_then(|l| l.launch()))
 }
 
 /// Runs `op` in `precision` on the first path that takes it, on `gpu.stream` without waiting;
