@@ -123,6 +123,7 @@ mod ladder;
 mod flagship_config;
 #[macro_use]
 pub mod skinny;
+#[macro_use]
 mod flagship_ops_config;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
