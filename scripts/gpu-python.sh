@@ -15,6 +15,11 @@ wheel=$(ls "$WHEEL_DIR"/rust_gpu_kernels-*.whl 2>/dev/null | head -1)
 [ -n "$wheel" ] || { echo "no wheel in $WHEEL_DIR (build it with maturin and carry it)"; exit 2; }
 venv=$(mktemp -d)/venv
 python3 -m venv --system-site-packages "$venv"
+# The machine's python3 is itself a virtual environment (torch, scipy and numpy live in its
+# site-packages, not the base interpreter's): a .pth file makes them visible to the fresh one.
+base_site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
+venv_site=$("$venv/bin/python" -c 'import site; print(site.getsitepackages()[0])')
+echo "$base_site" > "$venv_site/_machine_site.pth"
 # --no-deps --no-index: nothing can be fetched there; numpy comes from the system site.
 "$venv/bin/python" -m pip install --no-deps --no-index "$wheel" 2>&1 | tail -2
 "$venv/bin/python" -c 'import rust_gpu_kernels as r, torch, scipy; print(r.__file__, r.device_name(), "torch", torch.__version__, "scipy", scipy.__version__)' \

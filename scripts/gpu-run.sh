@@ -92,7 +92,8 @@ check)
     : > "$log"
     for t in "$B"/tests/*; do
         echo "+ $t --test-threads=1" >&2
-        "$t" --test-threads=1 2>&1 | tee -a "$log"
+        # A hung kernel (a grid barrier that never opens) must not eat the whole device call.
+        timeout "${TEST_TIMEOUT:-240}" "$t" --test-threads=1 2>&1 | tee -a "$log"
         rc=${PIPESTATUS[0]}
         # A binary that dies before its "test result" line (a crash) is counted here.
         [ "$rc" = 0 ] || { echo "FAILED ($rc): $t" | tee -a "$log"; status=1; }
@@ -270,6 +271,7 @@ print(f'{r["written"]}/{r["inputs"]} graphs: compute {r["times"]["compute_s"]:.4
 PY
     du -sh "$tmp/in" "$tmp/out"
     rm -rf "$tmp"
+    ;;
 shapes)
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock.csv" &
     smi=$!
@@ -280,6 +282,7 @@ shapes)
     kill "$smi"
     awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
                 END { if (n) printf "SM clock during the run: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv" | tee -a "$OUT_DIR/sgemm_shapes.txt"
+    ;;
 tc)
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/tc_clock.csv" &
     smi=$!

@@ -235,6 +235,29 @@ impl Gpu {
         })
     }
 
+    /// The kernel `name`, allowed `bytes` of dynamic shared memory per block: above the default
+    /// 48 KB a function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` must be raised before it is launched
+    /// (or asked for its occupancy) with that much. The one place every runner does it.
+    pub fn function_with_shared(
+        &self,
+        name: &str,
+        bytes: u32,
+    ) -> Result<cust::function::Function<'_>> {
+        let func = self.function(name)?;
+        // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
+        let status = unsafe {
+            driver_sys::cuFuncSetAttribute(
+                func.to_raw(),
+                driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        };
+        check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)").with_context(
+            || format!("{name} needs {bytes} B of shared memory per block, which this GPU does not allow"),
+        )?;
+        Ok(func)
+    }
+
     /// Whether this GPU may load the kernels of `group` (the Hopper group needs compute
     /// capability 9.0).
     pub fn has_group(&self, group: gpu_kernels::ModuleGroup) -> bool {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use rgk_core::occupancy::{self, KernelResources, SmLimits};
 
-use crate::{gpu::Gpu, matmul};
+use crate::gpu::Gpu;
 
 /// Every kernel with its launch geometry, in registry order: what `host occupancy` and `host
 /// bench` iterate, so a kernel added to a list is measured without another edit.
@@ -49,10 +49,10 @@ pub fn occupancy_rows(gpu: &Gpu) -> Result<Vec<OccupancyRow>> {
         if gpu_kernels::ModuleGroup::of(l.name).is_some_and(|g| !gpu.has_group(g)) {
             continue;
         }
-        let f = match matmul::flagship::flagship_config(l.name) {
-            // Allowed its dynamic shared memory first, as launches do.
-            Ok(cfg) => matmul::flagship::flagship_function(gpu, cfg)?,
-            Err(_) => gpu.function(l.name)?,
+        // Allowed its dynamic shared memory first, as launches do.
+        let f = match l.dynamic_shared_bytes {
+            0 => gpu.function(l.name)?,
+            bytes => gpu.function_with_shared(l.name, bytes)?,
         };
         let registers = f.get_attribute(FunctionAttribute::NumRegisters)? as u32;
         let static_shared_bytes = f.get_attribute(FunctionAttribute::SharedMemorySizeBytes)? as u32;

@@ -10,7 +10,6 @@ use cust::{
     memory::{DeviceBuffer, DeviceCopy, DeviceSlice},
     stream::Stream,
 };
-use cust_raw::driver_sys;
 use gpu_kernels::matmul::{
     FLAGSHIP, FlagshipConfig, SgemmParams,
     stream_k::{Schedule, Split, plan, plan_balanced},
@@ -18,7 +17,7 @@ use gpu_kernels::matmul::{
 use rgk_core::bad_input;
 
 use super::problem::Gemm;
-use crate::gpu::{Gpu, check_driver};
+use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.
 pub fn flagship_config(name: &str) -> Result<&'static FlagshipConfig> {
@@ -55,9 +54,7 @@ fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> Sgem
 /// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
 /// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
 pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
-    let func = gpu.function(cfg.name)?;
-    allow_shared(&func, cfg.name, cfg.shared_bytes())?;
-    Ok(func)
+    gpu.function_with_shared(cfg.name, cfg.shared_bytes())
 }
 
 /// Device memory for stream-K's partial sums and per-tile counters (`SgemmParams::partials`,
@@ -94,22 +91,6 @@ pub(super) fn held_workspace(
     tiles: usize,
 ) -> Result<HeldWorkspace> {
     workspace(gpu, slots * slot, tiles).map(HeldWorkspace)
-}
-
-/// Sets `func`'s dynamic shared memory limit to `bytes` (above the default 48 KB, which needs
-/// `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
-pub(super) fn allow_shared(func: &Function, name: &str, bytes: u32) -> Result<()> {
-    // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
-    let status = unsafe {
-        driver_sys::cuFuncSetAttribute(
-            func.to_raw(),
-            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )
-    };
-    check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)").with_context(|| {
-        format!("{name} needs {bytes} B of shared memory per block, which this GPU does not allow")
-    })
 }
 
 /// A workspace of at least `partials` floats and `counters` counters, reusing the GPU's when

@@ -17,7 +17,7 @@ use gpu_kernels::matmul::{
 use rgk_core::bad_input;
 
 use super::{
-    flagship::{HeldWorkspace, allow_shared, held_workspace},
+    flagship::{HeldWorkspace, held_workspace},
     problem::Gemm,
 };
 use crate::gpu::Gpu;
@@ -79,8 +79,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
         if group == 0 {
             bail!("the rasterization group must be at least 1");
         }
-        let func = gpu.function(cfg.name)?;
-        allow_shared(&func, cfg.name, cfg.shared_bytes())?;
+        let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let (m, n, k) = (op.m as u32, op.n as u32, op.k as u32);
         let (tiles, ktiles) = (cfg.tiles(m, n), cfg.ktiles(k));
         let schedule = if op.batch > 1 {

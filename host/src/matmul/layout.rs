@@ -109,15 +109,16 @@ pub fn reference_of(
     r
 }
 
-/// The rows of problem `i`'s C that `reference` holds, from the result buffer `c`, in the
-/// layout [`reference::check`] compares.
+/// Problem `i`'s C from the result buffer `c` as the dense `m x n` matrix [`reference::check`]
+/// compares (it indexes by row): the rows `reference` holds copied, the others left 0 (never
+/// read).
 pub fn rows_of(op: &Gemm, c: &[f32], i: usize, reference: &Reference) -> Vec<f32> {
     let (at, ..) = placement(op, Operand::C, i);
-    reference
-        .rows
-        .iter()
-        .flat_map(|&r| c[at + r * op.ldc..at + r * op.ldc + op.n].iter().copied())
-        .collect()
+    let mut out = vec![0f32; op.m * op.n];
+    for &r in &reference.rows {
+        out[r * op.n..(r + 1) * op.n].copy_from_slice(&c[at + r * op.ldc..at + r * op.ldc + op.n]);
+    }
+    out
 }
 
 /// The problems of a batch to check: all of a small batch, else the first, the last and

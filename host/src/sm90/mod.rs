@@ -9,14 +9,13 @@ use cust::{
     function::{BlockSize, Function, GridSize},
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
-use cust_raw::driver_sys;
 use gpu_kernels::{
     ModuleGroup,
     sm90::{BM, BN, WgmmaConfig, WgmmaParams, wgmma_config},
 };
 use rgk_core::bad_input;
 
-use crate::gpu::{Gpu, check_driver};
+use crate::gpu::Gpu;
 
 pub mod check;
 mod gemm_ex;
@@ -171,16 +170,7 @@ impl<'a> Sm90Launch<'a> {
             return bad_input("the Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
         let cfg = wgmma_config(g.input, g.b_major);
-        let func = gpu.function(cfg.name)?;
-        // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
-        let status = unsafe {
-            driver_sys::cuFuncSetAttribute(
-                func.to_raw(),
-                driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                cfg.shared_bytes() as i32,
-            )
-        };
-        check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")?;
+        let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let map_a = tensor_map::encode(tensor_map::a_view(g.m, g.k, g.lda), g.input, pa)?;
         let map_b =
             tensor_map::encode(tensor_map::b_view(g.k, g.n, g.ldb, g.b_major), g.input, pb)?;

@@ -8,12 +8,11 @@ use cust::{
     function::{BlockSize, Function, GridSize},
     memory::DeviceSlice,
 };
-use cust_raw::driver_sys;
 use gpu_kernels::tc::{TC, TcConfig, TcKind, TcParams};
 use rgk_core::matmul::precision::Precision;
 
 use super::problem::{Layout, Operand, TcGemm, check_buffers};
-use crate::gpu::{Gpu, check_driver};
+use crate::gpu::Gpu;
 
 /// Rasterization group: 8 tile rows per column step keep a wave's A and B panels in L2.
 pub const GROUP: u32 = 8;
@@ -80,16 +79,7 @@ impl<'a> TcLaunch<'a> {
                 cfg.name, op.a_layout, op.b_layout
             ));
         }
-        let func = gpu.function(cfg.name)?;
-        // SAFETY: a valid function handle of a loaded module; the attribute takes a byte count.
-        let status = unsafe {
-            driver_sys::cuFuncSetAttribute(
-                func.to_raw(),
-                driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                cfg.shared_bytes() as i32,
-            )
-        };
-        check_driver(status, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")?;
+        let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         // `check` bounded every value by 2^32 - 1.
         let params = TcParams {
             a: a.raw().0 as *const u8,
