@@ -222,7 +222,8 @@ fn run_skinny(gpu: &Gpu, name: &str, p: &Problem, reps: usize) -> Result<GpuResu
 
 /// `rows x cols` row-major `m` stored transposed (`cols x rows`) in rows of `ld >= rows`.
 fn transposed(m: &[f32], rows: usize, cols: usize, ld: usize) -> Vec<f32> {
-    let mut t = vec![0f32; (cols - 1) * ld + rows];
+    // Whole rows of `ld`: the 16-byte variants' last piece stays inside the buffer.
+    let mut t = vec![0f32; cols * ld];
     for r in 0..rows {
         for c in 0..cols {
             t[c * ld + r] = m[r * cols + c];
@@ -247,14 +248,13 @@ fn run_flagship_ops(
     let lda = if op_a == Op::T { wide(m) } else { k };
     let ldb = if op_b == Op::T { k } else { wide(n) };
     let op = Gemm::new(m, n, k).ops(op_a, op_b).leading_dims(lda, ldb, n);
-    let (la, lb, _) = op.min_lens();
-    check_free_memory(4 * (la + lb + m * n), "the problem")?;
+    check_free_memory(4 * (k * (lda + ldb) + m * n), "the problem")?;
     let sa = match op_a {
         Op::N => a.to_vec(),
         Op::T => transposed(a, m, k, lda),
     };
     let sb = match op_b {
-        Op::N => pad(b, k, n, k, ldb)[..lb].to_vec(),
+        Op::N => pad(b, k, n, k, ldb),
         Op::T => transposed(b, k, n, ldb),
     };
     let d_a = DeviceBuffer::from_slice(&sa)?;

@@ -291,22 +291,38 @@ impl Gemm {
     }
 
     /// Whether B, at `b`, can be copied in 16-byte pieces (`FlagshipConfig::vec_b`): rows a
-    /// multiple of 4 floats apart and the buffer 16-byte aligned.
+    /// multiple of 4 floats apart, the buffer 16-byte aligned and long enough for the last
+    /// row's final piece ([`Gemm::vector_tail_ok`]).
     pub fn b_vector_ok(&self, b: &DeviceSlice<f32>) -> bool {
-        self.ldb.is_multiple_of(4) && b.as_device_ptr().as_raw().is_multiple_of(16)
+        self.ldb.is_multiple_of(4)
+            && b.as_device_ptr().as_raw().is_multiple_of(16)
+            && self.vector_tail_ok(b.len(), self.min_lens().1, self.stored_widths().1)
+    }
+
+    /// Whether a buffer of `len` elements whose problems need `need` (`min_lens`) holds the
+    /// whole 16-byte piece that ends the last stored row (of `width` elements): a copy of the
+    /// final piece takes `4·(width mod 4)` bytes of it, but compute-sanitizer (and a careful
+    /// reader of the PTX) counts the whole piece's address range, so a buffer that stops
+    /// inside it runs the 4-byte kernels instead.
+    pub fn vector_tail_ok(&self, len: usize, need: usize, width: usize) -> bool {
+        len >= need + (width.next_multiple_of(4) - width)
     }
 
     /// Whether the operands the transposing and batched kernels copy row by row (A with
     /// `op(A) = T`, B with `op(B) = N`) allow 16-byte pieces (`FlagshipOpsConfig::vec`): their
-    /// leading dimensions and (in a batch) strides multiples of 4, their buffers 16-byte aligned.
+    /// leading dimensions and (in a batch) strides multiples of 4, their buffers 16-byte aligned
+    /// and long enough for the last row's final piece ([`Gemm::vector_tail_ok`]).
     pub fn straight_vector_ok(&self, a: &DeviceSlice<f32>, b: &DeviceSlice<f32>) -> bool {
-        let ok = |ld: usize, stride: usize, s: &DeviceSlice<f32>| {
+        let (need_a, need_b, _) = self.min_lens();
+        let (width_a, width_b) = self.stored_widths();
+        let ok = |ld: usize, stride: usize, s: &DeviceSlice<f32>, need: usize, width: usize| {
             ld.is_multiple_of(4)
                 && (self.batch == 1 || stride.is_multiple_of(4))
                 && s.as_device_ptr().as_raw().is_multiple_of(16)
+                && self.vector_tail_ok(s.len(), need, width)
         };
-        (self.op_a == Op::N || ok(self.lda, self.stride_a, a))
-            && (self.op_b == Op::T || ok(self.ldb, self.stride_b, b))
+        (self.op_a == Op::N || ok(self.lda, self.stride_a, a, need_a, width_a))
+            && (self.op_b == Op::T || ok(self.ldb, self.stride_b, b, need_b, width_b))
     }
 }
 
@@ -413,5 +429,18 @@ mod tests {
                 .to_string()
                 .contains("N = 16385")
         );
+    }
+
+    #[test]
+    fn a_16_byte_copy_needs_the_last_rows_whole_piece() {
+        // B of 5 x 33 in rows of 36: 177 elements hold every cell, 180 the last 16-byte piece.
+        let op = Gemm::new(17, 33, 5).leading_dims(5, 36, 33);
+        let need = op.min_lens().1;
+        assert_eq!(need, 4 * 36 + 33);
+        assert!(!op.vector_tail_ok(need, need, 33));
+        assert!(!op.vector_tail_ok(need + 2, need, 33));
+        assert!(op.vector_tail_ok(need + 3, need, 33));
+        // A width that is a multiple of 4 needs nothing more.
+        assert!(op.vector_tail_ok(need, need, 36));
     }
 }
