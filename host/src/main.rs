@@ -5,11 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use cli::{
-    apsp::{ApspArgs, ApspGenArgs},
-    info::InfoArgs,
-    matmul::MatmulArgs,
-    matmul_cpu::MatmulCpuArgs,
-    occupancy::OccupancyArgs,
+    apsp::ApspGenArgs, apsp_args::ApspArgs, info::InfoArgs, matmul_args::MatmulArgs,
+    matmul_cpu::MatmulCpuArgs, occupancy::OccupancyArgs,
 };
 use host::gpu::NoGpu;
 

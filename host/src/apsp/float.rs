@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use rgk_core::minplus::{Weight, negative_diagonal};
 use serde::Serialize;
 
-use super::{gpu::prefer_shared_memory, peak::AddMinPeak};
+use super::{peak::AddMinPeak, phases::prefer_shared_memory};
 use crate::gpu::{Gpu, check_free_memory, time_on_stream};
 
 /// A weight type with float Floyd–Warshall kernels.

@@ -8,10 +8,9 @@ use std::time::Instant;
 use anyhow::{Context as _, Result, bail};
 use cust::{
     event::{Event, EventFlags},
-    function::{BlockSize, Function, GridSize},
+    function::GridSize,
     launch,
     memory::{CopyDestination, DeviceBuffer, DevicePointer},
-    stream::Stream,
 };
 use cust_raw::driver_sys;
 use gpu_kernels::apsp::{
@@ -22,6 +21,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{
+    phases::Phases,
     rows::DeviceRows,
     small::{Keep, Prepared, Schedule, default_schedule},
 };
@@ -91,106 +91,6 @@ fn check_fits(
         padded * pitch * size_of::<i32>() + edges * size_of::<Edge>(),
         format_args!("V = {vertices} (a {padded} x {pitch} distance matrix and {edges} edges)"),
     )
-}
-
-/// The three phase kernels of one block factor, built under their register caps (see
-/// `gpu_kernels::registry::max_registers`), with the launch geometry of a padded matrix.
-pub(crate) struct Phases<'a> {
-    phase1: Function<'a>,
-    phase2: Function<'a>,
-    phase3: Function<'a>,
-    rounds: u32,
-    threads: BlockSize,
-    phase2_threads: BlockSize,
-    phase3_threads: BlockSize,
-    pub(crate) pitch: u32,
-    /// The block factor B.
-    pub(crate) block: u32,
-}
-
-/// Asks the driver for the largest shared-memory carveout for `f`: the register-tiled phases
-/// 2–3 of B = 64 keep 6 blocks of 33 KB per SM only with most of the 256 KB of L1 as shared
-/// memory.
-pub(crate) fn prefer_shared_memory(f: &Function) -> Result<()> {
-    // SAFETY: a valid function handle of a loaded module; the attribute takes a percentage.
-    let status = unsafe {
-        driver_sys::cuFuncSetAttribute(
-            f.to_raw(),
-            driver_sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-            100,
-        )
-    };
-    Ok(check_driver(
-        status,
-        "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)",
-    )?)
-}
-
-impl<'a> Phases<'a> {
-    pub(crate) fn new(
-        gpu: &'a Gpu,
-        cfg: FwConfig,
-        padded: usize,
-        pitch: usize,
-    ) -> Result<Phases<'a>> {
-        let get = |name: &str| gpu.function(name);
-        let (phase2, phase3) = (get(cfg.phase2)?, get(cfg.phase3)?);
-        prefer_shared_memory(&phase2)?;
-        prefer_shared_memory(&phase3)?;
-        Ok(Phases {
-            phase1: get(cfg.phase1)?,
-            phase2,
-            phase3,
-            rounds: (padded / cfg.block as usize) as u32,
-            threads: BlockSize::xy(cfg.threads, cfg.threads),
-            phase2_threads: BlockSize::xy(cfg.phase2_threads(), cfg.phase2_threads()),
-            phase3_threads: BlockSize::xy(cfg.phase3_threads, cfg.phase3_threads),
-            pitch: pitch as u32,
-            block: cfg.block,
-        })
-    }
-
-    /// Rows (and columns) of the padded matrix.
-    pub(crate) fn padded(&self) -> usize {
-        (self.rounds * self.block) as usize
-    }
-
-    /// Every round, three launches each (`small::Schedule::Launches`).
-    pub(crate) fn queue_rounds(&self, stream: &Stream, d: DevicePointer<i32>) -> Result<()> {
-        for r in 0..self.rounds {
-            self.pivot_row_and_column(stream, d, r)?;
-            self.rest(stream, d, r)?;
-        }
-        Ok(())
-    }
-
-    /// Phases 1 and 2 of `round`: the pivot block, then its row and column.
-    fn pivot_row_and_column(
-        &self,
-        stream: &Stream,
-        d: DevicePointer<i32>,
-        round: u32,
-    ) -> Result<()> {
-        let (p1, p2, pitch) = (&self.phase1, &self.phase2, self.pitch);
-        let (t1, t2) = (self.threads, self.phase2_threads);
-        // SAFETY: the phase kernels take (d, pitch, round); `d` is the padded x pitch matrix
-        // these phases were made for (this module's solves pass their own), and the grids stay
-        // inside it (one pivot block; its row and column of `rounds` blocks each).
-        unsafe {
-            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, pitch, round))?;
-            launch!(p2<<<GridSize::xy(self.rounds, 2), t2, 0, stream>>>(d, pitch, round))?;
-        }
-        Ok(())
-    }
-
-    /// Phase 3 of `round`: every other block.
-    fn rest(&self, stream: &Stream, d: DevicePointer<i32>, round: u32) -> Result<()> {
-        let (p3, threads, pitch) = (&self.phase3, self.phase3_threads, self.pitch);
-        let grid = GridSize::xy(self.rounds, self.rounds);
-        // SAFETY: as in `pivot_row_and_column`: `rounds` x `rounds` blocks of the matrix.
-        unsafe { launch!(p3<<<grid, threads, 0, stream>>>(d, pitch, round)) }
-            .context("launching Floyd–Warshall phase 3")
-    }
 }
 
 /// A solved matrix still on the GPU, read a block of rows at a time ([`DeviceRows`]).

@@ -14,6 +14,7 @@ pub mod nccl;
 pub mod ooc;
 pub mod paths;
 pub mod peak;
+mod phases;
 pub mod pipeline;
 pub mod rows;
 pub mod small;

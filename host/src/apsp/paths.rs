@@ -26,9 +26,8 @@ use rgk_core::apsp::{
     },
 };
 
-use super::gpu::{
-    DeviceSolution, GpuTimes, copy_rows_to_host, geometry, init_on_device, prefer_shared_memory,
-};
+use super::gpu::{DeviceSolution, GpuTimes, copy_rows_to_host, geometry, init_on_device};
+use super::phases::prefer_shared_memory;
 use super::rows::DeviceRows;
 use crate::gpu::{Gpu, check_free_memory};
 

@@ -16,7 +16,7 @@ use cust_raw::driver_sys;
 use gpu_kernels::apsp::{FwSmallConfig, fw_small_config};
 use serde::Serialize;
 
-use super::gpu::{Phases, prefer_shared_memory};
+use super::phases::{Phases, prefer_shared_memory};
 use crate::gpu::{Gpu, check_driver};
 
 /// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]).

@@ -10,7 +10,7 @@ use host::{
 };
 use rgk_core::ranks::Ranks;
 
-use super::{apsp::ApspArgs, json, output::OutputFile};
+use super::{apsp_args::ApspArgs, json, output::OutputFile};
 
 /// This process's ranks when it runs distributed: asked for with `--distributed`, or implied
 /// by `WORLD_SIZE` (torchrun's variable). One sentence when asked for without a launcher.

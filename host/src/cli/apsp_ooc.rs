@@ -5,7 +5,7 @@ use anyhow::Result;
 use host::{
     apsp::{
         input::GraphFile,
-        ooc::{self, OocReport, solve_graph_ooc},
+        ooc::{self, solve_graph_ooc},
         peak::{PEAK_ITERATIONS, addmin_peak},
     },
     gpu::{Gpu, free_memory},
@@ -17,7 +17,8 @@ use rgk_core::{
 };
 
 use super::{
-    apsp::{ApspArgs, Report, io_options, print_report, solving_spinner},
+    apsp_args::{ApspArgs, io_options, solving_spinner},
+    apsp_report::{Report, print_report},
     output::OutputFile,
 };
 
@@ -78,28 +79,4 @@ pub fn run(
         ooc: Some(&ooc),
     };
     print_report(args, &rep, report)
-}
-
-/// The plan's lines under the report's table.
-pub fn print(o: &OocReport) {
-    let t = &o.times;
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-    println!(
-        "  out of core: {} x {} super-blocks of {} cells a side ({} blocks), {:.2} GiB of the \
-         {:.2} GiB allowed on the GPU, {:.2} GiB pinned on the host",
-        t.rounds,
-        t.rounds,
-        t.side,
-        t.super_blocks,
-        gib(t.device_bytes),
-        gib(o.budget_bytes),
-        gib(t.host_bytes)
-    );
-    println!(
-        "  {:<22} {:>10.2} GiB in, {:.2} GiB out ({:.1} GB/s each way over the compute time)",
-        "PCIe",
-        gib(t.bytes_in),
-        gib(t.bytes_out),
-        t.bytes_in as f64 / t.compute_s.max(1e-12) / 1e9
-    );
 }

@@ -3,7 +3,7 @@
 use std::{os::unix::fs::FileExt, path::PathBuf, time::Instant};
 
 use anyhow::{Context as _, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use host::{
     apsp::{
         input::GraphFile,
@@ -23,25 +23,7 @@ use rgk_core::apsp::{
 };
 use serde::Serialize;
 
-use super::{apsp::ApspArgs, json, output::OutputFile, progress};
-
-/// The kind of path matrix `--paths` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PathKindArg {
-    /// The vertex after the source on a shortest path (−1: no path).
-    Successors,
-    /// The vertex before the target, as scipy's `predecessors` (−9999: no path or the diagonal).
-    Predecessors,
-}
-
-impl From<PathKindArg> for PathKind {
-    fn from(k: PathKindArg) -> PathKind {
-        match k {
-            PathKindArg::Successors => PathKind::Successors,
-            PathKindArg::Predecessors => PathKind::Predecessors,
-        }
-    }
-}
+use super::{apsp_args::ApspArgs, json, output::OutputFile, progress};
 
 /// Rows of the path matrix per write: 16 MiB at V = 30000.
 const PATH_CHUNK_BYTES: usize = 16 << 20;

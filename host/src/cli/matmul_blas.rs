@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use super::{
     json,
-    matmul::{MatmulArgs, Verify},
+    matmul_args::{MatmulArgs, Verify},
 };
 
 /// Problems of a batch checked against the f64 reference (the first, the last, spread between).

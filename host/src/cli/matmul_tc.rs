@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use super::{
     json,
-    matmul::{MatmulArgs, Verify, resolve_shape},
+    matmul_args::{MatmulArgs, Verify, resolve_shape},
     progress,
 };
 

@@ -24,17 +24,20 @@
 //!    host/tests/cli_e2e.rs: the name in `SUBCOMMANDS` and a `help_cases!` line; docs/json.md:
 //!    an example of its `--json`.
 pub mod apsp;
+pub mod apsp_args;
 pub mod apsp_batch;
 pub mod apsp_dist;
 pub mod apsp_ooc;
 pub mod apsp_paths;
 pub mod apsp_peak;
+pub mod apsp_report;
 pub mod apsp_small;
 pub mod bench;
 pub mod bench_shapes;
 pub mod info;
 pub mod json;
 pub mod matmul;
+pub mod matmul_args;
 pub mod matmul_blas;
 pub mod matmul_cpu;
 pub mod matmul_tc;

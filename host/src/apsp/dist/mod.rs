@@ -46,9 +46,10 @@ use rgk_core::{
 use serde::Serialize;
 
 use super::{
-    gpu::{geometry, init_on_device, prefer_shared_memory},
+    gpu::{geometry, init_on_device},
     multi::config,
     nccl::{AbortHandle, RankComm, UNIQUE_ID_BYTES, UniqueId, unique_id},
+    phases::prefer_shared_memory,
 };
 use crate::gpu::{Gpu, check_free_memory};
 

@@ -16,7 +16,7 @@ use rgk_core::apsp::split::{PIVOT_BUFFERS, owner};
 
 use super::MultiGpu;
 use crate::{
-    apsp::{gpu::prefer_shared_memory, nccl::BroadcastPart},
+    apsp::{nccl::BroadcastPart, phases::prefer_shared_memory},
     gpu::{Gpu, check_driver},
 };
 

@@ -36,7 +36,7 @@ use rgk_core::{
 };
 use serde::Serialize;
 
-use super::{gpu::prefer_shared_memory, rows::DeviceRows};
+use super::{phases::prefer_shared_memory, rows::DeviceRows};
 use crate::{
     gpu::{Gpu, check_driver, free_memory},
     pinned::PortablePinned,
