@@ -7,9 +7,10 @@ use clap::Args;
 use cust::memory::DeviceBuffer;
 use host::{
     gpu::{Gpu, time_on_stream},
+    reference::gemm_ex::CublasEx,
     sm90::{
-        BMajor, GemmEx, Sm90Gemm, Sm90Input, Sm90Launch, check::worst, download, gemm_sm90,
-        supported, to_input,
+        BMajor, Sm90Gemm, Sm90Input, Sm90Launch, check::worst, download, gemm_sm90, supported,
+        to_input,
     },
 };
 use rand::{Rng, SeedableRng};
@@ -147,7 +148,7 @@ fn edge_checks(gpu: &Gpu) -> Result<Vec<Checked>> {
 
 fn timed(
     gpu: &Gpu,
-    cublas: &GemmEx,
+    cublas: &CublasEx,
     size: usize,
     input: Sm90Input,
     major: BMajor,
@@ -161,7 +162,9 @@ fn timed(
     let rust = time_on_stream(&gpu.stream, 3, args.reps, || launch.launch())?;
     let rows = sample_rows(size, args.check_rows);
     let rust_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
-    let theirs = time_on_stream(&gpu.stream, 3, args.reps, || cublas.gemm(&g, &da, &db, &dc))?;
+    let theirs = time_on_stream(&gpu.stream, 3, args.reps, || {
+        cublas.gemm_sm90(&g, &da, &db, &dc)
+    })?;
     let cublas_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
     let tflops = |ms: f64| g.flops() / (ms * 1e-3) / 1e12;
     Ok(Timed {
@@ -208,7 +211,7 @@ pub fn run(args: &Sm90Args) -> Result<()> {
     let cublas = if sizes.is_empty() {
         None
     } else {
-        Some(GemmEx::load(&gpu)?)
+        Some(CublasEx::load(&gpu)?)
     };
     for &size in sizes {
         let Some(cublas) = cublas.as_ref() else { break };

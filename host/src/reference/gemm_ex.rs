@@ -16,6 +16,7 @@ use super::cublas::{candidates, check};
 use crate::{
     dynlib::{self, LoadError, Loaded},
     gpu::Gpu,
+    sm90::{BMajor, Sm90Gemm, Sm90Input},
     tc::problem::{Layout, Operand, TcGemm, check_buffers},
 };
 
@@ -193,6 +194,35 @@ impl CublasEx {
             )
         };
         Ok(check("cublasGemmEx", status)?)
+    }
+}
+
+impl CublasEx {
+    /// The Hopper kernel's product (`crate::sm90`) on its buffers, in its precision: `g`
+    /// described as a [`TcGemm`] (A row-major; B row-major for `BMajor::N`, column-major for
+    /// `BMajor::K`), launched on the GPU's stream without waiting.
+    pub fn gemm_sm90(
+        &self,
+        g: &Sm90Gemm,
+        a: &DeviceSlice<u16>,
+        b: &DeviceSlice<u16>,
+        c: &DeviceSlice<f32>,
+    ) -> Result<()> {
+        g.check_buffers(a.len(), b.len(), c.len())?;
+        let precision = match g.input {
+            Sm90Input::Bf16 => Precision::Bf16,
+            Sm90Input::Fp16 => Precision::Fp16,
+        };
+        let b_layout = match g.b_major {
+            BMajor::N => Layout::RowMajor,
+            BMajor::K => Layout::ColMajor,
+        };
+        let op = TcGemm::new(g.m, g.n, g.k)
+            .alpha(g.alpha)
+            .beta(g.beta)
+            .layouts(Layout::RowMajor, b_layout)
+            .leading_dims(g.lda, g.ldb, g.ldc);
+        self.gemm(precision, &op, Operand::Bits16(a), Operand::Bits16(b), c)
     }
 }
 

@@ -18,10 +18,8 @@ use rgk_core::bad_input;
 use crate::gpu::Gpu;
 
 pub mod check;
-mod gemm_ex;
 mod tensor_map;
 
-pub use gemm_ex::GemmEx;
 pub use gpu_kernels::sm90::{BMajor, Sm90Input};
 
 /// Consecutive blocks walk down this many tile rows before moving right (L2 reuse of B's
