@@ -95,15 +95,27 @@ pub fn predecessors<W: Weight>(dist: &[W], n: usize, g: Csr<'_, W>, pred: &mut [
     pred.par_chunks_mut(n.max(1))
         .enumerate()
         .for_each_init(Vec::new, |queue, (i, row)| {
-            let d = &dist[i * n..(i + 1) * n];
-            let mut tol = W::REL_TOL;
-            for _ in 0..3 {
-                if tree_from(i, d, g, tol, row, queue) {
-                    break;
-                }
-                tol *= 1000.0;
-            }
+            predecessor_row(i, &dist[i * n..(i + 1) * n], g, row, queue)
         });
+}
+
+/// Row `src` of [`predecessors`]: `d` is row `src` of the distances, `row` receives the
+/// predecessors, `queue` is scratch space. The GPU search (`host::apsp::float_pred`) falls back
+/// to this for a row its first tolerance leaves incomplete.
+pub fn predecessor_row<W: Weight>(
+    src: usize,
+    d: &[W],
+    g: Csr<'_, W>,
+    row: &mut [i32],
+    queue: &mut Vec<u32>,
+) {
+    let mut tol = W::REL_TOL;
+    for _ in 0..3 {
+        if tree_from(src, d, g, tol, row, queue) {
+            break;
+        }
+        tol *= 1000.0;
+    }
 }
 
 /// One breadth-first search of [`predecessors`] from `src` with tolerance `tol`; whether every

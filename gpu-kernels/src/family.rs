@@ -65,11 +65,13 @@ pub enum Family {
     ApspBatch,
     /// The Hopper tensor-core GEMM (`sm90/wgmma.rs`): wgmma, TMA, mbarrier pipelines (sm_90a).
     Wgmma,
+    /// Predecessors of solved float distances, one search level per launch (`apsp/float_pred.rs`).
+    FloatPred,
 }
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 29] = [
+    pub const ALL: [Family; 30] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -99,6 +101,7 @@ impl Family {
         Family::FwSmall,
         Family::ApspBatch,
         Family::Wgmma,
+        Family::FloatPred,
     ];
 
     /// The family's one name: on the command line (`--kernel tiled`), in bench records and
@@ -134,6 +137,7 @@ impl Family {
             Family::FwSmall => "fw_small",
             Family::ApspBatch => "apsp_batch",
             Family::Wgmma => "wgmma",
+            Family::FloatPred => "apsp_float_pred",
         }
     }
 

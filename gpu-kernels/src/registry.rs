@@ -9,6 +9,7 @@ use crate::apsp::{
     INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL,
     STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
     float::{FLOAT_PEAK_THREADS, FW_FLOAT},
+    float_pred::{FLOAT_PRED_KERNELS, FLOAT_PRED_THREADS},
 };
 pub use crate::family::Family;
 use crate::matmul::{
@@ -259,6 +260,7 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         max_registers: Some(c.entry_registers()),
     }),
+    &rows!(FLOAT_PRED_KERNELS, c => flat(c.1, Family::FloatPred, FLOAT_PRED_THREADS)),
 ];
 
 const COUNT: usize = {
@@ -360,6 +362,7 @@ mod tests {
         expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
         expected.extend(BATCH_CONFIGS.iter().map(|c| (c.kernel, Family::ApspBatch)));
         expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
+        expected.extend(FLOAT_PRED_KERNELS.iter().map(|c| (c.1, Family::FloatPred)));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");

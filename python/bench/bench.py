@@ -45,6 +45,25 @@ def bench_fw(sizes):
         t = time.perf_counter()
         want = scipy_fw(g)
         theirs = time.perf_counter() - t
+        # Predecessors: the whole call with them, and the predecessor search alone on the GPU
+        # and on the CPU (the same dense graph and distances; best of 3 each).
+        from rust_gpu_kernels._apsp import _dense, _predecessors
+
+        with_pred = []
+        for _ in range(3):
+            t = time.perf_counter()
+            _, pred = rgk.floyd_warshall(g, device="gpu", return_predecessors=True)
+            with_pred.append(time.perf_counter() - t)
+        graph, _ = _dense(g, np.float64, False)
+        np.fill_diagonal(graph, 0)
+        search = {}
+        for where in ("gpu", "cpu"):
+            times = []
+            for _ in range(3):
+                t = time.perf_counter()
+                _predecessors(graph, d, n, where)
+                times.append(time.perf_counter() - t)
+            search[where] = min(times)
         r = {
             "V": n,
             "edges": int(g.nnz),
@@ -53,6 +72,9 @@ def bench_fw(sizes):
             "scipy_s": theirs,
             "speedup": theirs / min(ours),
             "equal_to_scipy": bool(np.allclose(d, want, rtol=1e-12, atol=0)),
+            "ours_with_predecessors_s": min(with_pred),
+            "predecessors_gpu_s": search["gpu"],
+            "predecessors_cpu_s": search["cpu"],
         }
         print(json.dumps(r), flush=True)
         out.append(r)
@@ -132,9 +154,12 @@ def bench_kernels(n):
 
 
 def markdown(res):
-    lines = ["| V | edges | rust_gpu_kernels (s) | scipy (s) | speed-up |", "|---|---|---|---|---|"]
+    lines = ["| V | edges | rust_gpu_kernels (s) | scipy (s) | speed-up | with predecessors (s) "
+             "| predecessor search GPU / CPU (s) |", "|---|---|---|---|---|---|---|"]
     for r in res.get("floyd_warshall", []):
-        lines.append(f"| {r['V']} | {r['edges']} | {r['ours_s']:.4f} | {r['scipy_s']:.2f} | {r['speedup']:.0f}x |")
+        lines.append(f"| {r['V']} | {r['edges']} | {r['ours_s']:.4f} | {r['scipy_s']:.2f} | {r['speedup']:.0f}x "
+                     f"| {r['ours_with_predecessors_s']:.4f} | {r['predecessors_gpu_s']:.4f} / "
+                     f"{r['predecessors_cpu_s']:.4f} |")
     lines += ["", "| n | matmul (ms) | torch.matmul (ms) | ours TFLOP/s | torch TFLOP/s | ours / torch |",
               "|---|---|---|---|---|---|"]
     for r in res.get("matmul", []):

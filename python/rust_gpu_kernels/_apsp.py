@@ -85,10 +85,11 @@ def _dense(csgraph, dtype, overwrite):
     return d, n
 
 
-def _predecessors(graph, dist, n):
+def _predecessors(graph, dist, n, device):
     """scipy's predecessor matrix for the solved ``dist`` of ``graph`` (the N x N initial
-    matrix). The one place predecessors are computed (in ``_native.predecessors``, from the
-    distances and the edges); a GPU path reconstruction can take its place here."""
+    matrix): ``_native.predecessors`` searches the shortest-path trees of every source at once
+    on the GPU (``host::apsp::float_pred``) where ``device`` allows, else on the CPU
+    (``rgk_core::minplus::predecessors``)."""
     edge = np.isfinite(graph)
     np.fill_diagonal(edge, False)
     rows, cols = np.nonzero(edge)
@@ -99,7 +100,7 @@ def _predecessors(graph, dist, n):
     pred = np.empty((n, n), dtype=np.int32)
     _native.predecessors(
         dist.ctypes.data, n, dist.dtype.name, indptr.ctypes.data, indices.ctypes.data,
-        weights.ctypes.data, len(indices), pred.ctypes.data,
+        weights.ctypes.data, len(indices), pred.ctypes.data, device,
     )
     return pred
 
@@ -171,7 +172,8 @@ def floyd_warshall(
     if negative:
         raise NegativeCycleError("Negative cycle in nodes %s" % np.asarray(negative))
     if return_predecessors:
-        return dist, _predecessors(graph, dist, n)
+        # Where the distances ran: the GPU again, or the CPU without one (warned above).
+        return dist, _predecessors(graph, dist, n, place)
     return dist
 
 

@@ -4,7 +4,12 @@ use std::path::PathBuf;
 
 use host::{
     Error,
-    apsp::{float::solve_dense, gpu::DEFAULT_BLOCK, pipeline::solve_file},
+    apsp::{
+        float::{GpuWeight, solve_dense},
+        float_pred,
+        gpu::DEFAULT_BLOCK,
+        pipeline::solve_file,
+    },
 };
 use pyo3::{
     exceptions::{PyOSError, PyValueError},
@@ -15,7 +20,7 @@ use rgk_core::{
         format::{Edge, Graph},
         solve_cpu,
     },
-    minplus::{self, Csr, Weight},
+    minplus::{self, Csr},
 };
 
 use crate::{Device, pick, to_py};
@@ -89,31 +94,49 @@ fn solve_float(
     .map_err(to_py)
 }
 
+/// The predecessors of [`predecessors`] on the GPU when there is one (`device` as
+/// `solve_float` takes it), else on the CPU; where they ran.
+///
 /// # Safety
 /// The addresses are live arrays of the lengths [`predecessors`] states.
-unsafe fn preds<W: Weight>(dist: usize, n: usize, csr: [usize; 3], nnz: usize, out: usize) {
+unsafe fn preds<W: GpuWeight>(
+    dist: usize,
+    n: usize,
+    csr: [usize; 3],
+    nnz: usize,
+    out: usize,
+    device: Device,
+) -> host::Result<&'static str> {
     // SAFETY: the caller's contract: `dist` holds n * n values of W, `csr` n + 1 i64 row
-    // pointers, nnz i32 columns and nnz values of W, `out` n * n writable i32.
-    unsafe {
-        let d = std::slice::from_raw_parts(dist as *const W, n * n);
-        let g = Csr {
-            indptr: std::slice::from_raw_parts(csr[0] as *const i64, n + 1),
-            indices: std::slice::from_raw_parts(csr[1] as *const i32, nnz),
-            weights: std::slice::from_raw_parts(csr[2] as *const W, nnz),
-        };
-        minplus::predecessors(
-            d,
-            n,
-            g,
+    // pointers, nnz i32 columns and nnz values of W, `out` n * n writable i32, not aliased.
+    let (d, g, pred) = unsafe {
+        (
+            std::slice::from_raw_parts(dist as *const W, n * n),
+            Csr {
+                indptr: std::slice::from_raw_parts(csr[0] as *const i64, n + 1),
+                indices: std::slice::from_raw_parts(csr[1] as *const i32, nnz),
+                weights: std::slice::from_raw_parts(csr[2] as *const W, nnz),
+            },
             std::slice::from_raw_parts_mut(out as *mut i32, n * n),
-        );
+        )
+    };
+    match pick(device, &mut None)? {
+        Some(gpu) if n <= float_pred::MAX_VERTICES && nnz < u32::MAX as usize => {
+            float_pred::predecessors(&gpu, d, n, g, pred)?;
+            Ok("gpu")
+        }
+        _ => {
+            minplus::predecessors(d, n, g, pred);
+            Ok("cpu")
+        }
     }
 }
 
 /// The predecessor matrix (`n x n` int32 at `out`) of the solved distances at `dist` (`n x n`
 /// of `dtype`) of the graph whose edges are the CSR arrays `indptr` (n + 1 int64), `indices`
-/// (nnz int32) and `weights` (nnz of `dtype`); see `rgk_core::minplus::predecessors`. The one
-/// place the package computes predecessors: a GPU path reconstruction can replace it here.
+/// (nnz int32) and `weights` (nnz of `dtype`), on the GPU where `device` allows
+/// (`host::apsp::float_pred`), else on the CPU (`rgk_core::minplus::predecessors`); returns
+/// where it ran.
 ///
 /// The caller passes live C-contiguous NumPy arrays of exactly those lengths and types,
 /// `indices` in 0..n and `indptr` non-decreasing from 0 to nnz, and keeps them alive.
@@ -129,16 +152,17 @@ fn predecessors(
     weights: usize,
     nnz: usize,
     out: usize,
-) -> PyResult<()> {
-    let dt = self::dtype(dtype)?;
+    device: &str,
+) -> PyResult<&'static str> {
+    let (dt, device) = (self::dtype(dtype)?, Device::parse(device)?);
     let csr = [indptr, indices, weights];
     py.detach(move || match dt {
         // SAFETY: the arrays are what the function's contract above states.
-        Dtype::F32 => unsafe { preds::<f32>(dist, n, csr, nnz, out) },
+        Dtype::F32 => unsafe { preds::<f32>(dist, n, csr, nnz, out, device) },
         // SAFETY: as above.
-        Dtype::F64 => unsafe { preds::<f64>(dist, n, csr, nnz, out) },
-    });
-    Ok(())
+        Dtype::F64 => unsafe { preds::<f64>(dist, n, csr, nnz, out, device) },
+    })
+    .map_err(to_py)
 }
 
 /// The course's int32 APSP of `m` edges `(src, dst, w)` (an `m x 3` int32 array at `edges`) on
