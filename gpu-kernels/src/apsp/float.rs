@@ -82,9 +82,9 @@ macro_rules! for_each_fw_float {
             (r8c4_k32x2, fwf32c_phase2_b64, fwf32c_phase3_b64, f32, 16, 8, 8, 4, 32, 2),
             (r4c8_k32x2, fwf32d_phase2_b64, fwf32d_phase3_b64, f32, 8, 16, 4, 8, 32, 2),
             (r8c4_k64, fwf32e_phase2_b64, fwf32e_phase3_b64, f32, 16, 8, 8, 4, 64, 1),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2),
             (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1),
             (t4x4_k16x2, fwf64a_phase2_b64, fwf64a_phase3_b64, f64, 16, 16, 4, 4, 16, 2),
-            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2),
             (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2),
             (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1),
         }
