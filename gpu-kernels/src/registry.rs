@@ -8,7 +8,7 @@ use crate::apsp::{
     BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_OOC, FW_PATHS, FW_SMALL, INIT_MATRIX_KERNEL,
     INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL,
     STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
-    float::{FLOAT_PEAK_THREADS, FW_FLOAT},
+    float::{FLOAT_PEAK_THREADS, FLOAT_TYPES, FW_FLOAT},
     float_pred::{FLOAT_PRED_KERNELS, FLOAT_PRED_THREADS},
 };
 pub use crate::family::Family;
@@ -189,16 +189,29 @@ const FW_PATHS_ROWS: [KernelSpec; 3 * FW_PATHS.len() + 1] = {
     out
 };
 
-/// The float Floyd–Warshall kernels: phases 1–3 of f32, then of f64.
-const FW_FLOAT_ROWS: [KernelSpec; 3 * FW_FLOAT.len()] = {
-    let mut out = [EMPTY; 3 * FW_FLOAT.len()];
+/// The float Floyd–Warshall kernels: phase 1 of each weight type, then phases 2–3 of each
+/// tile shape (f32's, then f64's).
+const FW_FLOAT_ROWS: [KernelSpec; FLOAT_TYPES.len() + 2 * FW_FLOAT.len()] = {
+    let mut out = [EMPTY; FLOAT_TYPES.len() + 2 * FW_FLOAT.len()];
+    let mut i = 0;
+    while i < FLOAT_TYPES.len() {
+        let t = &FLOAT_TYPES[i];
+        out[i] = fw(t.phase1, Family::FwFloat, t.pivot_threads, t.block, None);
+        i += 1;
+    }
     let mut i = 0;
     while i < FW_FLOAT.len() {
         let c = &FW_FLOAT[i];
-        let (b, t1, t3) = (c.block, c.pivot_threads, c.tile_threads);
-        out[3 * i] = fw(c.phase1, Family::FwFloat, t1, b, None);
-        out[3 * i + 1] = fw(c.phase2, Family::FwFloat, t3, b, None);
-        out[3 * i + 2] = fw(c.phase3, Family::FwFloat, t3, b, None);
+        let block = (c.tile_threads_x, c.tile_threads_y);
+        let o = FLOAT_TYPES.len() + 2 * i;
+        out[o] = KernelSpec {
+            block,
+            ..fw(c.phase2, Family::FwFloat, 1, c.block, None)
+        };
+        out[o + 1] = KernelSpec {
+            block,
+            ..fw(c.phase3, Family::FwFloat, 1, c.block, None)
+        };
         i += 1;
     }
     out
@@ -240,8 +253,8 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(INIT_MATRIX_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(SCATTER_EDGES_KERNEL, Family::ApspInit, INIT_THREADS),
         flat(PEAK_KERNEL, Family::ApspPeak, PEAK_THREADS),
-        flat(FW_FLOAT[0].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
-        flat(FW_FLOAT[1].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
+        flat(FLOAT_TYPES[0].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
+        flat(FLOAT_TYPES[1].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],
@@ -344,11 +357,16 @@ mod tests {
             }
         }
         expected.push((PATHS_INIT_KERNEL, Family::FwPaths));
+        for t in FLOAT_TYPES {
+            expected.push((t.phase1, Family::FwFloat));
+        }
         for c in FW_FLOAT {
-            for name in [c.phase1, c.phase2, c.phase3] {
+            for name in [c.phase2, c.phase3] {
                 expected.push((name, Family::FwFloat));
             }
-            expected.push((c.peak, Family::ApspPeak));
+        }
+        for t in FLOAT_TYPES {
+            expected.push((t.peak, Family::ApspPeak));
         }
         for c in FW_OOC {
             expected.push((c.update, Family::FwOoc));

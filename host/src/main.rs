@@ -39,6 +39,8 @@ enum Command {
     Path(cli::apsp_paths::PathArgs),
     /// The int32 add-min throughput ceiling (fused VIADDMNMX) that `apsp` compares against.
     ApspPeak(cli::apsp_peak::ApspPeakArgs),
+    /// Time the float (f32, f64) Floyd–Warshall kernels' tile shapes against their add-min ceilings.
+    ApspFloat(cli::apsp_float::ApspFloatArgs),
     /// All-pairs shortest paths for many graph files in one process, one distance file each.
     ApspBatch(cli::apsp_batch::ApspBatchArgs),
     /// Time one graph's solve under each way of running the rounds (launches, CUDA graph, persistent).
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::ApspGen(a) => cli::apsp::run_gen(&a),
         Command::Path(a) => cli::apsp_paths::run_path(&a),
         Command::ApspPeak(a) => cli::apsp_peak::run(&a),
+        Command::ApspFloat(a) => cli::apsp_float::run(&a),
         Command::ApspBatch(a) => cli::apsp_batch::run(&a),
         Command::ApspSmall(a) => cli::apsp_small::run(&a),
         Command::Occupancy(a) => cli::occupancy::run(&a),

@@ -1,7 +1,8 @@
 //! GPU tests for the float Floyd–Warshall kernels (f32, f64) against the CPU reference
 //! `rgk_core::minplus::floyd_warshall`. Without a GPU they print "SKIPPED …" and pass.
+use gpu_kernels::apsp::float::fw_float_variants;
 use host::{
-    apsp::float::{GpuWeight, addmin_peak, solve_dense},
+    apsp::float::{GpuWeight, addmin_peak, solve_dense, solve_dense_with},
     gpu::gpu_for_test,
 };
 use rand::{Rng, SeedableRng};
@@ -32,6 +33,22 @@ fn random_matrix<W: Weight + From<i16>>(n: usize, p: f64, seed: u64) -> Vec<W> {
     d
 }
 
+fn assert_rows_equal<W: PartialEq + std::fmt::Debug>(
+    got: &[W],
+    want: &[W],
+    n: usize,
+    weight: &str,
+    variant: &str,
+) {
+    for i in 0..n {
+        assert_eq!(
+            got[i * n..(i + 1) * n],
+            want[i * n..(i + 1) * n],
+            "{weight} {variant} n = {n}: row {i}"
+        );
+    }
+}
+
 fn check<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
     for (n, p, seed) in [
         (1, 0.5, 1),
@@ -41,19 +58,26 @@ fn check<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
         (200, 0.02, 5),
         (300, 1.0, 6),
     ] {
-        let mut want = random_matrix::<W>(n, p, seed);
-        let mut got = want.clone();
+        let input = random_matrix::<W>(n, p, seed);
+        let mut want = input.clone();
         assert!(floyd_warshall(&mut want, n).is_empty());
+        // The default (what `solve_dense` runs), then every tile shape.
+        let mut got = input.clone();
         let sol =
             solve_dense(gpu, &mut got, n).unwrap_or_else(|e| panic!("{} n = {n}: {e}", W::NAME));
         assert!(sol.negative_cycle.is_empty(), "{} n = {n}", W::NAME);
-        for i in 0..n {
-            assert_eq!(
-                got[i * n..(i + 1) * n],
-                want[i * n..(i + 1) * n],
-                "{} n = {n}: row {i}",
-                W::NAME
+        assert_rows_equal(&got, &want, n, W::NAME, "default");
+        for cfg in fw_float_variants(W::NAME) {
+            let mut got = input.clone();
+            let sol = solve_dense_with(gpu, &mut got, n, cfg)
+                .unwrap_or_else(|e| panic!("{} {} n = {n}: {e}", W::NAME, cfg.variant));
+            assert!(
+                sol.negative_cycle.is_empty(),
+                "{} {} n = {n}",
+                W::NAME,
+                cfg.variant
             );
+            assert_rows_equal(&got, &want, n, W::NAME, cfg.variant);
         }
     }
 }

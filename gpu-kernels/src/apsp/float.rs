@@ -9,22 +9,30 @@
 //! as there is no negative cycle; with one, some diagonal entry ends negative (every stored
 //! value is the length of a walk and values only decrease), which is how the host detects it.
 
-/// One float Floyd–Warshall instantiation (one weight type).
+/// One float Floyd–Warshall instantiation (one weight type, one phase-2/3 tile shape).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FwFloatConfig {
     /// `"f32"` or `"f64"`.
     pub weight: &'static str,
+    /// The tile shape's name, unique per weight (`host apsp-float --variants` picks by it).
+    pub variant: &'static str,
     /// Bytes per cell.
     pub cell_bytes: u32,
     /// Block factor B: the padded matrix is a multiple of B.
     pub block: u32,
     /// Phase 1: `pivot_threads x pivot_threads` threads, `(B / pivot_threads)^2` cells each.
     pub pivot_threads: u32,
-    /// Phases 2–3: `tile_threads x tile_threads` threads, `tile_cells x tile_cells` cells each.
-    pub tile_threads: u32,
-    pub tile_cells: u32,
+    /// Phases 2–3: `tile_threads_x x tile_threads_y` threads (block x, y), each with
+    /// `tile_rows x tile_cols` cells (`tile_threads_y * tile_rows = B = tile_threads_x * tile_cols`).
+    pub tile_threads_x: u32,
+    pub tile_threads_y: u32,
+    pub tile_rows: u32,
+    pub tile_cols: u32,
     /// Depth (values of k) of the operand slices staged in shared memory at a time.
     pub k_chunk: u32,
+    /// 1: the slices one after the other; 2: double-buffered (the next slice's copies are in
+    /// flight while the current one is used).
+    pub stages: u32,
     pub phase1: &'static str,
     pub phase2: &'static str,
     pub phase3: &'static str,
@@ -33,44 +41,118 @@ pub struct FwFloatConfig {
 }
 
 impl FwFloatConfig {
-    /// Shared memory of one phase-2/3 block: the A slice (B rows of `k_chunk + 4` cells) and the
-    /// B slice (`k_chunk` rows of B cells).
+    /// Shared memory of one phase-2/3 block: per stage, the A slice (B rows of `k_chunk + 4`
+    /// cells) and the B slice (`k_chunk` rows of B cells).
     pub const fn tile_shared_bytes(&self) -> u32 {
-        (self.block * (self.k_chunk + 4) + self.k_chunk * self.block) * self.cell_bytes
+        self.stages
+            * (self.block * (self.k_chunk + 4) + self.k_chunk * self.block)
+            * self.cell_bytes
+    }
+
+    /// Threads of one phase-2/3 block.
+    pub const fn tile_threads(&self) -> u32 {
+        self.tile_threads_x * self.tile_threads_y
     }
 }
 
-/// Invokes `$m!` with, for each weight type, `(phase1, phase2, phase3, peak, type, bytes, B,
-/// pivot_threads, pivot_cells, tile_threads, tile_cells, k_chunk)`: the single source of
-/// [`FW_FLOAT`], the kernels in `fw_float.rs` and their registry rows. f64 stages k in two
-/// slices of 32 so that a block's operands stay under the 48 KB of static shared memory.
-macro_rules! for_each_fw_float {
+/// Invokes `$m!` with, for each weight type, `(type, bytes, phase1, peak, B, pivot_threads,
+/// pivot_cells)`: the single source of [`FLOAT_TYPES`] and of the kernels that do not depend on
+/// the tile shape (phase 1 and the add-min ceiling, `fw_float.rs`).
+macro_rules! for_each_float_type {
     ($m:ident) => {
         $m! {
-            (fwf32_phase1_b64, fwf32_phase2_b64, fwf32_phase3_b64, apsp_addmin_peak_f32, f32, 4,
-             64, 16, 4, 8, 8, 64),
-            (fwf64_phase1_b64, fwf64_phase2_b64, fwf64_phase3_b64, apsp_addmin_peak_f64, f64, 8,
-             64, 16, 4, 16, 4, 32),
+            (f32, 4, fwf32_phase1_b64, apsp_addmin_peak_f32, 64, 16, 4),
+            (f64, 8, fwf64_phase1_b64, apsp_addmin_peak_f64, 64, 16, 4),
         }
     };
 }
 
-macro_rules! fw_float_table {
-    ($(($p1:ident, $p2:ident, $p3:ident, $peak:ident, $ty:ident, $bytes:tt, $b:tt, $t1:tt,
-        $r:tt, $t3:tt, $n:tt, $kc:tt)),* $(,)?) => {
-        /// Every float weight type's kernels and launch geometry: f32, then f64.
-        pub const FW_FLOAT: [FwFloatConfig; 2] = [$(FwFloatConfig {
+/// Invokes `$m!` with, for each weight type and phase-2/3 tile shape, `(variant, phase2,
+/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages)`: the single source of
+/// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
+/// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
+/// `host apsp-float` times against it. A block's operands stay under the 48 KB of static
+/// shared memory.
+macro_rules! for_each_fw_float {
+    ($m:ident) => {
+        $m! {
+            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1),
+            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2),
+            (t8x8_k16x2, fwf32b_phase2_b64, fwf32b_phase3_b64, f32, 8, 8, 8, 8, 16, 2),
+            (r8c4_k32x2, fwf32c_phase2_b64, fwf32c_phase3_b64, f32, 16, 8, 8, 4, 32, 2),
+            (r4c8_k32x2, fwf32d_phase2_b64, fwf32d_phase3_b64, f32, 8, 16, 4, 8, 32, 2),
+            (r8c4_k64, fwf32e_phase2_b64, fwf32e_phase3_b64, f32, 16, 8, 8, 4, 64, 1),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2),
+            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1),
+            (t4x4_k16x2, fwf64a_phase2_b64, fwf64a_phase3_b64, f64, 16, 16, 4, 4, 16, 2),
+            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1),
+        }
+    };
+}
+
+/// What the kernels of one weight type share, whatever the tile shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatType {
+    pub weight: &'static str,
+    pub cell_bytes: u32,
+    pub phase1: &'static str,
+    pub peak: &'static str,
+    pub block: u32,
+    pub pivot_threads: u32,
+}
+
+macro_rules! float_type_table {
+    ($(($ty:ident, $bytes:tt, $p1:ident, $peak:ident, $b:tt, $t1:tt, $r:tt)),* $(,)?) => {
+        /// Every float weight type: f32, then f64.
+        pub const FLOAT_TYPES: [FloatType; [$(stringify!($ty)),*].len()] = [$(FloatType {
             weight: stringify!($ty),
             cell_bytes: $bytes,
+            phase1: stringify!($p1),
+            peak: stringify!($peak),
             block: $b,
             pivot_threads: $t1,
-            tile_threads: $t3,
-            tile_cells: $n,
-            k_chunk: $kc,
-            phase1: stringify!($p1),
-            phase2: stringify!($p2),
-            phase3: stringify!($p3),
-            peak: stringify!($peak),
+        }),*];
+    };
+}
+for_each_float_type!(float_type_table);
+
+/// The row of [`FLOAT_TYPES`] for `weight` (a type the lists name).
+pub(super) const fn float_type(weight: &str) -> FloatType {
+    let mut i = 0;
+    while i < FLOAT_TYPES.len() {
+        if eq(FLOAT_TYPES[i].weight, weight) {
+            return FLOAT_TYPES[i];
+        }
+        i += 1;
+    }
+    panic!("a float variant of a type without kernels")
+}
+
+macro_rules! fw_float_table {
+    ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
+        $st:tt)),* $(,)?) => {
+        /// Every float weight type's phase-2/3 tile shapes with their kernels and launch
+        /// geometry: f32's, then f64's, each type's default first.
+        pub const FW_FLOAT: [FwFloatConfig; [$(stringify!($v)),*].len()] = [$({
+            let t = float_type(stringify!($ty));
+            FwFloatConfig {
+                weight: t.weight,
+                variant: stringify!($v),
+                cell_bytes: t.cell_bytes,
+                block: t.block,
+                pivot_threads: t.pivot_threads,
+                tile_threads_x: $tx,
+                tile_threads_y: $tyn,
+                tile_rows: $cr,
+                tile_cols: $cc,
+                k_chunk: $kc,
+                stages: $st,
+                phase1: t.phase1,
+                phase2: stringify!($p2),
+                phase3: stringify!($p3),
+                peak: t.peak,
+            }
         }),*];
     };
 }
@@ -88,21 +170,50 @@ const _: () = {
         let c = FW_FLOAT[i];
         assert!(c.block.is_multiple_of(c.pivot_threads));
         assert!(c.pivot_threads * c.pivot_threads <= 1024);
-        // Cells in groups of 4 (16 or 32 bytes), groups spread GS = 4 * tile_threads apart.
-        assert!(c.tile_threads * c.tile_cells == c.block && c.tile_cells.is_multiple_of(4));
+        // Cells in groups of 4 (16 or 32 bytes), groups spread 4 * threads apart.
+        assert!(c.tile_threads_x * c.tile_cols == c.block && c.tile_cols.is_multiple_of(4));
+        assert!(c.tile_threads_y * c.tile_rows == c.block && c.tile_rows.is_multiple_of(4));
         assert!(c.block.is_multiple_of(c.k_chunk) && c.k_chunk.is_multiple_of(4));
+        assert!(c.stages == 1 || (c.stages == 2 && c.block / c.k_chunk >= 2));
         assert!(c.tile_shared_bytes() <= 48 * 1024);
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
-        let threads = c.tile_threads * c.tile_threads;
+        let threads = c.tile_threads();
         assert!((c.k_chunk * c.cell_bytes).is_multiple_of(16));
         assert!((c.block * c.k_chunk * c.cell_bytes / 16).is_multiple_of(threads));
         // The host's pitch: a multiple of B is a multiple of 16 bytes for both types.
         assert!((c.block * c.cell_bytes).is_multiple_of(16));
+        // Variant names are unique per weight type.
+        let mut j = 0;
+        while j < i {
+            let o = FW_FLOAT[j];
+            assert!(!(eq(o.weight, c.weight) && eq(o.variant, c.variant)));
+            j += 1;
+        }
         i += 1;
     }
 };
 
-/// The configuration for weights of `weight` (`"f32"` or `"f64"`).
+const fn eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The default configuration for weights of `weight` (`"f32"` or `"f64"`).
 pub fn fw_float_config(weight: &str) -> Option<FwFloatConfig> {
-    FW_FLOAT.iter().copied().find(|c| c.weight == weight)
+    fw_float_variants(weight).next()
+}
+
+/// Every configuration for weights of `weight`, the default first.
+pub fn fw_float_variants(weight: &str) -> impl Iterator<Item = FwFloatConfig> + '_ {
+    FW_FLOAT.iter().copied().filter(move |c| c.weight == weight)
 }

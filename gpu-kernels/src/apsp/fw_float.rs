@@ -14,9 +14,11 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
+use super::float::float_type;
 use super::offsets::{block_origin, in_block};
 use crate::ptx::{
-    cp_async_16, cp_async_wait_all, ld_global_v4, ld_shared, shared_addr, st_global, st_shared,
+    cp_async_16, cp_async_commit, cp_async_wait, cp_async_wait_all, ld_global_v4, ld_shared,
+    shared_addr, st_global, st_shared,
 };
 
 /// A weight type the float kernels run on: loads and stores of one cell and of 4 consecutive
@@ -191,27 +193,40 @@ fn block_ptr<W, const B: u32>(d: *mut W, pitch: u32, bi: u32, bj: u32) -> *mut W
 }
 
 /// `own = min(own, A ⊗ B)` for `B x B` blocks at `$own`, `$a`, `$b` (pointers to their top-left
-/// cells, row pitch `$pitch`), by `T x T` threads with `C x C` cells each: rows
-/// `(R / 4) * GS + 4 * ty + R % 4`, columns `(Q / 4) * GS + 4 * tx + Q % 4` (GS = 4T), as the
-/// int32 `fw_tile_update!`. The k range goes through shared memory `KC` at a time: A's rows
-/// (pitch KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's.
-/// Copies are `cp.async` of 16 bytes; shared loads are 16 bytes (f64: two of them).
+/// cells, row pitch `$pitch`), by `TX x TY` threads with `CR x CC` cells each: rows
+/// `(R / 4) * 4TY + 4 * ty + R % 4`, columns `(Q / 4) * 4TX + 4 * tx + Q % 4`, as the int32
+/// `fw_tile_update!`. The k range goes through shared memory `KC` at a time: A's rows (pitch
+/// KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's. With
+/// `ST` = 2 stages the next slice's copies are in flight while the current one is used (one
+/// barrier per slice); with 1, copy, wait and use follow each other. Copies are `cp.async` of 16
+/// bytes; shared loads are 16 bytes (f64: two of them), each A load covering 4 k.
 macro_rules! fwf_tile_update {
-    ($ty:ty, $es:tt, $b:tt, $t:tt, $n:tt, $kc:tt, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+    ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt), $pitch:ident,
+        own: $own:expr, a: $a:expr, b: $bb:expr) => {{
         const B: u32 = $b;
-        const T: u32 = $t;
+        const TX: u32 = $tx;
+        const TY: u32 = $tyn;
         const ES: u32 = $es;
-        const GS: u32 = B / ($n / 4);
+        // Distance between a thread's groups of 4 rows (columns).
+        const GR: u32 = 4 * TY;
+        const GC: u32 = 4 * TX;
         const KC: u32 = $kc;
         const SC: u32 = KC + 4;
+        const ST: u32 = $st;
+        const CHUNKS: u32 = B / KC;
         const QA: u32 = KC * ES / 16;
         const QB: u32 = B * ES / 16;
-        const NT: u32 = T * T;
-        const _: () = assert!(T * $n == B && (B * QA) % NT == 0 && (KC * QB) % NT == 0);
+        const NT: u32 = TX * TY;
+        // Bytes of one stage of each slice.
+        const SA_BYTES: u32 = B * SC * ES;
+        const SB_BYTES: u32 = KC * B * ES;
+        const _: () = assert!(TY * $cr == B && TX * $cc == B && $cr % 4 == 0 && $cc % 4 == 0);
+        const _: () = assert!((B * QA) % NT == 0 && (KC * QB) % NT == 0);
+        const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2));
         #[repr(C, align(16))]
-        struct ATile([$ty; (B * SC) as usize]);
+        struct ATile([$ty; (ST * B * SC) as usize]);
         #[repr(C, align(16))]
-        struct BTile([$ty; (KC * B) as usize]);
+        struct BTile([$ty; (ST * KC * B) as usize]);
         #[address_space(shared)]
         static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
         #[address_space(shared)]
@@ -220,93 +235,124 @@ macro_rules! fwf_tile_update {
         let sa = shared_addr(addr_of!(A_TILE));
         let sb = shared_addr(addr_of!(B_TILE));
         let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-        let t = ty * T + tx;
+        let t = ty * TX + tx;
 
         let own: *mut $ty = $own;
-        let mut cell = [[<$ty>::INFINITY; $n]; $n];
+        let mut cell = [[<$ty>::INFINITY; $cc]; $cr];
         let mut v = [<$ty>::INFINITY; 4];
-        seq!(R in 0..$n { seq!(Q in 0..$n {
+        seq!(R in 0..$cr { seq!(Q in 0..$cc {
             if Q % 4 == 0 {
-                let i = (R / 4) * GS + 4 * ty + R % 4;
-                let j = (Q / 4) * GS + 4 * tx;
-                // SAFETY: cells (i, j..j + 4) of the own B x B block (i < B, j + 3 < B: R / 4 <
-                // C / 4 groups of GS = 4T, 4 * ty + 3 < GS), 16-byte aligned (j a multiple of 4,
-                // pitch of B). Only this thread stores them, after its own load.
+                let i = (R / 4) * GR + 4 * ty + R % 4;
+                let j = (Q / 4) * GC + 4 * tx;
+                // SAFETY: cells (i, j..j + 4) of the own B x B block (i < B: R / 4 < CR / 4
+                // groups of GR = 4TY rows, 4 * ty + 3 < GR; j + 3 < B likewise), 16-byte aligned
+                // (j a multiple of 4, pitch of B). Only this thread stores them, after its load.
                 v = unsafe { <$ty as Cell>::ld4_global(own.add(in_block(pitch, i, j) as usize)) };
             }
             cell[R][Q] = v[Q % 4];
         }); });
 
         let (pa, pb): (*mut $ty, *mut $ty) = ($a, $bb);
-        let mut c0 = 0;
-        while c0 < B {
-            if c0 > 0 {
-                // Every thread is done with the previous slices before they are overwritten.
-                thread::sync_threads();
-            }
+        // Starts the copies of slice `c0..c0 + KC` (A's columns, B's rows) into stage `s`.
+        let copy = |c0: u32, s: u32| {
+            let (da, db) = (sa + s * SA_BYTES, sb + s * SB_BYTES);
             let mut q = t;
             while q < B * QA {
                 let (r, cq) = (q / QA, q % QA);
-                // SAFETY: global: 16 aligned bytes of row r < B, columns c0 + 4·cq·4/ES.. < B of
-                // the A block, not written in this launch before the barrier below (phase 3
+                // SAFETY: global: 16 aligned bytes of row r < B, columns c0 + cq·16/ES.. < B of
+                // the A block, not written in this launch before the last barrier (phase 3
                 // never writes the pivot column; phase 2's own block is stored after every
-                // slice is read). Shared: quad cq of row r of A_TILE (row pitch SC cells), copied
-                // by this thread only and read after the wait and barrier below.
+                // slice is read). Shared: quad cq of row r of stage s of A_TILE (row pitch SC
+                // cells), copied by this thread only; nobody reads that stage until the copies
+                // are waited for and a barrier passed, and the barrier before this call ended
+                // every read of the slice it held before.
                 unsafe {
                     let src = pa.add(in_block(pitch, r, c0 + cq * 16 / ES) as usize);
-                    cp_async_16(sa + r * SC * ES + cq * 16, src as *const u32);
+                    cp_async_16(da + r * SC * ES + cq * 16, src as *const u32);
                 }
                 q += NT;
             }
             let mut q = t;
             while q < KC * QB {
                 let (r, cq) = (q / QB, q % QB);
-                // SAFETY: as for A: row c0 + r < B, quad cq of the B block; B_TILE row r.
+                // SAFETY: as for A: row c0 + r < B, quad cq of the B block; stage s of B_TILE.
                 unsafe {
                     let src = pb.add(in_block(pitch, c0 + r, cq * 16 / ES) as usize);
-                    cp_async_16(sb + r * B * ES + cq * 16, src as *const u32);
+                    cp_async_16(db + r * B * ES + cq * 16, src as *const u32);
                 }
                 q += NT;
             }
-            cp_async_wait_all();
+        };
+        if ST == 2 {
+            copy(0, 0);
+            // SAFETY: closes this thread's group of copies just started.
+            unsafe { cp_async_commit() };
+        }
+        let mut c = 0;
+        while c < CHUNKS {
+            if ST == 1 {
+                if c > 0 {
+                    // Every thread is done with the previous slice before it is overwritten.
+                    thread::sync_threads();
+                }
+                copy(c * KC, 0);
+                cp_async_wait_all();
+            } else if c + 1 < CHUNKS {
+                // The other stage was last read in step c - 1, which the barrier at its end
+                // closed for every thread.
+                copy((c + 1) * KC, (c + 1) % 2);
+                // SAFETY: closes the group just started, then waits for all but it (slice c).
+                unsafe {
+                    cp_async_commit();
+                    cp_async_wait::<1>();
+                }
+            } else {
+                // SAFETY: waits for every copy (slice c).
+                unsafe { cp_async_wait::<0>() };
+            }
             thread::sync_threads();
 
-            let a_base = sa + ES * (4 * ty * SC);
-            let b_base = sb + ES * (4 * tx);
+            let s = if ST == 1 { 0 } else { c % 2 };
+            let a_base = sa + s * SA_BYTES + ES * (4 * ty * SC);
+            let b_base = sb + s * SB_BYTES + ES * (4 * tx);
             let mut k = 0;
             while k < KC {
-                let mut a = [[<$ty>::INFINITY; 4]; $n];
-                seq!(R in 0..$n {
-                    // SAFETY: row (R / 4) * GS + 4 * ty + R % 4 < B of A_TILE, cells k..k + 4 <=
-                    // KC < SC, 16-byte aligned; landed before the barrier above.
-                    a[R] = unsafe { <$ty as Cell>::ld4_shared(a_base + ES * (((R / 4) * GS + R % 4) * SC + k)) };
+                let mut a = [[<$ty>::INFINITY; 4]; $cr];
+                seq!(R in 0..$cr {
+                    // SAFETY: row (R / 4) * GR + 4 * ty + R % 4 < B of the stage's A slice,
+                    // cells k..k + 4 <= KC < SC, 16-byte aligned; landed before the barrier above.
+                    a[R] = unsafe { <$ty as Cell>::ld4_shared(a_base + ES * (((R / 4) * GR + R % 4) * SC + k)) };
                 });
                 seq!(U in 0..4 {
-                    let mut b = [<$ty>::INFINITY; $n];
+                    let mut b = [<$ty>::INFINITY; $cc];
                     let mut vb = [<$ty>::INFINITY; 4];
-                    seq!(Q in 0..$n {
+                    seq!(Q in 0..$cc {
                         if Q % 4 == 0 {
-                            // SAFETY: row k + U < KC of B_TILE, cells (Q / 4) * GS + 4 * tx..+4 <=
-                            // B, aligned; landed before the barrier above.
-                            vb = unsafe { <$ty as Cell>::ld4_shared(b_base + ES * ((k + U) * B + (Q / 4) * GS)) };
+                            // SAFETY: row k + U < KC of the stage's B slice, cells (Q / 4) * GC +
+                            // 4 * tx..+4 <= B, aligned; landed before the barrier above.
+                            vb = unsafe { <$ty as Cell>::ld4_shared(b_base + ES * ((k + U) * B + (Q / 4) * GC)) };
                         }
                         b[Q] = vb[Q % 4];
                     });
-                    seq!(R in 0..$n { seq!(Q in 0..$n {
+                    seq!(R in 0..$cr { seq!(Q in 0..$cc {
                         cell[R][Q] = <$ty as Cell>::add_min(cell[R][Q], a[R][U], b[Q]);
                     }); });
                 });
                 k += 4;
             }
-            c0 += KC;
+            if ST == 2 && c + 1 < CHUNKS {
+                // Every thread is done with this stage before step c + 1 refills it.
+                thread::sync_threads();
+            }
+            c += 1;
         }
 
         let own: *mut $ty = $own;
-        seq!(R in 0..$n { seq!(Q in 0..$n {
+        seq!(R in 0..$cr { seq!(Q in 0..$cc {
             v[Q % 4] = cell[R][Q];
             if Q % 4 == 3 {
-                let i = (R / 4) * GS + 4 * ty + R % 4;
-                let j = (Q / 4) * GS + 4 * tx;
+                let i = (R / 4) * GR + 4 * ty + R % 4;
+                let j = (Q / 4) * GC + 4 * tx;
                 // SAFETY: the 4 own cells this thread loaded at the start (same i, j), stored by
                 // it only, after every thread read its last operand slice (barrier above).
                 unsafe { <$ty as Cell>::st4_global(own.add(in_block(pitch, i, j) as usize), v) };
@@ -315,9 +361,8 @@ macro_rules! fwf_tile_update {
     }};
 }
 
-macro_rules! fw_float_kernels {
-    ($(($p1:ident, $p2:ident, $p3:ident, $peak:ident, $ty:ident, $es:tt, $b:tt, $t1:tt,
-        $r:tt, $t3:tt, $n:tt, $kc:tt)),* $(,)?) => {$(
+macro_rules! fw_float_type_kernels {
+    ($(($ty:ident, $es:tt, $p1:ident, $peak:ident, $b:tt, $t1:tt, $r:tt)),* $(,)?) => {$(
         /// Phase 1: closes the pivot block `(round, round)` in place; one block of
         /// `T1 x T1` threads with `R x R` cells `(ty + I*T1, tx + J*T1)` each.
         ///
@@ -380,47 +425,6 @@ macro_rules! fw_float_kernels {
             }); });
         }
 
-        /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
-        /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
-        /// skipping the pivot.
-        ///
-        /// # Safety
-        /// As phase 1.
-        #[kernel]
-        #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $p2(d: *mut $ty, pitch: u32, round: u32) {
-            if thread::block_idx_x() == round {
-                return;
-            }
-            let own = move || {
-                let x = thread::block_idx_x();
-                let (bi, bj) = if thread::block_idx_y() == 0 { (round, x) } else { (x, round) };
-                block_ptr::<$ty, $b>(d, pitch, bi, bj)
-            };
-            let pivot = block_ptr::<$ty, $b>(d, pitch, round, round);
-            let in_row = thread::block_idx_y() == 0;
-            let a = if in_row { pivot } else { own() };
-            let b = if in_row { own() } else { pivot };
-            fwf_tile_update!($ty, $es, $b, $t3, $n, $kc, pitch, own: own(), a: a, b: b);
-        }
-
-        /// Phase 3: every block outside the pivot row and column.
-        ///
-        /// # Safety
-        /// As phase 1.
-        #[kernel]
-        #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $p3(d: *mut $ty, pitch: u32, round: u32) {
-            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
-            if bi == round || bj == round {
-                return;
-            }
-            let own = || block_ptr::<$ty, $b>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
-            fwf_tile_update!($ty, $es, $b, $t3, $n, $kc, pitch, own: own(),
-                a: block_ptr::<$ty, $b>(d, pitch, bi, round),
-                b: block_ptr::<$ty, $b>(d, pitch, round, bj));
-        }
-
         /// The add-min ceiling of this weight type: as `apsp_addmin_peak` (16 independent
         /// chains, 2 x 16 updates per iteration, each from another chain's previous value),
         /// with `w` from the host; stores only if the result equals `w` (practically never).
@@ -460,4 +464,55 @@ macro_rules! fw_float_kernels {
     )*};
 }
 
-for_each_fw_float!(fw_float_kernels);
+for_each_float_type!(fw_float_type_kernels);
+
+macro_rules! fw_float_tile_kernels {
+    ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
+        $st:tt)),* $(,)?) => {$(
+        /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
+        /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
+        /// skipping the pivot.
+        ///
+        /// # Safety
+        /// As phase 1 (`fwf32_phase1_b64`), with this variant's block of threads.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $p2(d: *mut $ty, pitch: u32, round: u32) {
+            if thread::block_idx_x() == round {
+                return;
+            }
+            let own = move || {
+                let x = thread::block_idx_x();
+                let (bi, bj) = if thread::block_idx_y() == 0 { (round, x) } else { (x, round) };
+                block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, bi, bj)
+            };
+            let pivot = block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, round);
+            let in_row = thread::block_idx_y() == 0;
+            let a = if in_row { pivot } else { own() };
+            let b = if in_row { own() } else { pivot };
+            fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st), pitch, own: own(), a: a, b: b);
+        }
+
+        /// Phase 3: every block outside the pivot row and column.
+        ///
+        /// # Safety
+        /// As phase 1.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $p3(d: *mut $ty, pitch: u32, round: u32) {
+            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
+            if bi == round || bj == round {
+                return;
+            }
+            let own = || block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
+            fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st), pitch, own: own(),
+                a: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, bi, round),
+                b: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, bj));
+        }
+
+    )*};
+}
+
+for_each_fw_float!(fw_float_tile_kernels);

@@ -9,7 +9,7 @@ use cust::{
     event::{Event, EventFlags},
     function::{BlockSize, GridSize},
     launch,
-    memory::{CopyDestination, DeviceBuffer, DeviceCopy},
+    memory::{CopyDestination, DeviceBuffer, DeviceCopy, DevicePointer},
 };
 use gpu_kernels::apsp::{
     float::{FLOAT_PEAK_THREADS, FLOAT_PEAK_UPDATES_PER_ITERATION, FwFloatConfig, fw_float_config},
@@ -76,10 +76,81 @@ pub fn solve_dense<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> crate::Res
             d.len()
         )));
     }
-    Ok(solve(gpu, d, n)?)
+    Ok(solve(gpu, d, n, W::config())?)
 }
 
-fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> Result<FloatSolve> {
+/// [`solve_dense`] with the phase-2/3 tile shape `cfg` (one of `fw_float_variants(W::NAME)`).
+pub fn solve_dense_with<W: GpuWeight>(
+    gpu: &Gpu,
+    d: &mut [W],
+    n: usize,
+    cfg: FwFloatConfig,
+) -> crate::Result<FloatSolve> {
+    assert_eq!(
+        cfg.weight,
+        W::NAME,
+        "a configuration of another weight type"
+    );
+    if d.len() != n * n {
+        return Err(crate::Error::BadInput(format!(
+            "a {n} x {n} matrix has {} cells, not {}",
+            n * n,
+            d.len()
+        )));
+    }
+    Ok(solve(gpu, d, n, cfg)?)
+}
+
+/// The padded size and row pitch (cells) of an `n`-vertex matrix for `cfg`'s kernels, or the
+/// bad-input error when the kernels cannot take it.
+pub(crate) fn padded_size(cfg: &FwFloatConfig, n: usize) -> Result<(usize, usize)> {
+    let b = cfg.block as usize;
+    // A multiple of B is a multiple of 16 bytes per row for both types (asserted in the table).
+    let (padded, pitch) = (n.div_ceil(b) * b, n.div_ceil(b) * b);
+    if !block_row_fits(cfg.block, pitch as u64) || padded / b > u16::MAX as usize {
+        return rgk_core::bad_input(format!(
+            "V = {n} is too large for the {} Floyd–Warshall kernels",
+            cfg.weight
+        ));
+    }
+    Ok((padded, pitch))
+}
+
+/// Launches rounds `0..rounds_run` of the `rounds`-round solve of the padded matrix at `ptr`
+/// (row pitch `pitch` cells) on the GPU's stream, without waiting.
+pub(crate) fn launch_rounds<W: GpuWeight>(
+    gpu: &Gpu,
+    cfg: &FwFloatConfig,
+    ptr: DevicePointer<W>,
+    pitch: usize,
+    rounds: u32,
+    rounds_run: u32,
+) -> Result<()> {
+    let get = |name: &str| gpu.function(name);
+    let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
+    prefer_shared_memory(&p2)?;
+    prefer_shared_memory(&p3)?;
+    let (t1, t3) = (
+        BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
+        BlockSize::xy(cfg.tile_threads_x, cfg.tile_threads_y),
+    );
+    let (pitch32, stream) = (pitch as u32, &gpu.stream);
+    for round in 0..rounds_run.min(rounds) {
+        // SAFETY: the kernels take (d, pitch, round) on the padded matrix at `ptr` (rounds * B
+        // rows of `pitch` cells, pitch a multiple of B, block rows checked by `padded_size` to
+        // fit 32-bit offsets; the caller's buffer), with `FW_FLOAT`'s geometry: phase 1 one
+        // block, phase 2 (rounds, 2), phase 3 (rounds, rounds), in order on one stream; the
+        // caller keeps the buffer alive until the stream is synchronized.
+        unsafe {
+            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(ptr, pitch32, round))?;
+            launch!(p2<<<GridSize::xy(rounds, 2), t3, 0, stream>>>(ptr, pitch32, round))?;
+            launch!(p3<<<GridSize::xy(rounds, rounds), t3, 0, stream>>>(ptr, pitch32, round))?;
+        }
+    }
+    Ok(())
+}
+
+fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize, cfg: FwFloatConfig) -> Result<FloatSolve> {
     if n == 0 {
         return Ok(FloatSolve {
             negative_cycle: vec![],
@@ -87,16 +158,7 @@ fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> Result<FloatSolve> {
             times: FloatTimes::default(),
         });
     }
-    let cfg = W::config();
-    let b = cfg.block as usize;
-    // A multiple of B is a multiple of 16 bytes per row for both types (asserted in the table).
-    let (padded, pitch) = (n.div_ceil(b) * b, n.div_ceil(b) * b);
-    if !block_row_fits(cfg.block, pitch as u64) || padded / b > u16::MAX as usize {
-        return rgk_core::bad_input(format!(
-            "V = {n} is too large for the {} Floyd–Warshall kernels",
-            W::NAME
-        ));
-    }
+    let (padded, pitch) = padded_size(&cfg, n)?;
     check_free_memory(
         padded * pitch * size_of::<W>(),
         format_args!("V = {n} ({padded} x {pitch} {} distances)", W::NAME),
@@ -110,32 +172,14 @@ fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> Result<FloatSolve> {
     let dev = DeviceBuffer::from_slice(&host).context("copying the matrix to the GPU")?;
     let host_to_device_s = t0.elapsed().as_secs_f64();
 
-    let get = |name: &str| gpu.function(name);
-    let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
-    prefer_shared_memory(&p2)?;
-    prefer_shared_memory(&p3)?;
-    let rounds = (padded / b) as u32;
-    let (t1, t3) = (
-        BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
-        BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
-    );
-    let (ptr, pitch32, stream) = (dev.as_device_ptr(), pitch as u32, &gpu.stream);
+    let rounds = (padded / cfg.block as usize) as u32;
+    let stream = &gpu.stream;
     let (start, stop) = (
         Event::new(EventFlags::DEFAULT)?,
         Event::new(EventFlags::DEFAULT)?,
     );
     start.record(stream)?;
-    for round in 0..rounds {
-        // SAFETY: the kernels take (d, pitch, round) on the padded matrix `dev` (rounds * B rows
-        // of `pitch` cells, pitch a multiple of B, block rows checked above to fit 32-bit
-        // offsets), with `FW_FLOAT`'s geometry: phase 1 one block, phase 2 (rounds, 2), phase 3
-        // (rounds, rounds), in order on one stream; `dev` lives until the stream is synchronized.
-        unsafe {
-            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(ptr, pitch32, round))?;
-            launch!(p2<<<GridSize::xy(rounds, 2), t3, 0, stream>>>(ptr, pitch32, round))?;
-            launch!(p3<<<GridSize::xy(rounds, rounds), t3, 0, stream>>>(ptr, pitch32, round))?;
-        }
-    }
+    launch_rounds(gpu, &cfg, dev.as_device_ptr(), pitch, rounds, rounds)?;
     stop.record(stream)?;
     stop.synchronize()
         .context("the float Floyd–Warshall kernels failed")?;

@@ -7,6 +7,7 @@ pub mod batch;
 pub mod batch_files;
 pub mod dist;
 pub mod float;
+pub mod float_bench;
 pub mod float_pred;
 pub mod gpu;
 pub mod input;

@@ -27,6 +27,7 @@ pub mod apsp;
 pub mod apsp_args;
 pub mod apsp_batch;
 pub mod apsp_dist;
+pub mod apsp_float;
 pub mod apsp_ooc;
 pub mod apsp_paths;
 pub mod apsp_peak;

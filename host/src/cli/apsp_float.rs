@@ -1,0 +1,101 @@
+//! `host apsp-float`: the float Floyd–Warshall kernels' tile shapes timed at one V against their
+//! own add-min ceiling, in one process (the measuring command of `docs/python.md`).
+use anyhow::{Result, bail};
+use clap::Args;
+use gpu_kernels::apsp::float::{FwFloatConfig, fw_float_variants};
+use host::{apsp::float_bench::bench, gpu::Gpu};
+
+use super::PtxArg;
+
+#[derive(Args)]
+pub struct ApspFloatArgs {
+    /// Vertices of the random graph (40 edges per vertex, weights in [1, 100)).
+    pub v: usize,
+    /// Weight types, comma-separated: f32, f64.
+    #[arg(long, default_value = "f32,f64", value_delimiter = ',')]
+    pub weight: Vec<String>,
+    /// Tile shapes to time: `default`, `all`, or names (`FW_FLOAT`'s `variant`), comma-separated.
+    #[arg(long, default_value = "default", value_delimiter = ',')]
+    pub variants: Vec<String>,
+    /// Time only the first N rounds (every round costs the same); all by default.
+    #[arg(long)]
+    pub rounds: Option<u32>,
+    /// Timed repetitions per variant (after one untimed pass); the median is reported.
+    #[arg(long, default_value_t = 3, value_parser = super::at_least_one::<usize>)]
+    pub reps: usize,
+    /// Print one JSON object (docs/json.md) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ptx: PtxArg,
+}
+
+/// The variants of `weight` that `names` picks, the default first when picked.
+fn pick(weight: &str, names: &[String]) -> Result<Vec<FwFloatConfig>> {
+    let all: Vec<FwFloatConfig> = fw_float_variants(weight).collect();
+    if all.is_empty() {
+        bail!("no float kernels for weight type {weight:?} (f32 or f64)");
+    }
+    if names.iter().any(|n| n == "all") {
+        return Ok(all);
+    }
+    let mut out = Vec::new();
+    for n in names {
+        let c = if n == "default" {
+            all[0]
+        } else {
+            match all.iter().find(|c| c.variant == n) {
+                Some(c) => *c,
+                None => bail!("{weight} has no tile shape {n:?}"),
+            }
+        };
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+pub fn run(args: &ApspFloatArgs) -> Result<()> {
+    if args.v == 0 {
+        bail!("V must be at least 1");
+    }
+    let picked: Vec<(String, Vec<FwFloatConfig>)> = args
+        .weight
+        .iter()
+        .map(|w| Ok((w.clone(), pick(w, &args.variants)?)))
+        .collect::<Result<_>>()?;
+    let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
+    let info = gpu.info()?;
+    let mut results = Vec::new();
+    for (w, cfgs) in &picked {
+        let r = match w.as_str() {
+            "f32" => bench::<f32>(&gpu, args.v, cfgs, args.rounds, args.reps)?,
+            _ => bench::<f64>(&gpu, args.v, cfgs, args.rounds, args.reps)?,
+        };
+        if !args.json {
+            println!(
+                "{} ceiling: {:.4e} add-mins/s ({:.1} per SM per clock at {} MHz)",
+                r.weight, r.ceiling.updates_per_s, r.ceiling.per_sm_per_clock, r.ceiling.clock_mhz
+            );
+            for t in &r.variants {
+                println!(
+                    "  {:<12} V = {} ({} of {} rounds): median {:.4} s of {:?}, {:.4e}/s = {:.1}% of the ceiling",
+                    t.variant,
+                    t.v,
+                    t.rounds_timed,
+                    t.padded / 64,
+                    t.median_s,
+                    t.runs_s,
+                    t.updates_per_s,
+                    t.percent_of_ceiling
+                );
+            }
+        }
+        results.push(r);
+    }
+    if args.json {
+        return super::json::print("apsp-float", info.device(1), results);
+    }
+    Ok(())
+}
