@@ -62,8 +62,13 @@ pub fn solve_files(
     let (to_solver, from_reader) = sync_channel::<Read>(2 * chunk);
     let (to_writer, from_solver) = sync_channel::<Vec<(usize, Distances)>>(1);
     let outcome = std::thread::scope(|s| -> Result<()> {
-        let reader = s.spawn(move || read_all(inputs, to_solver));
-        let writer = s.spawn(move || write_all(outputs, from_solver));
+        // Reading and writing each get their own threads, so that neither waits for the other's
+        // tasks (a write blocked on the disk holding a worker the reader needs) or for the
+        // solver's host-side work on the global pool.
+        let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
+        let reader = s.spawn(move || in_pool((cores / 4).max(2), || read_all(inputs, to_solver)));
+        let writer =
+            s.spawn(move || in_pool((cores / 2).max(2), || write_all(outputs, from_solver)));
         let solved = solve_chunks(&from_reader, to_writer, chunk, &mut solve, &mut report);
         // Unblocks the reader if the solver stopped early.
         drop(from_reader);
@@ -83,6 +88,15 @@ pub fn solve_files(
     report.total_s = start.elapsed().as_secs_f64();
     report.updates_per_s = report.times.updates / report.times.compute_s.max(1e-12);
     Ok(report)
+}
+
+/// Runs `f` on a rayon pool of its own with `threads` threads (on the global pool if one
+/// cannot be made).
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
 }
 
 /// Inputs the reader reads at once, in parallel (then hands over in order).
@@ -153,6 +167,7 @@ fn solve_chunks(
         t.compute_s += times.compute_s;
         t.updates += times.updates;
         t.launches += times.launches;
+        t.blocked_launches += times.blocked_launches;
         t.single += times.single;
         // The writer ends only when this sender is dropped: a send fails only if it panicked.
         let _ = to_writer.send(index.into_iter().zip(solved).collect());
