@@ -114,9 +114,11 @@ fn a_plan_covers_every_graph_once_in_runs_of_one_class() {
 fn blocked_launches_stay_inside_the_grid_limits() {
     // Graphs in grid z (≤ 65535), blocks of one graph in x and y; a matrix of n x n cells with
     // n ≤ max_vertices and the largest chunk of them addressed in 64 bits on the device.
-    let c = BATCH_BLOCKED;
-    assert!(BATCH_CHUNK <= 65535);
-    let n = c.max_vertices as u64;
-    assert!(n * c.block as u64 <= u32::MAX as u64);
-    assert!(BATCH_CHUNK as u64 * n * n * 4 <= 4 << 30);
+    const {
+        let c = BATCH_BLOCKED;
+        assert!(BATCH_CHUNK <= 65535);
+        let n = c.max_vertices as u64;
+        assert!(n * c.block as u64 <= u32::MAX as u64);
+        assert!(BATCH_CHUNK as u64 * n * n * 4 <= 4 << 30);
+    }
 }
