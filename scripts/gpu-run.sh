@@ -28,9 +28,10 @@
 #                                  the rounds (host apsp-small: launches, CUDA graph, persistent B=32/64):
 #                                  compute ms, % of apsp-peak measured in the same process, identical
 #                                  to the launches; JSON to $OUT, SM clock to $OUT/clock_small.csv
-#   scripts/gpu-run.sh batch [N V] N (10000) graphs of V (128) vertices, 5V edges, written by a Python
-#                                  generator; host apsp-batch --peak dir -o dir: aggregate compute
-#                                  updates/s vs apsp-peak, file-to-file wall time; JSON to $OUT
+#   scripts/gpu-run.sh batch [N V] N (10000) graphs of V (128) vertices, 5V edges: host apsp-batch
+#                                  --peak with every register kernel of the class, aggregate compute
+#                                  vs apsp-peak, file to file against dd of the disk, and the batched
+#                                  blocked classes V = 256, 512 (scripts/gpu-batch.sh); JSON to $OUT
 #   scripts/gpu-run.sh shapes [FILE]  host bench sgemm-shapes (the committed suite, or FILE): per
 #                                  problem the library vs cuBLAS's matching call, geometric mean;
 #                                  JSON Lines to $OUT/sgemm_shapes.jsonl, table to $OUT/sgemm_shapes.txt,
@@ -180,14 +181,18 @@ sanitize)
             done
         done
     done
-    # The batch kernels (every size class) and a graph above them.
+    # The batch kernels (every size class, every variant), the batched blocked kernels (V = 130,
+    # 300) and a graph above them (600).
     [ "$family" = matmul ] || {
         mkdir -p "$tmp/batch"
-        for v in 1 17 32 50 64 100 128 130; do
+        for v in 1 17 32 50 64 100 128 130 300 600; do
             "$HOST" apsp-gen "$v" $((v * (v - 1) < 4 * v ? v * (v - 1) : 4 * v)) --seed "$v" -o "$tmp/batch/g$v.in" >/dev/null
         done
         for tool in memcheck racecheck synccheck; do
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp-batch "$tmp/batch" -o "$tmp/batch_out" --quiet
+            for k in $("$HOST" info | sed -n 's/^  \(apsp_batch_n[0-9]*_[a-z0-9]*\) .*/\1/p'); do
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp-batch "$tmp/batch" -o "$tmp/batch_out" --quiet --kernel "$k"
+            done
         done
     }
     ;;
@@ -235,42 +240,7 @@ PY
     python3 -c "import csv,sys; c=[int(r[' clocks.current.sm [MHz]'].split()[0]) for r in csv.DictReader(open(sys.argv[1]))]; print(f'SM clock MHz: min {min(c)} max {max(c)} over {len(c)} samples')" "$OUT_DIR/clock_small.csv" || true
     ;;
 batch)
-    n=${1:-10000}
-    v=${2:-128}
-    tmp=${APSP_TMP:-/tmp/apsp}/batch_${n}_$v
-    rm -rf "$tmp" && mkdir -p "$tmp/in"
-    python3 - "$tmp/in" "$n" "$v" <<'PY'
-# Course-format graphs: V, E, then E (src, dst, w) int32 little-endian; no self-loops.
-import array, random, sys
-d, n, v = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rng = random.Random(1)
-e = 5 * v
-for g in range(n):
-    a = array.array("i", [v, e])
-    for _ in range(e):
-        s = rng.randrange(v)
-        t = (s + 1 + rng.randrange(v - 1)) % v
-        a.extend((s, t, rng.randrange(1001)))
-    with open(f"{d}/g{g:05d}.in", "wb") as f:
-        a.tofile(f)
-PY
-    sync
-    nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 200 > "$OUT_DIR/clock_batch.csv" &
-    smi=$!
-    start=$(date +%s.%N)
-    run "$HOST" apsp-batch "$tmp/in" -o "$tmp/out" --peak --json > "$OUT_DIR/batch_${n}_$v.json"
-    end=$(date +%s.%N)
-    kill "$smi"
-    python3 - "$OUT_DIR/batch_${n}_$v.json" "$start" "$end" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print(f'{r["written"]}/{r["inputs"]} graphs: compute {r["times"]["compute_s"]:.4f} s, '
-      f'{r["updates_per_s"]:.3e} updates/s = {r["percent_of_peak"]:.1f}% of apsp-peak; '
-      f'file to file {r["total_s"]:.3f} s in the process, {float(sys.argv[3]) - float(sys.argv[2]):.3f} s with start-up '
-      f'(read {r["read_s"]:.3f} s, write {r["write_s"]:.3f} s)')
-PY
-    du -sh "$tmp/in" "$tmp/out"
-    rm -rf "$tmp"
+    BUNDLE=$B OUT=$OUT_DIR bash scripts/gpu-batch.sh "$@" || status=1
     ;;
 shapes)
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock.csv" &

@@ -5,9 +5,10 @@
 //! info`, `host occupancy`, `host bench`, the `.maxnreg` caps) and the report read kernels from
 //! here; none of them parses kernel names.
 use crate::apsp::{
-    BATCH_CONFIGS, FW_CONFIGS, FW_MULTI, FW_OOC, FW_PATHS, FW_SMALL, INIT_MATRIX_KERNEL,
-    INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS, SCATTER_EDGES_KERNEL,
-    STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
+    BATCH_BLOCKED, BATCH_KERNELS, FW_CONFIGS, FW_MULTI, FW_OOC, FW_PATHS, FW_SMALL,
+    INIT_MATRIX_KERNEL, INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS,
+    SCATTER_EDGES_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS, STATS_THREADS,
+    STATS_TILES_KERNEL,
     float::{FLOAT_PEAK_THREADS, FLOAT_TYPES, FW_FLOAT},
     float_pred::{FLOAT_PRED_KERNELS, FLOAT_PRED_THREADS},
 };
@@ -264,7 +265,19 @@ const PARTS: &[&[KernelSpec]] = &[
         ..sgemm(c.name, Family::TensorCore, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
     &rows!(FW_SMALL, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
-    &rows!(BATCH_CONFIGS, c => fw(c.kernel, Family::ApspBatch, c.threads, c.n, None)),
+    &rows!(BATCH_KERNELS, c => KernelSpec {
+        block: c.threads(),
+        ..fw(c.kernel, Family::ApspBatch, 0, c.n, c.max_registers)
+    }),
+    &{
+        let c = BATCH_BLOCKED;
+        let (b, t) = (c.block, c.tile_threads);
+        [
+            fw(c.phase1, Family::ApspBatch, c.pivot_threads, b, None),
+            fw(c.phase2, Family::ApspBatch, t, b, None),
+            fw(c.phase3, Family::ApspBatch, t, b, None),
+        ]
+    },
     &rows!(WGMMA, c => KernelSpec {
         name: c.name,
         family: Family::Wgmma,
@@ -378,7 +391,9 @@ mod tests {
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
         expected.extend(TC.iter().map(|c| (c.name, Family::TensorCore)));
         expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
-        expected.extend(BATCH_CONFIGS.iter().map(|c| (c.kernel, Family::ApspBatch)));
+        expected.extend(BATCH_KERNELS.iter().map(|c| (c.kernel, Family::ApspBatch)));
+        let c = BATCH_BLOCKED;
+        expected.extend([c.phase1, c.phase2, c.phase3].map(|k| (k, Family::ApspBatch)));
         expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
         expected.extend(FLOAT_PRED_KERNELS.iter().map(|c| (c.1, Family::FloatPred)));
         assert_eq!(expected.len(), KERNELS.len());

@@ -5,7 +5,12 @@ mod common;
 
 use common::{Scratch, reference_output};
 use host::{
-    apsp::{batch::solve_batch, gpu as agpu, rows::DeviceRows, small::Schedule},
+    apsp::{
+        batch::{solve_batch, solve_batch_with},
+        gpu as agpu,
+        rows::DeviceRows,
+        small::Schedule,
+    },
     gpu::gpu_for_test,
 };
 use rgk_core::apsp::{
@@ -79,9 +84,11 @@ fn every_batch_graph_equals_the_one_graph_solver_and_the_cpu() {
     else {
         return;
     };
-    // Every size class, its edges, and graphs for the one-graph solver above it.
+    // Every size class, its edges, the batched blocked classes and graphs for the one-graph
+    // solver above them.
     let sizes = [
-        1usize, 2, 5, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 300, 512, 7, 128,
+        1usize, 2, 5, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 300, 512, 7, 128, 192, 193, 256,
+        511, 513, 700, 200,
     ];
     let graphs: Vec<Graph> = sizes
         .iter()
@@ -90,7 +97,9 @@ fn every_batch_graph_equals_the_one_graph_solver_and_the_cpu() {
         .collect();
     let (got, times) = solve_batch(&gpu, &graphs).unwrap();
     assert_eq!(got.len(), graphs.len());
-    assert!(times.launches >= 3 && times.single == 3, "{times:?}");
+    assert!(times.launches >= 3 && times.single == 2, "{times:?}");
+    // Classes 192, 256, 320, 512: 3, 4, 5 and 8 rounds of 3 launches.
+    assert_eq!(times.blocked_launches, 3 * (3 + 4 + 5 + 8), "{times:?}");
     for (g, d) in graphs.iter().zip(&got) {
         let one = agpu::solve(&gpu, g, 64).unwrap();
         let one = Distances::from_pitched(g.vertices, one.pitch, &one.dist);
@@ -112,6 +121,54 @@ fn every_batch_graph_equals_the_one_graph_solver_and_the_cpu() {
         let (cpu, _) = cpu::solve(&many[i]).unwrap();
         assert!(got[i].as_slice() == &cpu[..], "graph {i}");
     }
+    // Thousands per launch of the blocked algorithm, graphs of different V in one class.
+    let many: Vec<Graph> = (0..2100)
+        .map(|i| generate(257 + i % 63, 1500, 5000 + i as u64).unwrap())
+        .collect();
+    let (got, times) = solve_batch(&gpu, &many).unwrap();
+    assert_eq!(
+        (times.launches, times.blocked_launches, times.single),
+        (0, 30, 0)
+    );
+    for i in [0, 1, 62, 2047, 2048, 2099] {
+        let (cpu, _) = cpu::solve(&many[i]).unwrap();
+        assert!(got[i].as_slice() == &cpu[..], "blocked graph {i}");
+    }
+}
+
+#[test]
+fn every_batch_kernel_variant_equals_the_cpu() {
+    let Some(gpu) = gpu_for_test("every_batch_kernel_variant_equals_the_cpu") else {
+        return;
+    };
+    for c in gpu_kernels::apsp::BATCH_KERNELS {
+        let n = c.n as usize;
+        // The class's edges and a zero-weight chain with unreachable vertices.
+        let mut graphs: Vec<Graph> = [n / 2 + 1, n - 3, n]
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| generate(v, v * 5, 77 + i as u64).unwrap())
+            .collect();
+        let chain = (0..n as i32 - 9)
+            .map(|s| Edge {
+                src: s,
+                dst: s + 1,
+                w: (s % 4 == 0) as i32 * 3,
+            })
+            .collect();
+        graphs.push(Graph::from_edges(n, chain).unwrap());
+        let (got, times) = solve_batch_with(&gpu, &graphs, Some(c)).unwrap();
+        assert_eq!((times.launches, times.single), (1, 0), "{}", c.kernel);
+        for (g, d) in graphs.iter().zip(&got) {
+            let (cpu, _) = cpu::solve(g).unwrap();
+            assert!(
+                d.as_slice() == &cpu[..],
+                "{} at V = {}",
+                c.kernel,
+                g.vertices
+            );
+        }
+    }
 }
 
 #[test]
@@ -121,7 +178,7 @@ fn apsp_batch_files_on_the_gpu_equal_the_reference() {
     };
     let s = Scratch::new();
     std::fs::create_dir(s.path("in")).unwrap();
-    for (i, v) in [5usize, 64, 100, 128, 200].into_iter().enumerate() {
+    for (i, v) in [5usize, 64, 100, 128, 200, 600].into_iter().enumerate() {
         write_graph(
             &s.path(&format!("in/g{i}.in")),
             &generate(v, v * 4, i as u64).unwrap(),
@@ -130,7 +187,7 @@ fn apsp_batch_files_on_the_gpu_equal_the_reference() {
     }
     s.host(&["apsp-batch", "in", "-o", "out", "--quiet"])
         .expect(0);
-    for i in 0..5 {
+    for i in 0..6 {
         let got = std::fs::read(s.path(&format!("out/g{i}.out"))).unwrap();
         assert!(
             got == reference_output(&s.path(&format!("in/g{i}.in"))),

@@ -315,6 +315,8 @@ mod fw;
 #[cfg(target_arch = "nvptx64")]
 mod batch;
 #[cfg(target_arch = "nvptx64")]
+mod batch_blocked;
+#[cfg(target_arch = "nvptx64")]
 mod fw_float;
 #[cfg(target_arch = "nvptx64")]
 mod init;

@@ -1,4 +1,5 @@
-//! A batch file to file (`host apsp-batch`): one thread reads and validates the inputs ahead,
+//! A batch file to file (`host apsp-batch`): one thread reads and validates the inputs ahead
+//! (many files at once on the rayon pool),
 //! the calling thread solves them a chunk at a time, another writes each chunk's outputs (in
 //! parallel, each file whole through a temporary and a rename) while the next chunk computes.
 //! A bad input is named with its file and byte offset (the format reader's sentence) and left
@@ -61,8 +62,13 @@ pub fn solve_files(
     let (to_solver, from_reader) = sync_channel::<Read>(2 * chunk);
     let (to_writer, from_solver) = sync_channel::<Vec<(usize, Distances)>>(1);
     let outcome = std::thread::scope(|s| -> Result<()> {
-        let reader = s.spawn(move || read_all(inputs, to_solver));
-        let writer = s.spawn(move || write_all(outputs, from_solver));
+        // Reading and writing each get their own threads, so that neither waits for the other's
+        // tasks (a write blocked on the disk holding a worker the reader needs) or for the
+        // solver's host-side work on the global pool.
+        let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
+        let reader = s.spawn(move || in_pool((cores / 4).max(2), || read_all(inputs, to_solver)));
+        let writer =
+            s.spawn(move || in_pool((cores / 2).max(2), || write_all(outputs, from_solver)));
         let solved = solve_chunks(&from_reader, to_writer, chunk, &mut solve, &mut report);
         // Unblocks the reader if the solver stopped early.
         drop(from_reader);
@@ -84,15 +90,31 @@ pub fn solve_files(
     Ok(report)
 }
 
-/// The reader thread: every input in order, read and validated. Returns its busy seconds.
+/// Runs `f` on a rayon pool of its own with `threads` threads (on the global pool if one
+/// cannot be made).
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
+
+/// Inputs the reader reads at once, in parallel (then hands over in order).
+const READ_AHEAD: usize = 256;
+
+/// The reader thread: every input in order, read and validated `READ_AHEAD` files at a time
+/// on the rayon pool (one thread alone is slower than the GPU and the disk). Returns its busy
+/// seconds.
 fn read_all(inputs: &[PathBuf], to_solver: SyncSender<Read>) -> f64 {
     let mut busy = 0.0;
-    for (i, path) in inputs.iter().enumerate() {
+    for (n, group) in inputs.chunks(READ_AHEAD).enumerate() {
         let t = Instant::now();
-        let graph = read_graph(path);
+        let graphs: Vec<Result<Graph>> = group.par_iter().map(|p| read_graph(p)).collect();
         busy += t.elapsed().as_secs_f64();
-        if to_solver.send((i, graph)).is_err() {
-            break;
+        for (i, graph) in graphs.into_iter().enumerate() {
+            if to_solver.send((n * READ_AHEAD + i, graph)).is_err() {
+                return busy;
+            }
         }
     }
     busy
@@ -145,6 +167,7 @@ fn solve_chunks(
         t.compute_s += times.compute_s;
         t.updates += times.updates;
         t.launches += times.launches;
+        t.blocked_launches += times.blocked_launches;
         t.single += times.single;
         // The writer ends only when this sender is dropped: a send fails only if it panicked.
         let _ = to_writer.send(index.into_iter().zip(solved).collect());

@@ -5,7 +5,7 @@ use anyhow::{Context as _, Result};
 use clap::Args;
 use host::{
     apsp::{
-        batch::{BATCH_CHUNK, BatchTimes, solve_batch},
+        batch::{BATCH_CHUNK, BatchTimes, solve_batch_with, variant},
         batch_files::{BatchReport, solve_files},
         peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
     },
@@ -30,6 +30,10 @@ pub struct ApspBatchArgs {
     /// Graphs read, solved and written together (at most 2048).
     #[arg(long, default_value_t = BATCH_CHUNK, value_parser = super::at_least_one::<usize>)]
     pub chunk: usize,
+    /// Run the graphs of this kernel's size class through it instead of the class's default
+    /// (a register batch kernel of `host info`'s apsp-batch family; for measurements).
+    #[arg(long, value_name = "NAME", conflicts_with = "cpu")]
+    pub kernel: Option<String>,
     /// Solve on the CPU (the Floyd–Warshall reference) instead of the GPU.
     #[arg(long)]
     pub cpu: bool,
@@ -52,6 +56,7 @@ struct Results {
 }
 
 pub fn run(args: &ApspBatchArgs) -> Result<()> {
+    let kernel = args.kernel.as_deref().map(variant).transpose()?;
     let inputs = expand_inputs(&args.inputs)?;
     std::fs::create_dir_all(&args.output).with_context(|| {
         format!(
@@ -76,7 +81,9 @@ pub fn run(args: &ApspBatchArgs) -> Result<()> {
         (report, super::json::cpu_device(), None)
     } else {
         let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
-        let report = solve_files(&inputs, &outputs, args.chunk, |g| solve_batch(&gpu, g))?;
+        let report = solve_files(&inputs, &outputs, args.chunk, |g| {
+            solve_batch_with(&gpu, g, kernel)
+        })?;
         let peak = args
             .peak
             .then(|| addmin_peak(&gpu, PEAK_ITERATIONS, 5))
@@ -124,7 +131,8 @@ fn print_summary(r: &BatchReport, percent: Option<f64>, dir: &std::path::Path) {
     );
     let share = percent.map_or(String::new(), |p| format!(", {p:.1}% of the add-min peak"));
     println!(
-        "  {} batch launches, {} graphs one at a time; {:.3e} updates/s in compute{share}",
-        r.times.launches, r.times.single, r.updates_per_s
+        "  {} batch launches, {} batched blocked launches, {} graphs one at a time; {:.3e} \
+         updates/s in compute{share}",
+        r.times.launches, r.times.blocked_launches, r.times.single, r.updates_per_s
     );
 }
