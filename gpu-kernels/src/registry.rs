@@ -19,7 +19,10 @@ use crate::matmul::{
         SkinnyConfig,
     },
 };
-use crate::sm90::WGMMA;
+use crate::sm90::{
+    WGMMA,
+    tf32::{SPLIT_KERNEL, SPLIT_THREADS, WGMMA_TF32},
+};
 use crate::tc::TC;
 
 /// One kernel of the PTX.
@@ -259,6 +262,15 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         max_registers: Some(c.entry_registers()),
     }),
+    &rows!(WGMMA_TF32, c => KernelSpec {
+        name: c.name,
+        family: Family::Wgmma,
+        block: (c.threads(), 1),
+        tile: Some((c.bm, c.bn, c.bk)),
+        dynamic_shared_bytes: c.shared_bytes(),
+        max_registers: Some(c.entry_registers()),
+    }),
+    &[flat(SPLIT_KERNEL, Family::Wgmma, SPLIT_THREADS)],
 ];
 
 const COUNT: usize = {
@@ -360,6 +372,8 @@ mod tests {
         expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
         expected.extend(BATCH_CONFIGS.iter().map(|c| (c.kernel, Family::ApspBatch)));
         expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
+        expected.extend(WGMMA_TF32.iter().map(|c| (c.name, Family::Wgmma)));
+        expected.push((SPLIT_KERNEL, Family::Wgmma));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
             assert_eq!(family_of(name), Some(family), "{name}");
@@ -386,6 +400,11 @@ mod tests {
             assert_eq!(t(c.phase3), c.phase3_threads);
         }
         for c in WGMMA {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+            assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
+        }
+        for c in WGMMA_TF32 {
             let k = kernel(c.name).unwrap();
             assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
             assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);

@@ -186,6 +186,33 @@ fn every_kernel_matches_the_reference_on_squares_and_odd_shapes() {
     }
 }
 
+/// TF32 and 3xTF32 through the library on odd shapes, K not a multiple of the tile depth (32 on
+/// the Hopper path, where the library runs the f32 `wgmma` kernels and their split pass) and
+/// every layout.
+#[test]
+fn f32_precisions_through_the_library_on_odd_shapes_and_every_layout() {
+    let Some(gpu) =
+        gpu_for_test("f32_precisions_through_the_library_on_odd_shapes_and_every_layout")
+    else {
+        return;
+    };
+    for p in [Precision::Tf32, Precision::Tf32x3] {
+        for (i, &shape) in SHAPES.iter().enumerate() {
+            for (j, lay) in [
+                (Layout::RowMajor, Layout::RowMajor),
+                (Layout::RowMajor, Layout::ColMajor),
+                (Layout::ColMajor, Layout::RowMajor),
+                (Layout::ColMajor, Layout::ColMajor),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                Case::new(p, shape, lay, 4 * (i % 2), (i * 4 + j) as u64).check(&gpu, None);
+            }
+        }
+    }
+}
+
 #[test]
 fn alpha_beta_and_every_layout_through_the_library() {
     let Some(gpu) = gpu_for_test("alpha_beta_and_every_layout_through_the_library") else {
