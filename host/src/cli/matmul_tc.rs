@@ -68,7 +68,7 @@ enum Choice {
 
 /// The kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16 rungs of
 /// docs/tensor-cores.md), or names separated by commas (`mma.sync` kernels, and for TF32 and
-/// 3xTF32 the Hopper variants `wgmma`, `wgmma_f<N>`, `wgmma_rn`).
+/// 3xTF32 the Hopper variants `wgmma`, `wgmma_f<N>`, `wgmma_rn`, `wgmma_rz`).
 fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
     Ok(match which {
         "sgemm" => vec![Choice::Library],
