@@ -13,6 +13,7 @@
 #                                  against cuBLAS GemmEx of the same precision at N (default 4096
 #                                  8192), after the edge-shape checks; JSON to $OUT/sm90.json, the
 #                                  SM clock during the run to $OUT/sm90_clock.csv (H100/H200 only)
+#   scripts/gpu-run.sh tf32 [N…]   TF32 and 3xTF32 on wgmma vs cuBLAS TF32 / FP32 (scripts/gpu-tf32.sh)
 #   scripts/gpu-run.sh shapes-p    issue 20's skinny, deep-K and thin shapes: host matmul (the library's
 #                                  choice, its shape class, cuBLAS in the same process, 20 reps) per
 #                                  shape, JSON to $OUT/shapes_p_MxNxK.json, SM clock to $OUT/clock.csv,
@@ -198,6 +199,11 @@ sanitize)
     ;;
 shapes-p)
     run scripts/gpu-shapes-p.sh "$HOST" "$OUT_DIR" "$@"
+    ;;
+tf32)
+    # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].
+    OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-tf32.sh" "$@"
+    exit $?
     ;;
 sm90)
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/sm90_clock.csv" &

@@ -21,7 +21,10 @@ use crate::matmul::{
         SkinnyConfig,
     },
 };
-use crate::sm90::WGMMA;
+use crate::sm90::{
+    WGMMA,
+    tf32::{SPLIT_KERNEL, SPLIT_THREADS, WGMMA_TF32},
+};
 use crate::tc::TC;
 
 /// One kernel of the PTX.
@@ -286,6 +289,15 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         max_registers: Some(c.entry_registers()),
     }),
+    &rows!(WGMMA_TF32, c => KernelSpec {
+        name: c.name,
+        family: Family::Wgmma,
+        block: (c.threads(), 1),
+        tile: Some((c.bm, c.bn, c.bk)),
+        dynamic_shared_bytes: c.shared_bytes(),
+        max_registers: Some(c.entry_registers()),
+    }),
+    &[flat(SPLIT_KERNEL, Family::Wgmma, SPLIT_THREADS)],
     &rows!(FLOAT_PRED_KERNELS, c => flat(c.1, Family::FloatPred, FLOAT_PRED_THREADS)),
 ];
 
@@ -395,6 +407,8 @@ mod tests {
         let c = BATCH_BLOCKED;
         expected.extend([c.phase1, c.phase2, c.phase3].map(|k| (k, Family::ApspBatch)));
         expected.extend(WGMMA.iter().map(|c| (c.name, Family::Wgmma)));
+        expected.extend(WGMMA_TF32.iter().map(|c| (c.name, Family::Wgmma)));
+        expected.push((SPLIT_KERNEL, Family::Wgmma));
         expected.extend(FLOAT_PRED_KERNELS.iter().map(|c| (c.1, Family::FloatPred)));
         assert_eq!(expected.len(), KERNELS.len());
         for (name, family) in expected {
@@ -422,6 +436,11 @@ mod tests {
             assert_eq!(t(c.phase3), c.phase3_threads);
         }
         for c in WGMMA {
+            let k = kernel(c.name).unwrap();
+            assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
+            assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
+        }
+        for c in WGMMA_TF32 {
             let k = kernel(c.name).unwrap();
             assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
             assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);

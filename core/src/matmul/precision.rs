@@ -81,12 +81,13 @@ impl Precision {
 
     /// Relative error of one product `a·b` from rounding its inputs, as multiplied, against the
     /// inputs the reference reads: 0 where the reference reads what is multiplied (FP32; BF16 and
-    /// FP16 rounded on the host), `2u + u²` for TF32 (both factors rounded), `3u²` for 3xTF32 (the
-    /// dropped `lo·lo` product and the rounding of each `lo`).
+    /// FP16 rounded on the host), `4u + 4u²` for TF32 (each factor rounded, error ≤ u, or — an
+    /// operand the Hopper kernel reads in place — truncated by the tensor core, error < 2u),
+    /// `3u²` for 3xTF32 (the dropped `lo·lo` product and the rounding of each `lo`).
     pub fn input_error(self) -> f64 {
         match self {
             Precision::Fp32 | Precision::Bf16 | Precision::Fp16 => 0.0,
-            Precision::Tf32 => 2.0 * U_TF32 + U_TF32 * U_TF32,
+            Precision::Tf32 => 4.0 * U_TF32 + 4.0 * U_TF32 * U_TF32,
             Precision::Tf32x3 => 3.0 * U_TF32 * U_TF32,
         }
     }

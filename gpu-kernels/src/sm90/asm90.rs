@@ -203,3 +203,57 @@ macro_rules! wgmma_m64n256k16 {
     };
 }
 pub(crate) use {acc_regs, wgmma_m64n256k16};
+
+/// The 64 registers of an m64n128 f32 accumulator fragment, as positional operands 0..=63.
+macro_rules! acc_regs64 {
+    () => {
+        "{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}"
+    };
+}
+
+/// `acc = A·B + (scale_d != 0 ? acc : 0)` for one k8 step of a warp group with TF32 operands:
+/// `wgmma.mma_async.m64n256k8.f32.tf32.tf32`, both operands K-major from shared memory (TF32
+/// has no transpose bit). `$acc` is a `[u32; 128]`; `$scale_d` a run-time `u32` (0 starts a
+/// fresh sum). Safety as for [`wgmma_m64n256k16`].
+macro_rules! wgmma_m64n256k8_tf32 {
+    ($acc:ident, $da:expr, $db:expr, $scale_d:expr) => {
+        seq_macro::seq!(I in 0..128 {
+            core::arch::asm!(
+                concat!("{{ .reg .pred p; setp.ne.b32 p, {130}, 0; wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {{",
+                        acc_regs!(), "}}, {128}, {129}, p, 1, 1; }}"),
+                #(inout(reg32) $acc[I],)*
+                in(reg64) $da, in(reg64) $db, in(reg32) $scale_d,
+                options(nostack, preserves_flags)
+            );
+        });
+    };
+}
+
+/// As [`wgmma_m64n256k8_tf32`] at n128: `$acc` is a `[u32; 64]`.
+macro_rules! wgmma_m64n128k8_tf32 {
+    ($acc:ident, $da:expr, $db:expr, $scale_d:expr) => {
+        seq_macro::seq!(I in 0..64 {
+            core::arch::asm!(
+                concat!("{{ .reg .pred p; setp.ne.b32 p, {66}, 0; wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{",
+                        acc_regs64!(), "}}, {64}, {65}, p, 1, 1; }}"),
+                #(inout(reg32) $acc[I],)*
+                in(reg64) $da, in(reg64) $db, in(reg32) $scale_d,
+                options(nostack, preserves_flags)
+            );
+        });
+    };
+}
+pub(crate) use {acc_regs64, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32};
+
+/// `x` rounded to TF32 (nearest, ties away from zero: `cvt.rna`), as f32 bits with the low 13
+/// bits zero. (The portable kernels' copy is in `tc`, which the compute_90a module leaves out.)
+#[inline(always)]
+pub fn tf32_rna(x: f32) -> f32 {
+    let r: u32;
+    // SAFETY: a register conversion; touches no memory.
+    unsafe {
+        asm!("cvt.rna.tf32.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x.to_bits(),
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    f32::from_bits(r)
+}

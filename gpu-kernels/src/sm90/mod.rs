@@ -166,8 +166,12 @@ pub fn wgmma_config(input: Sm90Input, b_major: BMajor) -> &'static WgmmaConfig {
         .expect("every input and layout has a kernel")
 }
 
+pub mod tf32;
+
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod asm90;
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod tf32_kernel;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod wgmma;
 

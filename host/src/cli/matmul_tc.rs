@@ -9,8 +9,9 @@ use host::{
     gpu::{Gpu, Timing, time_on_stream},
     matmul::problem::Gemm,
     reference::gemm_ex::{CublasEx, cublas_name},
+    sm90::tf32::Tf32Options,
     tc::{
-        Operand, TcGemm,
+        Layout, Operand, TcGemm,
         launch::{config_for, tc_config},
         select,
     },
@@ -57,28 +58,60 @@ struct Record {
     error: Option<ErrorStats>,
 }
 
-/// The `mma.sync` kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16
-/// rungs of docs/tensor-cores.md), or names separated by commas.
-fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Option<&'static str>>> {
+/// What `--kernel` runs: the library's path, an `mma.sync` kernel, or (TF32 and 3xTF32 on
+/// compute capability 9.0) a variant of the f32 Hopper GEMM (`host::sm90::tf32::Tf32Options`).
+enum Choice {
+    Library,
+    MmaSync(&'static str),
+    Wgmma(String, Tf32Options),
+}
+
+/// The kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16 rungs of
+/// docs/tensor-cores.md), or names separated by commas (`mma.sync` kernels, and for TF32 and
+/// 3xTF32 the Hopper variants `wgmma`, `wgmma_f<N>`, `wgmma_rn`, `wgmma_rz`).
+fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
     Ok(match which {
-        "sgemm" => vec![None],
+        "sgemm" => vec![Choice::Library],
         "ladder" if p == Precision::Bf16 => TC
             .iter()
             .filter(|c| c.name.starts_with("tc_bf16_rr_"))
             .rev()
-            .map(|c| Some(c.name))
+            .map(|c| Choice::MmaSync(c.name))
             .collect(),
-        "ladder" => vec![Some(config_for(p, op)?.name)],
+        "ladder" => vec![Choice::MmaSync(config_for(p, op)?.name)],
         names => names
             .split(',')
-            .map(|n| tc_config(n).map(|c| Some(c.name)))
+            .map(|n| match Tf32Options::from_name(n) {
+                Some(o) if matches!(p, Precision::Tf32 | Precision::Tf32x3) => {
+                    Ok(Choice::Wgmma(n.to_string(), o))
+                }
+                _ => tc_config(n).map(|c| Choice::MmaSync(c.name)),
+            })
             .collect::<Result<_>>()?,
     })
 }
 
+/// A row-major `rows x cols` matrix as stored: itself, or column-major (its transpose's rows).
+fn stored(x: &[f32], rows: usize, cols: usize, col_major: bool) -> Vec<f32> {
+    if !col_major {
+        return x.to_vec();
+    }
+    (0..rows * cols)
+        .map(|i| x[(i % rows) * cols + i / rows])
+        .collect()
+}
+
 pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
     let (m, n, k) = resolve_shape(args)?;
-    let op = TcGemm::new(m, n, k);
+    // --trans-a / --trans-b: A or B stored column-major (the reference reads the same values).
+    let lay = |t: bool| {
+        if t {
+            Layout::ColMajor
+        } else {
+            Layout::RowMajor
+        }
+    };
+    let op = TcGemm::new(m, n, k).layouts(lay(args.trans_a), lay(args.trans_b));
     op.check(p)?;
     let which = kernels(&args.kernel, p, &op)?;
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
@@ -107,8 +140,15 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
         }
     };
 
-    let (d_a32, d_b32) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
-    let halves = encode_16(p, &a).zip(encode_16(p, &b));
+    let (sa, sb) = (
+        stored(&a, m, k, args.trans_a),
+        stored(&b, k, n, args.trans_b),
+    );
+    let (d_a32, d_b32) = (
+        DeviceBuffer::from_slice(&sa)?,
+        DeviceBuffer::from_slice(&sb)?,
+    );
+    let halves = encode_16(p, &sa).zip(encode_16(p, &sb));
     let (d_a16, d_b16) = match &halves {
         Some((ah, bh)) => (
             Some(DeviceBuffer::from_slice(ah)?),
@@ -168,8 +208,29 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
             Err(e) => eprintln!("note: cuBLAS unavailable, no reference GEMM: {e:#}"),
         }
     }
-    for kernel in which {
-        let forced = kernel.map(tc_config).transpose()?;
+    for choice in which {
+        // TF32 and 3xTF32 on 9.0: the f32 Hopper GEMM, prepared once (scratch, tensor maps) and
+        // its launches (split passes and GEMM) timed, as cuBLAS keeps its workspace.
+        let hopper = match &choice {
+            Choice::Library => Some(("wgmma", Tf32Options::default())),
+            Choice::Wgmma(name, o) => Some((name.as_str(), *o)),
+            Choice::MmaSync(_) => None,
+        };
+        if let Some((name, opts)) = hopper
+            && let Some(prepared) = select::tf32_launch(&gpu, p, &op, oa, ob, &d_c, opts)
+        {
+            let launch = prepared?;
+            let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch())?;
+            records.push(record(format!("{name}_{p}"), p, t, &d_c)?);
+            continue;
+        }
+        if let Choice::Wgmma(name, _) = &choice {
+            bail!("{name} needs a GPU of compute capability 9.0 (the f32 Hopper GEMM)");
+        }
+        let forced = match choice {
+            Choice::MmaSync(name) => Some(tc_config(name)?),
+            _ => None,
+        };
         let mut path = None;
         let t = time_on_stream(&gpu.stream, 1, reps, || {
             path = Some(select::launch(&gpu, p, forced, &op, oa, ob, &d_c)?);
@@ -183,10 +244,12 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
     }
     if p == Precision::Tf32x3 {
         // The project's FP32 SGEMM on the same inputs: 3xTF32's error must be no worse.
+        // (It takes row-major operands: the unstored copies when A or B is transposed.)
         let g = Gemm::new(m, n, k);
+        let (d_ar, d_br) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
         let mut d_c2 = DeviceBuffer::from_slice(&vec![f32::NAN; m * n])?;
         let t = time_on_stream(&gpu.stream, 1, reps, || {
-            Ok(host::gemm_device(&gpu, &g, &d_a32, &d_b32, &mut d_c2)?)
+            Ok(host::gemm_device(&gpu, &g, &d_ar, &d_br, &mut d_c2)?)
         })?;
         records.push(record("flagship_sgemm".into(), Precision::Fp32, t, &d_c2)?);
     }

@@ -19,6 +19,7 @@ use crate::gpu::Gpu;
 
 pub mod check;
 mod tensor_map;
+pub mod tf32;
 
 pub use gpu_kernels::sm90::{BMajor, Sm90Input};
 

@@ -67,9 +67,19 @@ fn data_type(input: Sm90Input) -> CUtensorMapDataType {
 /// The caller has checked what the driver requires: `ptr` 16-byte aligned, `ld * 2` a multiple
 /// of 16, every dimension at least 1 (the driver refuses anything else with an error, not UB).
 pub(crate) fn encode(view: Tiled, input: Sm90Input, ptr: u64) -> Result<CUtensorMap> {
+    encode_typed(view, data_type(input), input.bytes(), ptr)
+}
+
+/// [`encode`] for elements of `dtype`, `bytes` each (the f32 kernels' maps).
+pub(crate) fn encode_typed(
+    view: Tiled,
+    dtype: CUtensorMapDataType,
+    bytes: u32,
+    ptr: u64,
+) -> Result<CUtensorMap> {
     let mut map = CUtensorMap { opaque: [0; 16] };
     let dims = [view.cols, view.rows];
-    let strides = [view.ld * u64::from(input.bytes())];
+    let strides = [view.ld * u64::from(bytes)];
     let boxes = [view.box_cols, view.box_rows];
     let element_strides = [1u32, 1];
     // SAFETY: `map` is a writable 128-byte CUtensorMap; the arrays have `rank` (2) entries
@@ -77,7 +87,7 @@ pub(crate) fn encode(view: Tiled, input: Sm90Input, ptr: u64) -> Result<CUtensor
     let status = unsafe {
         driver_sys::cuTensorMapEncodeTiled(
             &mut map,
-            data_type(input),
+            dtype,
             2,
             ptr as *mut std::ffi::c_void,
             dims.as_ptr(),

@@ -2,10 +2,11 @@
 //! the problem allow it, else the portable `mma.sync` kernel of the precision and layouts.
 //!
 //! [`hopper`] is the one place that decides whether the Hopper kernel (`crate::sm90`: `wgmma`,
-//! TMA) runs: compute capability 9.0 with the `compute_90a` module loaded, BF16 or FP16, A
-//! row-major, rows of A and B 16 bytes apart and both 16-byte aligned (what TMA needs). Anything
-//! else it does not take, and the `mma.sync` kernel runs.
-use anyhow::Result;
+//! TMA) runs: compute capability 9.0 with the `compute_90a` module loaded, rows of A and B 16
+//! bytes apart and both 16-byte aligned (what TMA needs), and for BF16 or FP16 A row-major; TF32
+//! and 3xTF32 take every layout ([`tf32_launch`]: a split pass makes the operands K-major).
+//! Anything else it does not take, and the `mma.sync` kernel runs.
+use anyhow::{Context as _, Result};
 use cust::memory::DeviceSlice;
 use gpu_kernels::tc::TcConfig;
 use rgk_core::matmul::precision::Precision;
@@ -16,7 +17,10 @@ use super::{
 };
 use crate::{
     gpu::Gpu,
-    sm90::{self, BMajor, Sm90Gemm, Sm90Input, Sm90Launch},
+    sm90::{
+        self, BMajor, Sm90Gemm, Sm90Input, Sm90Launch,
+        tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
+    },
 };
 
 /// The path a problem takes.
@@ -41,7 +45,17 @@ pub fn hopper(
     let input = match precision {
         Precision::Bf16 => Sm90Input::Bf16,
         Precision::Fp16 => Sm90Input::Fp16,
-        _ => return None,
+        Precision::Tf32 | Precision::Tf32x3 => {
+            let launch = tf32_launch(gpu, precision, op, a, b, c, Tf32Options::default())?;
+            // The launch owns the split passes' scratch: wait before it is freed.
+            return Some(launch.and_then(|l| {
+                l.launch()?;
+                gpu.stream
+                    .synchronize()
+                    .context("the f32 Hopper GEMM failed on the GPU")
+            }));
+        }
+        Precision::Fp32 => return None,
     };
     let (Operand::Bits16(a), Operand::Bits16(b)) = (a, b) else {
         return None;
@@ -72,6 +86,50 @@ pub fn hopper(
         return None;
     }
     Some(Sm90Launch::new(gpu, &g, a, b, c).and_then(|l| l.launch()))
+}
+
+/// The f32 Hopper runner for TF32 or 3xTF32 with `opts`, prepared (scratch, tensor maps) but
+/// not launched, if it takes this problem (compute capability 9.0, f32 operands 16-byte
+/// aligned); `None` otherwise. The benchmark prepares once and times launches.
+pub fn tf32_launch<'a>(
+    gpu: &'a Gpu,
+    precision: Precision,
+    op: &TcGemm,
+    a: Operand<'a>,
+    b: Operand<'a>,
+    c: &'a DeviceSlice<f32>,
+    opts: Tf32Options,
+) -> Option<Result<Tf32Launch<'a>>> {
+    let kind = match precision {
+        Precision::Tf32 => Tf32Kind::Tf32,
+        Precision::Tf32x3 => Tf32Kind::Tf32x3,
+        _ => return None,
+    };
+    let (Operand::F32(a), Operand::F32(b)) = (a, b) else {
+        return None;
+    };
+    let g = Tf32Gemm {
+        m: op.m,
+        n: op.n,
+        k: op.k,
+        lda: op.lda,
+        ldb: op.ldb,
+        ldc: op.ldc,
+        alpha: op.alpha,
+        beta: op.beta,
+        kind,
+        a_k_major: op.a_layout == Layout::RowMajor,
+        b_k_major: op.b_layout == Layout::ColMajor,
+    };
+    let aligned = |p: u64| p.is_multiple_of(16);
+    if !sm90::supported(gpu)
+        || g.check_buffers(a.len(), b.len(), c.len()).is_err()
+        || !aligned(a.as_device_ptr().as_raw())
+        || !aligned(b.as_device_ptr().as_raw())
+    {
+        return None;
+    }
+    Some(Tf32Launch::new(gpu, &g, a, b, c, opts))
 }
 
 /// Runs `op` in `precision` on the first path that takes it, on `gpu.stream` without waiting;

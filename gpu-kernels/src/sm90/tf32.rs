@@ -1,0 +1,197 @@
+//! The Hopper GEMM for f32 operands (issue #21): TF32 and 3xTF32 on `wgmma` (sm_90a). This half
+//! is host-visible (argument structs, geometry, the kernel list); the kernels are in
+//! `tf32_kernel.rs` (compute_90a module only).
+//!
+//! Why it differs from the 16-bit kernels of `sm90`:
+//! - `wgmma` with `.tf32` operands has no transpose bit: A and B must both be K-major in shared
+//!   memory. An operand that is not (B row-major, A column-major) is first rewritten K-major by
+//!   [`SPLIT_KERNEL`], a transpose pass that costs memory bandwidth only and is part of every
+//!   timed launch.
+//! - A 128-byte swizzle row holds 32 f32, so a pipeline slice is `BK` = 32 deep and one `wgmma`
+//!   step is `k8`.
+//! - 3xTF32 (x = hi + lo, hi = tf32(x), lo = tf32(x - hi); a·b ≈ hi·hi + hi·lo + lo·hi) gets its
+//!   hi and lo parts from the same pass (so the main loop does no splitting), and accumulates as
+//!   Ootomo and Yokota (2022) propose: the tensor cores add with truncation, so each group of
+//!   `flush` slices accumulates the big products and the small ones into two zeroed temporaries,
+//!   which the CUDA cores then add to the f32 accumulators with round-to-nearest FADDs. Three
+//!   accumulator sets need 192 registers a thread at n128, so its tile is 128 x 128.
+
+/// What a kernel multiplies: f32 inputs as TF32 (one product), or split in hi and lo (3xTF32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tf32Kind {
+    Tf32,
+    Tf32x3,
+}
+
+impl Tf32Kind {
+    /// Parts each operand is stored in (hi; hi and lo).
+    pub const fn parts(self) -> u32 {
+        match self {
+            Tf32Kind::Tf32 => 1,
+            Tf32Kind::Tf32x3 => 2,
+        }
+    }
+}
+
+/// k per pipeline slice: 32 f32, one 128-byte swizzle row.
+pub const TF32_BK: u32 = 32;
+/// Output tile rows (two consumer warp groups of m64).
+pub const TF32_BM: u32 = 128;
+/// Registers a producer thread keeps after `setmaxnreg.dec`.
+pub const TF32_PRODUCER_REGISTERS: u32 = 40;
+/// Consumer warp groups.
+pub const TF32_CONSUMERS: u32 = 2;
+/// Registers a consumer thread gets (what the producer gave away, a multiple of 8).
+pub const TF32_CONSUMER_REGISTERS: u32 =
+    ((65536 - 128 * TF32_PRODUCER_REGISTERS) / (128 * TF32_CONSUMERS)) & !7;
+/// Alignment of the slices' tiles (the 128-byte swizzle repeats every 1024 bytes).
+pub const TF32_SWIZZLE_ALIGN: u32 = 1024;
+
+/// One f32 Hopper GEMM kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tf32Config {
+    pub name: &'static str,
+    pub kind: Tf32Kind,
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub stages: u32,
+    pub consumers: u32,
+}
+
+impl Tf32Config {
+    pub const fn threads(&self) -> u32 {
+        128 * (1 + self.consumers)
+    }
+
+    /// Bytes of one slice: A's and B's tiles, each part (hi, lo).
+    pub const fn stage_bytes(&self) -> u32 {
+        (self.bm + self.bn) * self.bk * 4 * self.kind.parts()
+    }
+
+    /// Alignment room, the slices, a "full" and an "empty" mbarrier per slice.
+    pub const fn shared_bytes(&self) -> u32 {
+        TF32_SWIZZLE_ALIGN + self.stages * self.stage_bytes() + 16 * self.stages
+    }
+
+    /// The register cap at entry: the whole register file for one block (for `setmaxnreg`).
+    pub const fn entry_registers(&self) -> u32 {
+        (65536 / self.threads()) & !7
+    }
+}
+
+/// The kernel list: name, kind, BN, stages. One row is one kernel of the compute_90a PTX and one
+/// row of [`WGMMA_TF32`] (and so of the registry).
+#[macro_export]
+macro_rules! for_each_wgmma_tf32 {
+    ($m:ident) => {
+        $m! {
+            (wgmma_tf32_kk_128x256x32_s4, Tf32, 256, 4),
+            (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, 128, 3),
+        }
+    };
+}
+
+macro_rules! tf32_table {
+    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal)),* $(,)?) => {
+        /// Every f32 Hopper GEMM kernel.
+        pub const WGMMA_TF32: &[Tf32Config] = &[$(Tf32Config {
+            name: stringify!($name),
+            kind: Tf32Kind::$kind,
+            bm: TF32_BM,
+            bn: $bn,
+            bk: TF32_BK,
+            stages: $stages,
+            consumers: TF32_CONSUMERS,
+        }),*];
+    };
+}
+for_each_wgmma_tf32!(tf32_table);
+
+/// The kernel of `kind`.
+pub fn tf32_config(kind: Tf32Kind) -> &'static Tf32Config {
+    WGMMA_TF32
+        .iter()
+        .find(|c| c.kind == kind)
+        .expect("every kind has a kernel")
+}
+
+/// The f32 kernels' only argument, passed by value.
+///
+/// `tmaps` points to four 128-byte `CUtensorMap`s in global memory, 128-byte aligned: A's hi
+/// part (`m x k`, k innermost, box `BK x BM`), B's hi part (`n x k`, box `BK x BN`), then for
+/// 3xTF32 A's and B's lo parts (same boxes); 128-byte swizzle, zero fill outside. `c` is
+/// `m x n` f32 with rows `ldc` apart, only read when `beta != 0`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Tf32Params {
+    pub tmaps: *const u8,
+    pub c: *mut f32,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub ldc: u32,
+    pub alpha: f32,
+    pub beta: f32,
+    /// Block rasterization: consecutive blocks walk down `group` tile rows (at least 1).
+    pub group: u32,
+    /// 3xTF32: slices accumulated in the tensor cores' temporaries before each round-to-nearest
+    /// add into the f32 accumulators (at least 1). Unused by TF32.
+    pub flush: u32,
+}
+
+/// The pass that writes an f32 matrix K-major for the kernels: TF32 hi part (round to nearest,
+/// `cvt.rna.tf32.f32`) and, for 3xTF32, the lo part `tf32(x - hi)`.
+pub const SPLIT_KERNEL: &str = "wgmma_tf32_split";
+/// Threads of a split block: 32 x 8, each moving 4 elements of a 32 x 32 tile.
+pub const SPLIT_THREADS: u32 = 256;
+/// Side of a split block's tile.
+pub const SPLIT_TILE: u32 = 32;
+
+/// The split pass's argument: output `rows x cols` (K-major: `cols` = k) with rows `ld_out`
+/// apart in `hi` (and `lo` unless null); element (r, c) read from `src[r·ld_src + c]`, or with
+/// `transpose != 0` from `src[c·ld_src + r]`. One block per 32 x 32 tile, row-major order over
+/// `ceil(cols / 32)` tile columns.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SplitParams {
+    pub src: *const f32,
+    pub hi: *mut f32,
+    pub lo: *mut f32,
+    pub rows: u32,
+    pub cols: u32,
+    pub ld_src: u32,
+    pub ld_out: u32,
+    pub transpose: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_fits_the_chip() {
+        for c in WGMMA_TF32 {
+            assert!(c.shared_bytes() <= 227 * 1024, "{}", c.name);
+            assert!(c.entry_registers() * c.threads() <= 65536);
+            assert!(
+                128 * TF32_PRODUCER_REGISTERS + 128 * c.consumers * TF32_CONSUMER_REGISTERS
+                    <= 65536
+            );
+            assert_eq!(c.bk * 4, 128, "one 128-byte swizzle row");
+            assert_eq!(c.bm, 64 * c.consumers);
+            assert_eq!(c.stage_bytes() % TF32_SWIZZLE_ALIGN, 0);
+            assert!(c.bn <= 256, "TMA box and wgmma n limit");
+            // Accumulators a consumer thread holds: bn/2 per set, three sets for 3xTF32.
+            let sets = if c.kind == Tf32Kind::Tf32 { 1 } else { 3 };
+            assert!(
+                sets * c.bn / 2 + 24 <= TF32_CONSUMER_REGISTERS,
+                "{}",
+                c.name
+            );
+        }
+        for kind in [Tf32Kind::Tf32, Tf32Kind::Tf32x3] {
+            assert_eq!(tf32_config(kind).kind, kind);
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! The f32 Hopper GEMM runner (TF32 and 3xTF32 on `wgmma`, kernels in
+//! `gpu_kernels::sm90::tf32`): C = alpha·A·B + beta·C with f32 A and B in either layout, f32 C
+//! row-major. An operand the kernel cannot read as it lies (not K-major; every operand of
+//! 3xTF32, which needs hi and lo parts) is first rewritten by the split pass into scratch memory
+//! that the launch owns; [`Tf32Launch::launch`] runs the passes and the GEMM, so a timing of it
+//! counts them.
+use std::{ffi::c_void, marker::PhantomData};
+
+use anyhow::{Context as _, Result};
+use cust::{
+    function::{BlockSize, Function, GridSize},
+    memory::{DeviceBuffer, DeviceSlice},
+};
+use cust_raw::driver_sys::CUtensorMapDataType;
+use gpu_kernels::sm90::tf32::{
+    SPLIT_KERNEL, SPLIT_THREADS, SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, Tf32Config, Tf32Params,
+    tf32_config,
+};
+use rgk_core::bad_input;
+
+use super::tensor_map::{Tiled, encode_typed};
+use crate::gpu::Gpu;
+
+pub use gpu_kernels::sm90::tf32::Tf32Kind;
+
+/// Consecutive blocks walk down this many tile rows before moving right (as the 16-bit kernels).
+const GROUP: u32 = 8;
+/// Scratch rows are padded to this many elements (128 bytes: whole swizzle rows for TMA).
+const SCRATCH_ALIGN: usize = 32;
+
+/// One f32 product: A `m x k` row-major (K-major, rows `lda` apart) or column-major (`k x m`
+/// stored, columns `lda` apart); B `k x n` row-major (rows `ldb` apart) or column-major (K-major:
+/// `n x k` stored); C `m x n` f32 row-major, rows `ldc` apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tf32Gemm {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub lda: usize,
+    pub ldb: usize,
+    pub ldc: usize,
+    pub alpha: f32,
+    pub beta: f32,
+    pub kind: Tf32Kind,
+    /// A is stored row-major (k innermost).
+    pub a_k_major: bool,
+    /// B is stored column-major (k innermost).
+    pub b_k_major: bool,
+}
+
+/// The run-time variants of the f32 Hopper GEMM (`host matmul --kernel wgmma…`), so that one
+/// binary times them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tf32Options {
+    /// 3xTF32: slices (of 32 k) accumulated in the tensor cores' temporaries between two
+    /// round-to-nearest adds into the f32 accumulators.
+    pub flush: u32,
+    /// TF32: operands read in place (K-major, not split) through TMA maps of type TFLOAT32, so
+    /// that the copy engine rounds them to nearest (measured: the same error as cuBLAS TF32),
+    /// rather than FLOAT32, which leaves the tensor core to truncate them (2.7x the error).
+    pub tfloat32_maps: bool,
+}
+
+/// Default slices per 3xTF32 flush: on the H200 2 was within 1% of the fastest (4) and the
+/// most accurate (docs/sm90.md, "TF32 and 3xTF32 on wgmma").
+pub const DEFAULT_FLUSH: u32 = 2;
+
+impl Default for Tf32Options {
+    fn default() -> Self {
+        Tf32Options {
+            flush: DEFAULT_FLUSH,
+            tfloat32_maps: true,
+        }
+    }
+}
+
+impl Tf32Options {
+    /// The options a `--kernel` name selects: `wgmma` (the defaults), `wgmma_f<N>` (flush every
+    /// N slices, N in 1..=64), `wgmma_rn` (TFLOAT32 maps, the default), `wgmma_rz` (FLOAT32
+    /// maps: in-place operands truncated); `None` for any other name.
+    pub fn from_name(name: &str) -> Option<Tf32Options> {
+        let d = Tf32Options::default();
+        match name {
+            "wgmma" => Some(d),
+            "wgmma_rn" => Some(d),
+            "wgmma_rz" => Some(Tf32Options {
+                tfloat32_maps: false,
+                ..d
+            }),
+            _ => {
+                let flush: u32 = name.strip_prefix("wgmma_f")?.parse().ok()?;
+                (1..=64)
+                    .contains(&flush)
+                    .then_some(Tf32Options { flush, ..d })
+            }
+        }
+    }
+}
+
+impl Tf32Gemm {
+    /// Elements each buffer must hold.
+    pub fn lens(&self) -> (usize, usize, usize) {
+        let span = |lines: usize, width: usize, ld: usize| (lines - 1) * ld + width;
+        let (al, aw) = if self.a_k_major {
+            (self.m, self.k)
+        } else {
+            (self.k, self.m)
+        };
+        let (bl, bw) = if self.b_k_major {
+            (self.n, self.k)
+        } else {
+            (self.k, self.n)
+        };
+        (
+            span(al, aw, self.lda),
+            span(bl, bw, self.ldb),
+            span(self.m, self.n, self.ldc),
+        )
+    }
+
+    /// Fails with one sentence unless the kernel takes the shape and the buffers: dimensions in
+    /// 1..2^31, leading dimensions at least the line width and, for A and B, multiples of 4
+    /// (16 bytes, TMA's and the split pass's rule), buffers large enough.
+    pub fn check_buffers(&self, a: usize, b: usize, c: usize) -> Result<()> {
+        let fits = |v: usize| (1..=i32::MAX as usize).contains(&v);
+        if ![self.m, self.n, self.k, self.lda, self.ldb, self.ldc]
+            .into_iter()
+            .all(fits)
+        {
+            return bad_input(format!(
+                "the f32 Hopper GEMM needs every dimension and leading dimension in 1..=2^31-1, got {self:?}"
+            ));
+        }
+        if !self.lda.is_multiple_of(4) || !self.ldb.is_multiple_of(4) {
+            return bad_input(format!(
+                "the f32 Hopper GEMM reads A and B in 16-byte pieces: lda ({}) and ldb ({}) must be multiples of 4",
+                self.lda, self.ldb
+            ));
+        }
+        let (na, nb, nc) = self.lens();
+        for (what, have, need) in [("A", a, na), ("B", b, nb), ("C", c, nc)] {
+            if have < need {
+                return bad_input(format!(
+                    "{what} holds {have} elements, but the product needs {need}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Floating-point operations of the product (2·m·n·k).
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+}
+
+/// How the kernel reads one operand: in place, or split into scratch first.
+struct Source {
+    /// Device address and leading dimension (elements) of the K-major hi part, then the lo part.
+    hi: (u64, usize),
+    lo: (u64, usize),
+    /// The split pass that writes them, if any.
+    split: Option<SplitParams>,
+    dtype: CUtensorMapDataType,
+}
+
+/// A launch ready to go: scratch, tensor maps and parameters over buffers borrowed for `'a`.
+pub struct Tf32Launch<'a> {
+    gpu: &'a Gpu,
+    func: Function<'a>,
+    split_func: Function<'a>,
+    cfg: &'static Tf32Config,
+    params: Tf32Params,
+    splits: Vec<SplitParams>,
+    grid: u32,
+    /// The four tensor maps (A hi, B hi, A lo, B lo), read by the kernel.
+    _maps: DeviceBuffer<u8>,
+    /// The split operands' parts, written by the split pass and read by the kernel.
+    _scratch: Vec<DeviceBuffer<f32>>,
+    _buffers: PhantomData<&'a DeviceSlice<f32>>,
+}
+
+impl<'a> Tf32Launch<'a> {
+    /// Prepares `g` on the caller's buffers: allocates the scratch of the operands to split and
+    /// makes the tensor maps. Fails with [`rgk_core::BadInput`] for a shape or buffer the
+    /// kernel does not take.
+    pub fn new(
+        gpu: &'a Gpu,
+        g: &Tf32Gemm,
+        a: &'a DeviceSlice<f32>,
+        b: &'a DeviceSlice<f32>,
+        c: &'a DeviceSlice<f32>,
+        opts: Tf32Options,
+    ) -> Result<Tf32Launch<'a>> {
+        g.check_buffers(a.len(), b.len(), c.len())?;
+        let (pa, pb) = (a.as_device_ptr().as_raw(), b.as_device_ptr().as_raw());
+        if pa % 16 != 0 || pb % 16 != 0 {
+            return bad_input("the f32 Hopper GEMM needs A and B 16-byte aligned (TMA)");
+        }
+        let cfg = tf32_config(g.kind);
+        let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
+        let split_func = gpu.function(SPLIT_KERNEL)?;
+        let mut scratch = Vec::new();
+        let kp = g.k.next_multiple_of(SCRATCH_ALIGN);
+        let three = g.kind == Tf32Kind::Tf32x3;
+        let mut source = |ptr: u64, ld: usize, rows: usize, k_major: bool| -> Result<Source> {
+            if k_major && !three {
+                let dtype = if opts.tfloat32_maps {
+                    CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                } else {
+                    CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                };
+                return Ok(Source {
+                    hi: (ptr, ld),
+                    lo: (ptr, ld),
+                    split: None,
+                    dtype,
+                });
+            }
+            let mut part = || -> Result<u64> {
+                // SAFETY: f32 has no invalid bit patterns; the split pass writes every element
+                // the kernel reads (the `rows x k` part; TMA reads nothing past k).
+                let buf = unsafe { DeviceBuffer::<f32>::uninitialized(rows * kp) }
+                    .context("allocating the f32 Hopper GEMM's scratch")?;
+                let p = buf.as_device_ptr().as_raw();
+                scratch.push(buf);
+                Ok(p)
+            };
+            let hi = part()?;
+            let lo = if three { part()? } else { 0 };
+            Ok(Source {
+                hi: (hi, kp),
+                lo: (if three { lo } else { hi }, kp),
+                split: Some(SplitParams {
+                    src: ptr as *const f32,
+                    hi: hi as *mut f32,
+                    lo: lo as *mut f32,
+                    rows: rows as u32,
+                    cols: g.k as u32,
+                    ld_src: ld as u32,
+                    ld_out: kp as u32,
+                    transpose: u32::from(!k_major),
+                }),
+                dtype: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            })
+        };
+        let sa = source(pa, g.lda, g.m, g.a_k_major)?;
+        let sb = source(pb, g.ldb, g.n, g.b_k_major)?;
+        let view = |rows: usize, ld: usize, box_rows: u32| Tiled {
+            rows: rows as u64,
+            cols: g.k as u64,
+            ld: ld as u64,
+            box_cols: TF32_BK,
+            box_rows,
+        };
+        let mut bytes = Vec::with_capacity(512);
+        for (s, rows, box_rows, (ptr, ld)) in [
+            (&sa, g.m, TF32_BM, sa.hi),
+            (&sb, g.n, cfg.bn, sb.hi),
+            (&sa, g.m, TF32_BM, sa.lo),
+            (&sb, g.n, cfg.bn, sb.lo),
+        ] {
+            let map = encode_typed(view(rows, ld, box_rows), s.dtype, 4, ptr)?;
+            bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+        }
+        // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
+        let maps = DeviceBuffer::from_slice(&bytes).context("copying the tensor maps")?;
+        let params = Tf32Params {
+            tmaps: maps.as_device_ptr().as_raw() as *const u8,
+            c: c.as_device_ptr().as_raw() as *mut f32,
+            m: g.m as u32,
+            n: g.n as u32,
+            k: g.k as u32,
+            ldc: g.ldc as u32,
+            alpha: g.alpha,
+            beta: g.beta,
+            group: GROUP,
+            flush: opts.flush.max(1),
+        };
+        let grid = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
+        Ok(Tf32Launch {
+            gpu,
+            func,
+            split_func,
+            cfg,
+            params,
+            splits: [sa.split, sb.split].into_iter().flatten().collect(),
+            grid,
+            _maps: maps,
+            _scratch: scratch,
+            _buffers: PhantomData,
+        })
+    }
+
+    /// Launches the split passes and the GEMM on the GPU's stream, without waiting.
+    pub fn launch(&self) -> Result<()> {
+        for s in &self.splits {
+            let args = [s as *const SplitParams as *mut c_void];
+            let tiles = s.rows.div_ceil(SPLIT_TILE) * s.cols.div_ceil(SPLIT_TILE);
+            // SAFETY: the argument is the kernel's one `SplitParams` (checked against the PTX
+            // by a test below); `new` made it over the borrowed source (its shape checked
+            // against the buffer) and scratch this launch owns (`rows x ld_out`, ld_out ≥ k);
+            // one block of SPLIT_THREADS per 32 x 32 tile.
+            unsafe {
+                self.gpu.stream.launch(
+                    &self.split_func,
+                    GridSize::x(tiles),
+                    BlockSize::x(SPLIT_THREADS),
+                    0,
+                    &args,
+                )
+            }
+            .context("launching the TF32 split pass")?;
+        }
+        let args = [&self.params as *const Tf32Params as *mut c_void];
+        let (grid, block) = (GridSize::x(self.grid), BlockSize::x(self.cfg.threads()));
+        // SAFETY: the argument is the kernel's one `Tf32Params`; the tensor maps cover exactly
+        // the operands (the caller's, checked against the shape, or this launch's scratch,
+        // written by the split passes earlier on the same stream) and are held by `self`, as
+        // are the buffers (borrowed); the epilogue stores only inside C; grid, block and
+        // shared memory are the config's.
+        unsafe {
+            self.gpu
+                .stream
+                .launch(&self.func, grid, block, self.cfg.shared_bytes(), &args)
+        }
+        .with_context(|| format!("launching {}", self.cfg.name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_names_select_options() {
+        assert_eq!(
+            Tf32Options::from_name("wgmma"),
+            Some(Tf32Options::default())
+        );
+        assert_eq!(Tf32Options::from_name("wgmma_f4").map(|o| o.flush), Some(4));
+        assert!(Tf32Options::from_name("wgmma_rn").unwrap().tfloat32_maps);
+        assert!(!Tf32Options::from_name("wgmma_rz").unwrap().tfloat32_maps);
+        for bad in ["wgmma_f0", "wgmma_f65", "wgmma_fx", "tc_tf32", "wgmma_"] {
+            assert_eq!(Tf32Options::from_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn shapes_are_checked_in_one_sentence() {
+        let g = Tf32Gemm {
+            m: 300,
+            n: 200,
+            k: 77,
+            lda: 80,
+            ldb: 200,
+            ldc: 200,
+            alpha: 1.0,
+            beta: 0.0,
+            kind: Tf32Kind::Tf32x3,
+            a_k_major: true,
+            b_k_major: false,
+        };
+        assert_eq!(g.lens(), (299 * 80 + 77, 76 * 200 + 200, 299 * 200 + 200));
+        g.check_buffers(usize::MAX, usize::MAX, usize::MAX).unwrap();
+        let e = Tf32Gemm { lda: 78, ..g }
+            .check_buffers(usize::MAX, usize::MAX, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("multiples of 4") && !e.contains('\n'), "{e}");
+        assert!(g.check_buffers(1, usize::MAX, usize::MAX).is_err());
+    }
+
+    #[test]
+    fn f32_entries_take_one_params_struct() {
+        let names = gpu_kernels::sm90::tf32::WGMMA_TF32
+            .iter()
+            .map(|c| (c.name, size_of::<Tf32Params>()));
+        for (name, size) in names.chain([(SPLIT_KERNEL, size_of::<SplitParams>())]) {
+            let head = format!(".visible .entry {name}(");
+            let at = gpu_kernels::PTX_SM90A
+                .find(&head)
+                .unwrap_or_else(|| panic!("{name} not in the sm_90a PTX"));
+            let params = &gpu_kernels::PTX_SM90A[at + head.len()..];
+            let params = &params[..params.find(')').unwrap()];
+            assert_eq!(params.matches(".param").count(), 1, "{name}: {params}");
+            assert!(
+                params.trim().ends_with(&format!("[{size}]")),
+                "{name}: {params}"
+            );
+        }
+    }
+}
