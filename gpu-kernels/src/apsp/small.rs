@@ -178,36 +178,45 @@ macro_rules! small_tile_item {
             k += 4;
         }
         if close {
-            // Phase 1 of the next round on the block just updated, in place in
-            // A_TILE (the module comment of `fw.rs`: row and column k do not change in
-            // step k, so one barrier per k suffices).
-            thread::sync_threads();
-            seq!(R in 0..4 {
-                let v = [cell[R][0] as u32, cell[R][1] as u32, cell[R][2] as u32, cell[R][3] as u32];
-                // SAFETY: this thread's cells of A_TILE (row 4 ty + R, columns
-                // 4 tx..+4), aligned; every thread finished reading A_TILE (barrier
-                // above), and the others read these only after the next barrier.
-                unsafe { st_shared::<4>(sa + 4 * ((4 * ty + R) * SC + 4 * tx), v) };
-            });
+            // Phase 1 of the next round on the block just updated, the cells staying in
+            // registers. Step kk reads only row kk and column kk, which do not change in step
+            // kk (the module comment of `fw.rs`), so their owners copy them, as they are after
+            // step kk - 1, to a row and a column buffer in A_TILE (free after the barrier
+            // below), alternating between two pairs by the parity of kk: one barrier per step,
+            // two 128-bit loads and 16 branch-free add-mins per thread.
+            const ROWS: u32 = 0;
+            const COLS: u32 = 2 * B;
             thread::sync_threads();
             let mut kk = 0;
             while kk < B {
-                let mut a = [0i32; 4];
-                // SAFETY: column kk < B of rows 4 ty + R < B; not written in step kk.
-                seq!(R in 0..4 { a[R] = unsafe { ld_shared::<1>(sa + 4 * ((4 * ty + R) * SC + kk)) }[0] as i32; });
-                // SAFETY: row kk < B, columns 4 tx..+4; not written in step kk.
-                let b = unsafe { ld_shared::<4>(sa + 4 * (kk * SC + 4 * tx)) };
-                seq!(R in 0..4 { seq!(Q in 0..4 {
-                    let via = a[R] + b[Q] as i32;
-                    if via < cell[R][Q] {
-                        cell[R][Q] = via;
-                        // SAFETY: this thread's own cell; it lies in neither row kk
-                        // nor column kk when it improves, and the barrier below
-                        // orders the store before step kk + 1.
-                        unsafe { st_shared::<1>(sa + 4 * ((4 * ty + R) * SC + 4 * tx + Q), [via as u32]) };
+                let p = (kk & 1) * B;
+                seq!(R in 0..4 {
+                    if kk == 4 * ty + R {
+                        let v = [cell[R][0] as u32, cell[R][1] as u32, cell[R][2] as u32, cell[R][3] as u32];
+                        // SAFETY: words p + 4 tx..+4 < 2B of the row buffer in A_TILE (4B <=
+                        // B x SC words), aligned; only the owners of row kk write them in step
+                        // kk, and the last reads of this parity were in step kk - 2, before the
+                        // barrier of step kk - 1.
+                        unsafe { st_shared::<4>(sa + 4 * (ROWS + p + 4 * tx), v) };
                     }
-                }); });
+                });
+                seq!(Q in 0..4 {
+                    if kk == 4 * tx + Q {
+                        let v = [cell[0][Q] as u32, cell[1][Q] as u32, cell[2][Q] as u32, cell[3][Q] as u32];
+                        // SAFETY: as above, words p + 4 ty..+4 of the column buffer, written by
+                        // the owners of column kk only.
+                        unsafe { st_shared::<4>(sa + 4 * (COLS + p + 4 * ty), v) };
+                    }
+                });
                 thread::sync_threads();
+                // SAFETY: column kk of rows 4 ty..+4 and row kk of columns 4 tx..+4, written
+                // before the barrier above, not written again before the next step's barrier.
+                let a = unsafe { ld_shared::<4>(sa + 4 * (COLS + p + 4 * ty)) };
+                // SAFETY: as above.
+                let b = unsafe { ld_shared::<4>(sa + 4 * (ROWS + p + 4 * tx)) };
+                seq!(R in 0..4 { seq!(Q in 0..4 {
+                    cell[R][Q] = add_min(cell[R][Q], a[R] as i32, b[Q] as i32);
+                }); });
                 kk += 1;
             }
         }
