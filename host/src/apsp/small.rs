@@ -21,11 +21,13 @@ use serde::Serialize;
 use super::phases::{Phases, prefer_shared_memory};
 use crate::gpu::{Gpu, check_driver};
 
-/// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]).
-pub const SMALL_MAX_VERTICES: usize = 5000;
-/// Up to this many vertices the persistent kernel uses B = 32 by default (more blocks per round
-/// for the SMs); above, B = 64 (fewer rounds, fewer barriers).
-pub const SMALL_B32_MAX_VERTICES: usize = 1536;
+/// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]):
+/// on the H200 (docs/apsp.md, 2026-11-24) `flow64` leads the launches from V = 750 to 3000 (58.6%
+/// against 52.4% of `apsp-peak` at 3000) and trails them from 4000 (58.1% against 62.5%).
+pub const SMALL_MAX_VERTICES: usize = 3500;
+/// Up to this many vertices the flow kernel uses B = 32 by default (twice the rounds, but four
+/// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750); above, B = 64.
+pub const SMALL_B32_MAX_VERTICES: usize = 800;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -91,11 +93,11 @@ pub fn default_schedule(vertices: usize, block: u32) -> Schedule {
         return Schedule::Launches;
     }
     let preferred = if vertices <= SMALL_B32_MAX_VERTICES {
-        Schedule::Persistent32
+        Schedule::Flow32
     } else {
-        Schedule::Persistent64
+        Schedule::Flow64
     };
-    [preferred, Schedule::Persistent32]
+    [preferred, Schedule::Flow32]
         .into_iter()
         .find(|s| s.fits(block))
         .unwrap_or(Schedule::Launches)
@@ -312,12 +314,12 @@ mod tests {
 
     #[test]
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
-        assert_eq!(default_schedule(1000, 64), Schedule::Persistent32);
-        assert_eq!(default_schedule(2000, 64), Schedule::Persistent64);
-        assert_eq!(default_schedule(5000, 64), Schedule::Persistent64);
-        assert_eq!(default_schedule(5001, 64), Schedule::Launches);
+        assert_eq!(default_schedule(500, 64), Schedule::Flow32);
+        assert_eq!(default_schedule(1000, 64), Schedule::Flow64);
+        assert_eq!(default_schedule(3500, 64), Schedule::Flow64);
+        assert_eq!(default_schedule(3501, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.
-        assert_eq!(default_schedule(2000, 32), Schedule::Persistent32);
+        assert_eq!(default_schedule(2000, 32), Schedule::Flow32);
         assert_eq!(default_schedule(1000, 16), Schedule::Launches);
         for s in Schedule::ALL {
             assert!(s.fits(64));
