@@ -39,13 +39,8 @@ use crate::ptx::{
     shared_addr, st_global, st_relaxed_gpu, st_shared,
 };
 
-/// Work item `t` of a matrix of `n` block rows: `(own, a, b)` as block coordinates (`own =
-/// min(own, a ⊗ b)`), its round, whether it is phase 3 (else phase 2, or item 0) and whether it
-/// closes `own` afterwards (module comment).
-///
-/// Order: item 0 closes (0, 0); then per round r its `n² − 1` items: phase 2 with the row and
-/// column blocks alternating outward from the pivot, then phase 3 with block (r + 1, r + 1)
-/// first (it closes it), then the rest of row and column r + 1, then the others row by row.
+/// A work item: `(own, a, b)` as block coordinates (`own = min(own, a ⊗ b)`), its round,
+/// whether it is phase 3 (else phase 2, or item 0) and whether it closes `own` afterwards.
 #[derive(Clone, Copy)]
 struct Item {
     own: (u32, u32),
@@ -56,6 +51,10 @@ struct Item {
     close: bool,
 }
 
+/// Work item `t` of a matrix of `n` block rows. Order: item 0 closes (0, 0); then per round r
+/// its `n² − 1` items: phase 2 with the row and column blocks alternating outward from the
+/// pivot, then phase 3 with block (r + 1, r + 1) first (it closes it), then the rest of row and
+/// column r + 1, then the others row by row.
 #[inline(always)]
 fn flow_item(t: u32, n: u32) -> Item {
     if t == 0 {
