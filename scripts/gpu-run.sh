@@ -26,9 +26,10 @@
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
 #   scripts/gpu-run.sh small [V…]  one graph of V = 500 1000 2000 5000 (default) under every schedule of
-#                                  the rounds (host apsp-small: launches, CUDA graph, persistent B=32/64):
-#                                  compute ms, % of apsp-peak measured in the same process, identical
-#                                  to the launches; JSON to $OUT, SM clock to $OUT/clock_small.csv
+#                                  the rounds (host apsp-small: launches, CUDA graph, persistent and flow
+#                                  B=32/64): compute ms, % of apsp-peak measured in the same process,
+#                                  identical to the launches, and each phase of a round of launches
+#                                  alone (round_costs); JSON to $OUT, SM clock to $OUT/clock_small.csv
 #   scripts/gpu-run.sh batch [N V] N (10000) graphs of V (128) vertices, 5V edges: host apsp-batch
 #                                  --peak with every register kernel of the class, aggregate compute
 #                                  vs apsp-peak, file to file against dd of the disk, and the batched

@@ -72,6 +72,8 @@ fn zero_weights_and_disconnected_parts_under_the_persistent_kernels() {
     for s in [
         Schedule::Persistent32,
         Schedule::Persistent64,
+        Schedule::Flow32,
+        Schedule::Flow64,
         Schedule::Graph,
     ] {
         assert!(solve_with(&gpu, &g, 64, s) == expect, "{s:?}");

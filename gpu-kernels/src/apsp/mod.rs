@@ -328,7 +328,11 @@ mod ooc;
 mod paths;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
+// Before `small_flow`, which expands its `small_tile_item!`.
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
 mod small;
+#[cfg(target_arch = "nvptx64")]
+mod small_flow;
 #[cfg(target_arch = "nvptx64")]
 mod stats;

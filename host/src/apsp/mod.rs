@@ -18,6 +18,7 @@ pub mod paths;
 pub mod peak;
 mod phases;
 pub mod pipeline;
+pub mod round_costs;
 pub mod rows;
 pub mod small;
 pub mod stats;

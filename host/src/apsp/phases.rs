@@ -91,16 +91,32 @@ impl<'a> Phases<'a> {
         d: DevicePointer<i32>,
         round: u32,
     ) -> Result<()> {
-        let (p1, p2, pitch) = (&self.phase1, &self.phase2, self.pitch);
-        let (t1, t2) = (self.threads, self.phase2_threads);
+        self.pivot(stream, d, round)?;
+        self.row_and_column(stream, d, round)
+    }
+
+    /// Phase 1 of `round`: the pivot block.
+    pub(crate) fn pivot(&self, stream: &Stream, d: DevicePointer<i32>, round: u32) -> Result<()> {
+        let (p1, t1, pitch) = (&self.phase1, self.threads, self.pitch);
         // SAFETY: the phase kernels take (d, pitch, round); `d` is the padded x pitch matrix
-        // these phases were made for (this module's solves pass their own), and the grids stay
-        // inside it (one pivot block; its row and column of `rounds` blocks each).
-        unsafe {
-            launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, pitch, round))?;
-            launch!(p2<<<GridSize::xy(self.rounds, 2), t2, 0, stream>>>(d, pitch, round))?;
-        }
-        Ok(())
+        // these phases were made for (this module's solves pass their own), and the grid stays
+        // inside it (one pivot block).
+        unsafe { launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, pitch, round)) }
+            .context("launching Floyd–Warshall phase 1")
+    }
+
+    /// Phase 2 of `round`: the pivot block's row and column.
+    pub(crate) fn row_and_column(
+        &self,
+        stream: &Stream,
+        d: DevicePointer<i32>,
+        round: u32,
+    ) -> Result<()> {
+        let (p2, t2, pitch) = (&self.phase2, self.phase2_threads, self.pitch);
+        let grid = GridSize::xy(self.rounds, 2);
+        // SAFETY: as in `pivot`: the pivot block's row and column of `rounds` blocks each.
+        unsafe { launch!(p2<<<grid, t2, 0, stream>>>(d, pitch, round)) }
+            .context("launching Floyd–Warshall phase 2")
     }
 
     /// Phase 3 of `round`: every other block.

@@ -3,7 +3,9 @@
 //! ([`Schedule::Launches`]), the same launches captured once into a CUDA graph and replayed
 //! ([`Schedule::Graph`]: no CPU launch cost and shorter gaps between kernels), or one persistent
 //! cooperative launch for every round (`Persistent*`: `gpu_kernels::apsp::FW_SMALL`, grid-wide
-//! barriers, phase 1 folded into phase 3). [`default_schedule`] is the one place that picks.
+//! barriers, phase 1 folded into phase 3), or the same work items in one launch ordered by
+//! per-block counters instead of barriers (`Flow*`: rounds overlap). [`default_schedule`] is the
+//! one place that picks.
 use std::ptr;
 
 use anyhow::{Context as _, Result, bail};
@@ -13,17 +15,19 @@ use cust::{
     stream::Stream,
 };
 use cust_raw::driver_sys;
-use gpu_kernels::apsp::{FwSmallConfig, fw_small_config};
+use gpu_kernels::apsp::{FwSmallConfig, SmallKind, fw_small_config};
 use serde::Serialize;
 
 use super::phases::{Phases, prefer_shared_memory};
 use crate::gpu::{Gpu, check_driver};
 
-/// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]).
-pub const SMALL_MAX_VERTICES: usize = 5000;
-/// Up to this many vertices the persistent kernel uses B = 32 by default (more blocks per round
-/// for the SMs); above, B = 64 (fewer rounds, fewer barriers).
-pub const SMALL_B32_MAX_VERTICES: usize = 1536;
+/// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]):
+/// on the H200 (docs/apsp.md, 2026-11-24) `flow64` leads the launches from V = 750 to 3000 (58.6%
+/// against 52.4% of `apsp-peak` at 3000) and trails them from 4000 (58.1% against 62.5%).
+pub const SMALL_MAX_VERTICES: usize = 3500;
+/// Up to this many vertices the flow kernel uses B = 32 by default (twice the rounds, but four
+/// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750); above, B = 64.
+pub const SMALL_B32_MAX_VERTICES: usize = 800;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -37,21 +41,37 @@ pub enum Schedule {
     Persistent32,
     /// One persistent cooperative launch with B = 64 (`fw_small_b64`).
     Persistent64,
+    /// One cooperative launch with B = 32, work items ordered by per-block counters
+    /// (`fw_flow_b32`).
+    Flow32,
+    /// As `Flow32` with B = 64 (`fw_flow_b64`).
+    Flow64,
 }
 
 impl Schedule {
-    pub const ALL: [Schedule; 4] = [
+    pub const ALL: [Schedule; 6] = [
         Schedule::Launches,
         Schedule::Graph,
         Schedule::Persistent32,
         Schedule::Persistent64,
+        Schedule::Flow32,
+        Schedule::Flow64,
     ];
 
     /// The persistent kernel's block factor, if this is one.
     pub const fn persistent_block(self) -> Option<u32> {
         match self {
-            Schedule::Persistent32 => Some(32),
-            Schedule::Persistent64 => Some(64),
+            Schedule::Persistent32 | Schedule::Flow32 => Some(32),
+            Schedule::Persistent64 | Schedule::Flow64 => Some(64),
+            Schedule::Launches | Schedule::Graph => None,
+        }
+    }
+
+    /// The persistent kernel's kind, if this is one.
+    pub const fn persistent_kind(self) -> Option<SmallKind> {
+        match self {
+            Schedule::Persistent32 | Schedule::Persistent64 => Some(SmallKind::Barrier),
+            Schedule::Flow32 | Schedule::Flow64 => Some(SmallKind::Flow),
             Schedule::Launches | Schedule::Graph => None,
         }
     }
@@ -73,18 +93,18 @@ pub fn default_schedule(vertices: usize, block: u32) -> Schedule {
         return Schedule::Launches;
     }
     let preferred = if vertices <= SMALL_B32_MAX_VERTICES {
-        Schedule::Persistent32
+        Schedule::Flow32
     } else {
-        Schedule::Persistent64
+        Schedule::Flow64
     };
-    [preferred, Schedule::Persistent32]
+    [preferred, Schedule::Flow32]
         .into_iter()
         .find(|s| s.fits(block))
         .unwrap_or(Schedule::Launches)
 }
 
 /// What a queued solve keeps alive until its stream has run: the instantiated graph or the
-/// persistent kernel's barrier counter.
+/// persistent kernel's counters.
 #[derive(Default)]
 pub struct Keep {
     // Held for their drops only.
@@ -157,9 +177,13 @@ impl<'a> Prepared<'a> {
                 check_driver(status, "cuGraphInstantiate")?;
                 Ok(Prepared::Graph(GraphExec { exec, stream: raw }))
             }
-            Schedule::Persistent32 | Schedule::Persistent64 => {
+            Schedule::Persistent32
+            | Schedule::Persistent64
+            | Schedule::Flow32
+            | Schedule::Flow64 => {
                 let block = schedule.persistent_block().expect("a persistent schedule");
-                let cfg = fw_small_config(block).context("no persistent kernel")?;
+                let kind = schedule.persistent_kind().expect("a persistent schedule");
+                let cfg = fw_small_config(block, kind).context("no persistent kernel")?;
                 if !(phases.block).is_multiple_of(block) {
                     bail!(
                         "the persistent B = {block} kernel needs a matrix padded to a multiple of \
@@ -179,10 +203,22 @@ impl<'a> Prepared<'a> {
                     bail!("the persistent kernel {} does not fit on an SM", cfg.kernel);
                 }
                 let rounds = phases.padded() as u32 / block;
-                let most_items = (2 * (rounds - 1)).max((rounds - 1).pow(2)).max(1);
+                // Barrier kernels: no stage has more items than phase 3; flow kernels: one
+                // round's items (each block then has an item in about every round).
+                let most_items = match kind {
+                    SmallKind::Barrier => (2 * (rounds - 1)).max((rounds - 1).pow(2)),
+                    SmallKind::Flow => rounds * rounds - 1,
+                }
+                .max(1);
                 let grid = (per_sm * gpu.multiprocessors()?).min(most_items);
-                let barrier = DeviceBuffer::from_slice(&[0u32])
-                    .context("allocating the grid barrier's counter")?;
+                // One word for the barrier counter; one per block of the matrix for the flow
+                // kernels' counters (both zeroed before every launch).
+                let words = match kind {
+                    SmallKind::Barrier => 1,
+                    SmallKind::Flow => (rounds * rounds) as usize,
+                };
+                let barrier = DeviceBuffer::from_slice(&vec![0u32; words])
+                    .context("allocating the persistent kernel's counters")?;
                 Ok(Prepared::Persistent {
                     f,
                     cfg,
@@ -216,10 +252,14 @@ impl<'a> Prepared<'a> {
             } => {
                 let raw = stream.as_inner();
                 let counter = barrier.as_device_ptr().as_raw();
-                // SAFETY: one u32 of device memory owned by `barrier`, zeroed in stream order
-                // before the launch that counts in it.
-                let zeroed = unsafe { driver_sys::cuMemsetD32Async(counter, 0, 1, raw) };
-                check_driver(zeroed, "cuMemsetD32Async (the grid barrier)")?;
+                // SAFETY: the u32s of device memory owned by `barrier`, zeroed in stream order
+                // before the launch that counts in them.
+                let zeroed =
+                    unsafe { driver_sys::cuMemsetD32Async(counter, 0, barrier.len(), raw) };
+                check_driver(
+                    zeroed,
+                    "cuMemsetD32Async (the persistent kernel's counters)",
+                )?;
                 let (mut dp, mut pitch) = (d.as_raw(), phases.pitch);
                 let mut rounds = phases.padded() as u32 / cfg.block;
                 let mut bar = counter;
@@ -229,9 +269,9 @@ impl<'a> Prepared<'a> {
                     (&raw mut rounds).cast(),
                     (&raw mut bar).cast(),
                 ];
-                // SAFETY: the kernel takes (d, pitch, rounds, barrier): `d` the padded matrix of
-                // `phases` (rounds * B rows of `pitch`, B dividing its block factor), the
-                // zeroed counter; the cooperative launch refuses a grid that cannot be resident
+                // SAFETY: the kernel takes (d, pitch, rounds, counters): `d` the padded matrix
+                // of `phases` (rounds * B rows of `pitch`, B dividing its block factor), the
+                // zeroed counters (one, or rounds² for a flow kernel); the cooperative launch refuses a grid that cannot be resident
                 // at once (sized from the occupancy above), so the barriers cannot deadlock.
                 let status = unsafe {
                     driver_sys::cuLaunchCooperativeKernel(
@@ -274,17 +314,20 @@ mod tests {
 
     #[test]
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
-        assert_eq!(default_schedule(1000, 64), Schedule::Persistent32);
-        assert_eq!(default_schedule(2000, 64), Schedule::Persistent64);
-        assert_eq!(default_schedule(5000, 64), Schedule::Persistent64);
-        assert_eq!(default_schedule(5001, 64), Schedule::Launches);
+        assert_eq!(default_schedule(500, 64), Schedule::Flow32);
+        assert_eq!(default_schedule(1000, 64), Schedule::Flow64);
+        assert_eq!(default_schedule(3500, 64), Schedule::Flow64);
+        assert_eq!(default_schedule(3501, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.
-        assert_eq!(default_schedule(2000, 32), Schedule::Persistent32);
+        assert_eq!(default_schedule(2000, 32), Schedule::Flow32);
         assert_eq!(default_schedule(1000, 16), Schedule::Launches);
         for s in Schedule::ALL {
             assert!(s.fits(64));
-            if let Some(b) = s.persistent_block() {
-                assert_eq!(fw_small_config(b).map(|c| c.block), Some(b));
+            if let (Some(b), Some(k)) = (s.persistent_block(), s.persistent_kind()) {
+                assert_eq!(
+                    fw_small_config(b, k).map(|c| (c.block, c.kind)),
+                    Some((b, k))
+                );
             }
         }
     }

@@ -8,6 +8,7 @@ use host::{
         gpu::{self as agpu, DEFAULT_BLOCK},
         input::GraphFile,
         peak::{AddMinPeak, PEAK_ITERATIONS, addmin_peak},
+        round_costs::{RoundCosts, round_costs},
         rows::DeviceRows,
         small::{Schedule, default_schedule},
     },
@@ -56,6 +57,9 @@ struct Results {
     default_schedule: Schedule,
     addmin_peak: AddMinPeak,
     runs: Vec<Run>,
+    /// Each phase of the classic launches alone, per launch, at B = 32 and 64: what a round's
+    /// critical path costs.
+    round_costs: Vec<RoundCosts>,
 }
 
 /// Solves and returns the compute seconds and the V x V distances.
@@ -103,12 +107,17 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
             identical,
         });
     }
+    let round_costs = [32, 64]
+        .into_iter()
+        .map(|b| round_costs(&gpu, &input.graph, b, args.reps))
+        .collect::<Result<Vec<_>>>()?;
     let results = Results {
         vertices: v,
         block: args.block,
         default_schedule: default_schedule(v, args.block),
         addmin_peak: peak,
         runs,
+        round_costs,
     };
     let failed = results.runs.iter().any(|r| !r.identical);
     if args.json {
@@ -129,6 +138,13 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
                 } else {
                     "DIFFERENT"
                 }
+            );
+        }
+        for c in &results.round_costs {
+            println!(
+                "  B = {} ({} rounds), per launch: phase 1 {:.2} µs, phase 2 {:.2} µs, \
+                 phase 3 {:.2} µs; a round of launches {:.2} µs",
+                c.block, c.rounds, c.phase1_us, c.phase2_us, c.phase3_us, c.round_us
             );
         }
     }
