@@ -32,6 +32,8 @@ use crate::ptx::{
 const UNCHANGED: u32 = i32::MIN as u32;
 /// Mask of the code bits of a packed value.
 const CODE_MASK: u32 = (1 << PATHS_CODE_BITS) - 1;
+// `st_global_changed` tests for this value as an immediate.
+const _: () = assert!(UNCHANGED == 0x8000_0000);
 
 /// `min(c, a + b)` on u32 as one inline-PTX block (packed operands; see `add_min` for why
 /// one block).
@@ -46,13 +48,42 @@ fn add_min_u32(c: u32, a: u32, b: u32) -> u32 {
     c
 }
 
-/// The packed operand of distance `d` (a raw cell) with `code` in its low bits.
+/// The packed operand of distance `d` (a raw cell) with `code` in its low bits: `d << 6 | code`,
+/// or [`PATHS_INF_PACKED`] where that is not below it. Two instructions (shift-or, unsigned min),
+/// no select: INF (2^30 − 1) shifted wraps to `0xFFFF_FFC0 | code`, above the packed "no path",
+/// and so does every finite value above [`super::PATHS_MAX_DISTANCE`] + 1 (all below 2^26).
 #[inline(always)]
 fn pack(d: u32, code: u32) -> u32 {
-    if d as i32 >= INF {
-        PATHS_INF_PACKED
-    } else {
-        (d << PATHS_CODE_BITS) | code
+    ((d << PATHS_CODE_BITS) | code).min(PATHS_INF_PACKED)
+}
+
+/// `base[idx]` where `cond`, else `default`: one multiply-add for the address and one predicated
+/// load, no branch (the epilogue's gather).
+///
+/// # Safety
+/// Where `cond` holds, `base + idx` is an aligned readable word of global memory.
+#[inline(always)]
+unsafe fn ld_global_if(base: *const u32, idx: u32, cond: bool, default: u32) -> u32 {
+    let mut v = default;
+    // SAFETY: the load happens only where `cond` holds (the caller's contract).
+    unsafe {
+        asm!("{{ .reg .pred q; .reg .b64 a; setp.ne.u32 q, {c}, 0; mad.wide.u32 a, {i}, 4, {p}; @q ld.global.b32 {v}, [a]; }}",
+             v = inout(reg32) v, c = in(reg32) cond as u32, i = in(reg32) idx, p = in(reg64) base,
+             options(nostack, readonly, preserves_flags));
+    }
+    v
+}
+
+/// Stores `v` to `*p` unless it is [`UNCHANGED`]: one predicated store, no branch.
+///
+/// # Safety
+/// Where `v != UNCHANGED`, `p` is an aligned word of global memory the caller may write.
+#[inline(always)]
+unsafe fn st_global_changed(p: *mut u32, v: u32) {
+    // SAFETY: the store happens only where `v != UNCHANGED` (the caller's contract).
+    unsafe {
+        asm!("{{ .reg .pred q; setp.ne.u32 q, {v}, 0x80000000; @q st.global.b32 [{p}], {v}; }}",
+             v = in(reg32) v, p = in(reg64) p, options(nostack, preserves_flags));
     }
 }
 
@@ -276,46 +307,68 @@ macro_rules! fwp_tile_update {
         }
 
         // Old distances in, improved ones out; the path cell of each improved cell gathered.
-        let pred = $mode == PATHS_MODE_PREDECESSORS;
+        // Branch-free (about ten instructions a cell): the mode is a uniform branch around two
+        // copies of the loop, so the gather's address is one multiply-add.
         let own: *mut u32 = $own;
-        let gather: *const u32 = if pred { $bp } else { $ap };
-        let mut v = [0u32; 4];
-        seq!(R in 0..$n { seq!(Q in 0..$n {
-            let i = (R / 4) * GS + 4 * ty + R % 4;
-            let j0 = (Q / 4) * GS + 4 * tx;
-            if Q % 4 == 0 {
-                // SAFETY: the 4 own cells (i, j0..j0 + 4) inside the block, 16-byte aligned;
-                // only this thread accesses them.
-                v = unsafe { ld_global_v4(own.add(in_block(pitch, i, j0) as usize)) };
-            }
-            let c = cell[R][Q];
-            let improved = c < PATHS_INF_PACKED && ((c >> PATHS_CODE_BITS) as i32) < v[Q % 4] as i32;
-            cell[R][Q] = UNCHANGED;
-            if improved {
-                v[Q % 4] = c >> PATHS_CODE_BITS;
-                let k = c & CODE_MASK;
-                let from = if pred { in_block(pitch, k, j0 + Q % 4) } else { in_block(pitch, i, k) };
-                // SAFETY: cell (k, j) or (i, k), k < B, of a B x B path block (the caller's
-                // `a_paths` / `b_paths`), not written before the barrier below.
-                cell[R][Q] = unsafe { ld_global(gather.add(from as usize)) };
-            }
-            if Q % 4 == 3 {
-                // SAFETY: the 4 cells loaded above; the distance blocks read by other threads
-                // were copied to shared memory before the first barrier.
-                unsafe { st_global::<4>(own.add(in_block(pitch, i, j0) as usize), v) };
-            }
-        }); });
+        if $mode == PATHS_MODE_PREDECESSORS {
+            fwp_epilogue!(true, cell, $n, GS, pitch, (tx, ty), own: own, gather: $bp);
+        } else {
+            fwp_epilogue!(false, cell, $n, GS, pitch, (tx, ty), own: own, gather: $ap);
+        }
         thread::sync_threads();
         let own_paths: *mut u32 = $ownp;
-        seq!(R in 0..$n { seq!(Q in 0..$n {
-            if cell[R][Q] != UNCHANGED {
-                let i = (R / 4) * GS + 4 * ty + R % 4;
-                let j = (Q / 4) * GS + 4 * tx + Q % 4;
-                // SAFETY: this thread's own path cell (i, j) of the own block; every gather of
-                // the block happened before the barrier above.
-                unsafe { st_global::<1>(own_paths.add(in_block(pitch, i, j) as usize), [cell[R][Q]]) };
-            }
-        }); });
+        seq!(R in 0..$n {
+            let i = (R / 4) * GS + 4 * ty + R % 4;
+            // SAFETY: cell (i, 4 tx) of the own path block (i < B, 4 tx < GS <= B).
+            let row = unsafe { own_paths.add(in_block(pitch, i, 4 * tx) as usize) };
+            seq!(Q in 0..$n {
+                // SAFETY: this thread's own path cell (i, j), j = 4 tx + (Q / 4) GS + Q % 4 < B,
+                // of the own block (a constant offset from `row`), written only if it changed;
+                // every gather of the block happened before the barrier above.
+                unsafe { st_global_changed(row.add(((Q / 4) * GS + Q % 4) as usize), cell[R][Q]) };
+            });
+        });
+    }};
+}
+
+/// The first half of `fwp_tile_update!`'s epilogue for one mode (`$pred`, a literal): reads the
+/// thread's old distances, stores the new ones (4 at a time), and leaves in `$cell` the gathered
+/// path cell of each strictly improved cell, [`UNCHANGED`] elsewhere. Improved means
+/// `c < pack(old, 0)`: the packed minimum below the old distance packed with code 0 (an old INF
+/// packs to "no path", which no minimum is below).
+macro_rules! fwp_epilogue {
+    ($pred:literal, $cell:ident, $n:tt, $gs:ident, $pitch:ident, ($tx:ident, $ty:ident),
+     own: $own:ident, gather: $gather:expr) => {{
+        let gather: *const u32 = $gather;
+        let mut v = [0u32; 4];
+        seq!(R in 0..$n {
+            let i = (R / 4) * $gs + 4 * $ty + R % 4;
+            // Successors gather (i, k): row i of the A path block; predecessors (k, j).
+            let grow = if $pred { 0 } else { in_block($pitch, i, 0) };
+            seq!(Q in 0..$n {
+                let j0 = (Q / 4) * $gs + 4 * $tx;
+                if Q % 4 == 0 {
+                    // SAFETY: the 4 own cells (i, j0..j0 + 4) inside the block, 16-byte
+                    // aligned; only this thread accesses them.
+                    v = unsafe { ld_global_v4($own.add(in_block($pitch, i, j0) as usize)) };
+                }
+                let c = $cell[R][Q];
+                let nd = c >> PATHS_CODE_BITS;
+                let improved = c < PATHS_INF_PACKED && (nd as i32) < v[Q % 4] as i32;
+                v[Q % 4] = if improved { nd } else { v[Q % 4] };
+                let k = c & CODE_MASK;
+                let from = if $pred { k * $pitch + j0 + Q % 4 } else { grow + k };
+                // SAFETY: where improved, c is a finite packed minimum, so k < B names a column
+                // of the block: cell (k, j) or (i, k) of a B x B path block (the caller's
+                // `a_paths` / `b_paths`), not written before the barrier after this loop.
+                $cell[R][Q] = unsafe { ld_global_if(gather, from, improved, UNCHANGED) };
+                if Q % 4 == 3 {
+                    // SAFETY: the 4 cells loaded above; the distance blocks read by other threads
+                    // were copied to shared memory before the first barrier.
+                    unsafe { st_global::<4>($own.add(in_block($pitch, i, j0) as usize), v) };
+                }
+            });
+        });
     }};
 }
 
