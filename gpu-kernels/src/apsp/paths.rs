@@ -20,7 +20,7 @@ use super::fw::{lds, sts};
 use super::offsets::{block_at, cell, in_block};
 use super::{
     INIT_QUADS_PER_THREAD, PATHS_CODE_BITS, PATHS_INF_PACKED, PATHS_MODE_PREDECESSORS,
-    PATHS_MODE_SUCCESSORS,
+    PATHS_MODE_PREFETCH, PATHS_MODE_SUCCESSORS,
     format::{INF, NO_PREDECESSOR, NO_SUCCESSOR},
 };
 use crate::ptx::{
@@ -74,6 +74,18 @@ unsafe fn ld_global_if(base: *const u32, idx: u32, cond: bool, default: u32) -> 
     v
 }
 
+/// Asks L2 for the 128-byte line of `p` (no data returned, no registers).
+///
+/// # Safety
+/// `p` is an address inside a global allocation.
+#[inline(always)]
+unsafe fn prefetch_l2(p: *const u32) {
+    // SAFETY: a prefetch reads nothing into the program (the caller's contract keeps it inside).
+    unsafe {
+        asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, readonly, preserves_flags))
+    };
+}
+
 /// Stores `v` to `*p` unless it is [`UNCHANGED`]: one predicated store, no branch.
 ///
 /// # Safety
@@ -85,6 +97,36 @@ unsafe fn st_global_changed(p: *mut u32, v: u32) {
         asm!("{{ .reg .pred q; setp.ne.u32 q, {v}, 0x80000000; @q st.global.b32 [{p}], {v}; }}",
              v = in(reg32) v, p = in(reg64) p, options(nostack, preserves_flags));
     }
+}
+
+/// Phase 3's A operand of block row `x` (the pivot column block `(x, round)`), packed with codes
+/// by phase 2 into the strips `s`: a `B x B` block of pitch B at `x · B²`. The strips hold
+/// `rounds · B²` words of these, then the B operands ([`strip_row`]).
+#[inline(always)]
+fn strip_column<const B: u32>(s: *mut u32, x: u32) -> *mut u32 {
+    // SAFETY: not checked here: x < rounds (the caller's grid), and the host allocates
+    // `B · (rounds · B + pitch)` words (`PATHS_STRIP_WORDS`).
+    unsafe { s.add((x * B * B) as usize) }
+}
+
+/// Phase 3's B operand of block column `x` (the pivot row block `(round, x)`), packed by phase 2:
+/// `B` rows of pitch `pitch` (the matrix's) after the A operands, at column `x · B`. Phases 2
+/// and 3 both run `rounds` blocks along x (`grid_dim_x`).
+#[inline(always)]
+fn strip_row<const B: u32>(s: *mut u32, x: u32) -> *mut u32 {
+    let rounds = thread::grid_dim_x();
+    // SAFETY: as `strip_column`: x < rounds, and the B operands start at rounds · B².
+    unsafe { s.add((rounds * B * B + x * B) as usize) }
+}
+
+/// Whether `fwp_tile_update!`'s operands arrive packed (`packed`) or raw (`raw`).
+macro_rules! fwp_operands {
+    (packed) => {
+        true
+    };
+    (raw) => {
+        false
+    };
 }
 
 /// The path matrix before the first round: for cell (i, j) of `rows` rows from global row
@@ -160,7 +202,7 @@ macro_rules! fwp_pivot_block {
         let (sd, sp) = (shared_addr(addr_of!(DIST)), shared_addr(addr_of!(PATH)));
         let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
         let pitch: u32 = $pitch;
-        let pred = $mode == PATHS_MODE_PREDECESSORS;
+        let pred = $mode & PATHS_MODE_PREDECESSORS != 0;
         let (d, p): (*mut u32, *mut u32) = ($d, $p);
         let mut cell = [[0i32; $r]; $r];
         seq!(I in 0..$r { seq!(J in 0..$r {
@@ -226,7 +268,8 @@ macro_rules! fwp_pivot_block {
 /// gathered block is the own block of another thread's cells.
 macro_rules! fwp_tile_update {
     ($b:tt, $t3:tt, $n:tt, $q:tt, $pitch:ident, $mode:ident, own: $own:expr, own_paths: $ownp:expr,
-     a: $a:expr, b: $bb:expr, a_paths: $ap:expr, b_paths: $bp:expr) => {{
+     a: $a:expr, b: $bb:expr, a_paths: $ap:expr, b_paths: $bp:expr, operands: $packed:ident
+     ($pa_pitch:expr, $pb_pitch:expr), strip: $strip:expr) => {{
         const B: u32 = $b;
         const T: u32 = $t3;
         const CELLS: u32 = $n;
@@ -251,9 +294,10 @@ macro_rules! fwp_tile_update {
         let t = ty * T + tx;
         let (r0, c4) = (t / KQ, 4 * (t % KQ));
         let (pa, pb): (*const u32, *const u32) = ($a, $bb);
+        let (pa_pitch, pb_pitch): (u32, u32) = ($pa_pitch, $pb_pitch);
         // SAFETY: as in `fw_tile_update!`: row r0 < B, columns c4..c4 + 4 <= B of each block.
         let (ga, gb) = unsafe {
-            (pa.add(in_block(pitch, r0, c4) as usize), pb.add(in_block(pitch, r0, c4) as usize))
+            (pa.add(in_block(pa_pitch, r0, c4) as usize), pb.add(in_block(pb_pitch, r0, c4) as usize))
         };
         let (sa0, sb0) = (sa + 4 * (r0 * SC + c4), sb + 4 * (r0 * B + c4));
         seq!(N in 0..$q {
@@ -261,13 +305,26 @@ macro_rules! fwp_tile_update {
             // of A and B, not written in this launch before the barrier below; the shared quads
             // are this thread's, untouched until its wait.
             unsafe {
-                let step = in_block(pitch, N * ROWS_PER_STEP, 0) as usize;
-                cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step));
-                cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step));
+                let step_a = in_block(pa_pitch, N * ROWS_PER_STEP, 0) as usize;
+                let step_b = in_block(pb_pitch, N * ROWS_PER_STEP, 0) as usize;
+                cp_async_16(sa0 + 4 * N * ROWS_PER_STEP * SC, ga.add(step_a));
+                cp_async_16(sb0 + 4 * N * ROWS_PER_STEP * B, gb.add(step_b));
             }
         });
+        if $mode & PATHS_MODE_PREFETCH != 0 {
+            // The own block's row t (two 128-byte lines) towards L2, so that the epilogue's
+            // loads of the old distances after the k loop find it there.
+            let own: *mut u32 = $own;
+            if t < B {
+                // SAFETY: row t < B of the own block (a prefetch touches no data).
+                unsafe { prefetch_l2(own.add(in_block(pitch, t, 0) as usize)) };
+                // SAFETY: as above, columns 32..64 of row t (B = 64).
+                unsafe { prefetch_l2(own.add(in_block(pitch, t, B / 2) as usize)) };
+            }
+        }
         cp_async_wait_all();
-        seq!(N in 0..$q {
+        // Phase 3's operands come packed from phase 2 (`strip`); phase 2 packs its own here.
+        if !fwp_operands!($packed) { seq!(N in 0..$q {
             // SAFETY: the quads this thread's own copies just filled (complete after the wait);
             // no other thread reads them before the barrier below.
             unsafe {
@@ -276,7 +333,7 @@ macro_rules! fwp_tile_update {
                 st_shared::<4>(qa, [pack(x[0], c4), pack(x[1], c4 + 1), pack(x[2], c4 + 2), pack(x[3], c4 + 3)]);
                 st_shared::<4>(qb, [pack(y[0], 0), pack(y[1], 0), pack(y[2], 0), pack(y[3], 0)]);
             }
-        });
+        }); }
         thread::sync_threads();
 
         let mut cell = [[PATHS_INF_PACKED; $n]; $n];
@@ -310,10 +367,10 @@ macro_rules! fwp_tile_update {
         // Branch-free (about ten instructions a cell): the mode is a uniform branch around two
         // copies of the loop, so the gather's address is one multiply-add.
         let own: *mut u32 = $own;
-        if $mode == PATHS_MODE_PREDECESSORS {
-            fwp_epilogue!(true, cell, $n, GS, pitch, (tx, ty), own: own, gather: $bp);
+        if $mode & PATHS_MODE_PREDECESSORS != 0 {
+            fwp_epilogue!(true, cell, $n, GS, pitch, (tx, ty), own: own, gather: $bp, strip: $strip);
         } else {
-            fwp_epilogue!(false, cell, $n, GS, pitch, (tx, ty), own: own, gather: $ap);
+            fwp_epilogue!(false, cell, $n, GS, pitch, (tx, ty), own: own, gather: $ap, strip: $strip);
         }
         thread::sync_threads();
         let own_paths: *mut u32 = $ownp;
@@ -338,8 +395,9 @@ macro_rules! fwp_tile_update {
 /// packs to "no path", which no minimum is below).
 macro_rules! fwp_epilogue {
     ($pred:literal, $cell:ident, $n:tt, $gs:ident, $pitch:ident, ($tx:ident, $ty:ident),
-     own: $own:ident, gather: $gather:expr) => {{
+     own: $own:ident, gather: $gather:expr, strip: $strip:expr) => {{
         let gather: *const u32 = $gather;
+        let strip: Option<(*mut u32, u32, u32)> = $strip;
         let mut v = [0u32; 4];
         seq!(R in 0..$n {
             let i = (R / 4) * $gs + 4 * $ty + R % 4;
@@ -366,6 +424,14 @@ macro_rules! fwp_epilogue {
                     // SAFETY: the 4 cells loaded above; the distance blocks read by other threads
                     // were copied to shared memory before the first barrier.
                     unsafe { st_global::<4>($own.add(in_block($pitch, i, j0) as usize), v) };
+                    if let Some((sp, spitch, mask)) = strip {
+                        let j = j0 & mask;
+                        let w = [pack(v[0], j), pack(v[1], j + 1), pack(v[2], j + 2), pack(v[3], j + 3)];
+                        // SAFETY: cells (i, j0..j0 + 4) of this block's B x B block of the
+                        // strips (the kernel's `s`), 16-byte aligned, written by this thread
+                        // only and read by phase 3 in a later launch.
+                        unsafe { st_global::<4>(sp.add(in_block(spitch, i, j0) as usize), w) };
+                    }
                 }
             });
         });
@@ -393,7 +459,7 @@ macro_rules! fw_paths_kernels {
         /// As `$p1`; grid `(rounds, 2)` of `T3 x T3` threads.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $p2(d: *mut i32, p: *mut i32, pitch: u32, round: u32, mode: u32) {
+        pub unsafe fn $p2(d: *mut i32, p: *mut i32, pitch: u32, round: u32, mode: u32, s: *mut u32) {
             let x = thread::block_idx_x();
             if x == round {
                 return;
@@ -401,10 +467,18 @@ macro_rules! fw_paths_kernels {
             let in_row = thread::block_idx_y() == 0;
             let (bi, bj) = if in_row { (round, x) } else { (x, round) };
             let (ai, aj, ci, cj) = if in_row { (round, round, bi, bj) } else { (bi, bj, round, round) };
+            // This block's operand of phase 3: a row block is a B operand (code 0), a column
+            // block an A operand (code k, its column).
+            let strip = if in_row {
+                (strip_row::<$b>(s, x), pitch, 0)
+            } else {
+                (strip_column::<$b>(s, x), $b, $b - 1)
+            };
             fwp_tile_update!($b, $t3, $n, $q, pitch, mode,
                 own: block_at::<$b>(d, pitch, bi, bj), own_paths: block_at::<$b>(p, pitch, bi, bj),
                 a: block_at::<$b>(d, pitch, ai, aj), b: block_at::<$b>(d, pitch, ci, cj),
-                a_paths: block_at::<$b>(p, pitch, ai, aj), b_paths: block_at::<$b>(p, pitch, ci, cj));
+                a_paths: block_at::<$b>(p, pitch, ai, aj), b_paths: block_at::<$b>(p, pitch, ci, cj),
+                operands: raw(pitch, pitch), strip: Some(strip));
         }
 
         /// Phase 3 with paths: every block outside the pivot row and column, from the pivot
@@ -414,15 +488,16 @@ macro_rules! fw_paths_kernels {
         /// As `$p1`; grid `(rounds, rounds)` of `T3 x T3` threads.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $p3(d: *mut i32, p: *mut i32, pitch: u32, round: u32, mode: u32) {
+        pub unsafe fn $p3(d: *mut i32, p: *mut i32, pitch: u32, round: u32, mode: u32, s: *mut u32) {
             let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
             if bi == round || bj == round {
                 return;
             }
             fwp_tile_update!($b, $t3, $n, $q, pitch, mode,
                 own: block_at::<$b>(d, pitch, bi, bj), own_paths: block_at::<$b>(p, pitch, bi, bj),
-                a: block_at::<$b>(d, pitch, bi, round), b: block_at::<$b>(d, pitch, round, bj),
-                a_paths: block_at::<$b>(p, pitch, bi, round), b_paths: block_at::<$b>(p, pitch, round, bj));
+                a: strip_column::<$b>(s, bi), b: strip_row::<$b>(s, bj),
+                a_paths: block_at::<$b>(p, pitch, bi, round), b_paths: block_at::<$b>(p, pitch, round, bj),
+                operands: packed($b, pitch), strip: None);
         }
     )*};
 }
