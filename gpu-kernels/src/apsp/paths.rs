@@ -7,8 +7,10 @@
 //! Phase 1 is the distance kernels' in-place k loop with a shared tile of path cells beside the
 //! distances. Phases 2–3 keep the distance kernels' inner loop, one add-min per update, on
 //! packed operands (see [`super::PATHS_CODE_BITS`]): the minimum's low bits name the first k
-//! that attains it, and only cells that improved read one path cell and write one. The path
-//! matrix costs no work per update, only per improved cell.
+//! that attains it, and only cells that improved read one path cell and write one (predicated,
+//! no branch per cell). The path matrix costs no work per update, only per cell. Phase 2 also
+//! writes its blocks packed into strips (`s`, [`super::paths_strip_words`]) from which phase 3
+//! copies its operands as they are, with no packing pass.
 use core::arch::asm;
 use core::mem::MaybeUninit;
 use core::ptr::addr_of;
@@ -261,8 +263,11 @@ macro_rules! fwp_pivot_block {
 /// `fw_tile_update!` with paths: `own = min(own, A ⊗ B)` for the distance blocks `own`, `a`, `b`,
 /// and for each cell that improves strictly, its path cell from the path block `a_paths` at (i, k)
 /// (successors) or `b_paths` at (k, j) (predecessors), k the first that attains the minimum.
-/// Same register tile, copies and shared layout; the copied A and B quads are packed in place
-/// (each thread its own quads, after its copies land) before the barrier. The cells start at
+/// Same register tile, copies and shared layout. `operands: raw(pa, pb)`: the copied A and B
+/// quads (row pitches `pa`, `pb`) are packed in place (each thread its own quads, after its
+/// copies land) before the barrier (phase 2); `packed(pa, pb)`: they arrive packed (phase 3,
+/// from the strips). `strip: Some((s, pitch, mask))` also writes the new own block packed, with
+/// code `j & mask`, to `s` (phase 2); `None` does not. The cells start at
 /// "no path"; the own distances are read after the k loop (no extra registers across it). Path
 /// cells are gathered into the cell registers, then a barrier, then stored: in phase 2 the
 /// gathered block is the own block of another thread's cells.
@@ -425,8 +430,9 @@ macro_rules! fwp_epilogue {
                     // were copied to shared memory before the first barrier.
                     unsafe { st_global::<4>($own.add(in_block($pitch, i, j0) as usize), v) };
                     if let Some((sp, spitch, mask)) = strip {
-                        let j = j0 & mask;
-                        let w = [pack(v[0], j), pack(v[1], j + 1), pack(v[2], j + 2), pack(v[3], j + 3)];
+                        // Codes: the column (A operand, mask B − 1) or 0 for all four (mask 0).
+                        let w = [pack(v[0], j0 & mask), pack(v[1], (j0 + 1) & mask),
+                                 pack(v[2], (j0 + 2) & mask), pack(v[3], (j0 + 3) & mask)];
                         // SAFETY: cells (i, j0..j0 + 4) of this block's B x B block of the
                         // strips (the kernel's `s`), 16-byte aligned, written by this thread
                         // only and read by phase 3 in a later launch.
@@ -456,7 +462,8 @@ macro_rules! fw_paths_kernels {
         /// min(own, P ⊗ own)) and column (`1`: own = min(own, own ⊗ P)) with their path blocks.
         ///
         /// # Safety
-        /// As `$p1`; grid `(rounds, 2)` of `T3 x T3` threads.
+        /// As `$p1`; grid `(rounds, 2)` of `T3 x T3` threads; `s` has
+        /// `paths_strip_words(B, rounds · B, pitch)` words, which this phase writes for phase 3.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $p2(d: *mut i32, p: *mut i32, pitch: u32, round: u32, mode: u32, s: *mut u32) {
@@ -485,7 +492,8 @@ macro_rules! fw_paths_kernels {
         /// column block of its row (A) and the pivot row block of its column (B).
         ///
         /// # Safety
-        /// As `$p1`; grid `(rounds, rounds)` of `T3 x T3` threads.
+        /// As `$p1`; grid `(rounds, rounds)` of `T3 x T3` threads; `s` as phase 2 of this round
+        /// left it.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $p3(d: *mut i32, p: *mut i32, pitch: u32, round: u32, mode: u32, s: *mut u32) {

@@ -63,12 +63,13 @@ pub fn ensure_paths_fit(graph: &Graph) -> Result<()> {
     Ok(())
 }
 
-/// [`PATHS_MODE_PREFETCH`] where `RGK_PATHS_PREFETCH=1` (a variant for measurements, as
-/// `RGK_SGEMM_SCHEDULE`; `scripts/gpu-paths.sh` times both), else 0.
+/// [`PATHS_MODE_PREFETCH`] (the own block prefetched to L2 before the k loop: measured faster,
+/// docs/apsp.md), or 0 where `RGK_PATHS_PREFETCH=0` (a variant for measurements, as
+/// `RGK_SGEMM_SCHEDULE`; `scripts/gpu-paths.sh` times both).
 fn prefetch_flag() -> u32 {
     match std::env::var("RGK_PATHS_PREFETCH").as_deref() {
-        Ok("1") => PATHS_MODE_PREFETCH,
-        _ => 0,
+        Ok("0") => 0,
+        _ => PATHS_MODE_PREFETCH,
     }
 }
 

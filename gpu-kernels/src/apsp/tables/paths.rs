@@ -19,8 +19,8 @@ pub const PATHS_MAX_DISTANCE: i64 = (PATHS_INF_PACKED >> PATHS_CODE_BITS) as i64
 /// The kernels' `mode` argument: which path matrix they carry.
 pub const PATHS_MODE_SUCCESSORS: u32 = 0;
 pub const PATHS_MODE_PREDECESSORS: u32 = 1;
-/// A flag the phases 2–3 take in `mode` beside the kind (a measured variant,
-/// `RGK_PATHS_PREFETCH=1`): prefetch the own block to L2 before the k loop.
+/// A flag the phases 2–3 take in `mode` beside the kind: prefetch the own block to L2 before the
+/// k loop (the host sets it unless `RGK_PATHS_PREFETCH=0`, a variant for measurements).
 pub const PATHS_MODE_PREFETCH: u32 = 2;
 /// Words of the strips that phase 2 fills with phase 3's packed operands (`s`, the last argument
 /// of phases 2 and 3): the pivot column's `padded / B` blocks of `B x B` (pitch B, codes k), then
