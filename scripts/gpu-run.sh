@@ -45,6 +45,8 @@
 #                                  (successors, predecessors), block 64, JSON to $OUT; prints the
 #                                  compute ratio paths / distance-only (CUDA events); SM clock in
 #                                  $OUT/clock_paths.csv
+#   scripts/gpu-run.sh paths-variants [V [REPS]]  the same with every path-kernel variant, REPS
+#                                  times (scripts/gpu-paths.sh; default 30000 3), $OUT/paths.tar.gz
 #   scripts/gpu-run.sh archcmp     the embedded compute_80 PTX against a compute_90 build (bundle's
 #                                  gpu_kernels.compute_90.ptx): SGEMM at 4096, APSP at V=10000, SASS counts
 #   scripts/gpu-run.sh ooc [V [LIMIT…]]  out of core against in core (scripts/gpu-scale.sh)
@@ -348,6 +350,10 @@ PY
         rm -f "$tmp/g$v.in" "$tmp/g$v.out" "$tmp/g$v.paths"
     done
     kill "$smi"
+    ;;
+paths-variants)
+    # Every variant of the path kernels against distance-only, repeated (scripts/gpu-paths.sh).
+    bash scripts/gpu-paths.sh "$@" || status=1
     ;;
 archcmp)
     alt=$B/gpu_kernels.compute_90.ptx

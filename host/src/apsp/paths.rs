@@ -15,7 +15,7 @@ use cust::{
 };
 use gpu_kernels::apsp::{
     FW_PATHS, FwPathsConfig, INIT_QUADS_PER_THREAD, INIT_THREADS, PATHS_INIT_KERNEL,
-    PATHS_MAX_DISTANCE, fw_paths_config,
+    PATHS_MAX_DISTANCE, PATHS_MODE_PREFETCH, fw_paths_config, paths_strip_words,
 };
 use rgk_core::apsp::{
     format::{Graph, count_repeated, temp_beside},
@@ -63,6 +63,16 @@ pub fn ensure_paths_fit(graph: &Graph) -> Result<()> {
     Ok(())
 }
 
+/// [`PATHS_MODE_PREFETCH`] (the own block prefetched to L2 before the k loop: measured faster,
+/// docs/apsp.md), or 0 where `RGK_PATHS_PREFETCH=0` (a variant for measurements, as
+/// `RGK_SGEMM_SCHEDULE`; `scripts/gpu-paths.sh` times both).
+fn prefetch_flag() -> u32 {
+    match std::env::var("RGK_PATHS_PREFETCH").as_deref() {
+        Ok("0") => 0,
+        _ => PATHS_MODE_PREFETCH,
+    }
+}
+
 /// The three path kernels of one block factor with the launch geometry of a padded matrix.
 struct PathPhases<'a> {
     phase1: Function<'a>,
@@ -94,7 +104,7 @@ impl<'a> PathPhases<'a> {
             pivot_threads: BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
             tile_threads: BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
             pitch: pitch as u32,
-            mode: kind.code(),
+            mode: kind.code() | prefetch_flag(),
         })
     }
 
@@ -104,6 +114,7 @@ impl<'a> PathPhases<'a> {
         stream: &Stream,
         d: DevicePointer<i32>,
         p: DevicePointer<i32>,
+        s: DevicePointer<u32>,
         round: u32,
     ) -> Result<()> {
         let (p1, p2, p3) = (&self.phase1, &self.phase2, &self.phase3);
@@ -114,13 +125,14 @@ impl<'a> PathPhases<'a> {
             self.mode,
             self.rounds,
         );
-        // SAFETY: the kernels take (d, p, pitch, round, mode); `d` and `p` are padded x pitch
-        // matrices these phases were made for (`start_paths_on_device`), and the grids stay
-        // inside them (one pivot block; its row and column; every block).
+        // SAFETY: the kernels take (d, p, pitch, round, mode) and phases 2–3 the strips `s`;
+        // `d` and `p` are padded x pitch matrices these phases were made for, `s` has
+        // `paths_strip_words` words (`start_paths_on_device`), and the grids stay inside them
+        // (one pivot block; its row and column; every block).
         unsafe {
             launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(d, p, pitch, round, mode))?;
-            launch!(p2<<<GridSize::xy(n, 2), t3, 0, stream>>>(d, p, pitch, round, mode))?;
-            launch!(p3<<<GridSize::xy(n, n), t3, 0, stream>>>(d, p, pitch, round, mode))?;
+            launch!(p2<<<GridSize::xy(n, 2), t3, 0, stream>>>(d, p, pitch, round, mode, s))?;
+            launch!(p3<<<GridSize::xy(n, n), t3, 0, stream>>>(d, p, pitch, round, mode, s))?;
         }
         Ok(())
     }
@@ -130,6 +142,7 @@ impl<'a> PathPhases<'a> {
 pub struct RunningPaths {
     d_dist: DeviceBuffer<i32>,
     d_paths: DeviceBuffer<i32>,
+    strips: DeviceBuffer<u32>,
     edges: Option<DeviceBuffer<i32>>,
     events: [Event; 3],
     kind: PathKind,
@@ -165,7 +178,9 @@ pub fn start_paths_on_device(
     let (padded, pitch) = geometry(graph.vertices, block);
     rgk_core::apsp::limits::ensure_gpu_addressable(graph.vertices, block)?;
     check_free_memory(
-        2 * padded * pitch * size_of::<i32>() + graph.edges.len() * 12,
+        2 * padded * pitch * size_of::<i32>()
+            + paths_strip_words(block, padded, pitch) * size_of::<u32>()
+            + graph.edges.len() * 12,
         format_args!(
             "V = {} with paths (two {padded} x {pitch} matrices)",
             graph.vertices
@@ -176,13 +191,16 @@ pub fn start_paths_on_device(
     let t = Instant::now();
     let phases = PathPhases::new(gpu, cfg, padded, pitch, kind)?;
     let init = gpu.function(PATHS_INIT_KERNEL)?;
-    // SAFETY: every cell of both is written by the init kernels before anything reads it.
-    let (d_dist, d_paths) = unsafe {
+    // SAFETY: every cell of both matrices is written by the init kernels before anything reads
+    // it; the strips are written by phase 2 of each round before its phase 3 reads them.
+    let (d_dist, d_paths, strips) = unsafe {
         (
             DeviceBuffer::<i32>::uninitialized(padded * pitch)
                 .context("allocating the distance matrix on the GPU")?,
             DeviceBuffer::<i32>::uninitialized(padded * pitch)
                 .context("allocating the path matrix on the GPU")?,
+            DeviceBuffer::<u32>::uninitialized(paths_strip_words(block, padded, pitch))
+                .context("allocating the path kernels' operand strips on the GPU")?,
         )
     };
     times.setup_s = t.elapsed().as_secs_f64();
@@ -206,12 +224,13 @@ pub fn start_paths_on_device(
     times.host_to_device_s = t.elapsed().as_secs_f64();
     events[1].record(stream)?;
     for r in 0..phases.rounds {
-        phases.round(stream, d, p, r)?;
+        phases.round(stream, d, p, strips.as_device_ptr(), r)?;
     }
     events[2].record(stream)?;
     Ok(RunningPaths {
         d_dist,
         d_paths,
+        strips,
         edges,
         events,
         kind,
@@ -229,6 +248,7 @@ impl RunningPaths {
         stop.synchronize()
             .context("Floyd–Warshall path kernels failed")?;
         drop(self.edges);
+        drop(self.strips);
         let mut times = self.times;
         times.fill_s = start.elapsed_time_f32(begin)? as f64 / 1e3;
         times.compute_s = stop.elapsed_time_f32(start)? as f64 / 1e3;

@@ -19,6 +19,15 @@ pub const PATHS_MAX_DISTANCE: i64 = (PATHS_INF_PACKED >> PATHS_CODE_BITS) as i64
 /// The kernels' `mode` argument: which path matrix they carry.
 pub const PATHS_MODE_SUCCESSORS: u32 = 0;
 pub const PATHS_MODE_PREDECESSORS: u32 = 1;
+/// A flag the phases 2–3 take in `mode` beside the kind: prefetch the own block to L2 before the
+/// k loop (the host sets it unless `RGK_PATHS_PREFETCH=0`, a variant for measurements).
+pub const PATHS_MODE_PREFETCH: u32 = 2;
+/// Words of the strips that phase 2 fills with phase 3's packed operands (`s`, the last argument
+/// of phases 2 and 3): the pivot column's `padded / B` blocks of `B x B` (pitch B, codes k), then
+/// the pivot row's `B` rows of the matrix's `pitch` (code 0).
+pub const fn paths_strip_words(block: u32, padded: usize, pitch: usize) -> usize {
+    block as usize * (padded + pitch)
+}
 /// The path matrix before any round, from the initial distances (`paths.rs`).
 pub const PATHS_INIT_KERNEL: &str = "apsp_init_paths";
 
@@ -30,7 +39,8 @@ pub struct FwPathsConfig {
     pub pivot_threads: u32,
     pub tile_threads: u32,
     /// `(d, p, pitch, round, mode)` for each phase, as the distance kernels plus the path matrix
-    /// `p` (same pitch) and `mode`.
+    /// `p` (same pitch) and `mode`; phases 2 and 3 also take the strips `s`
+    /// ([`paths_strip_words`]).
     pub phase1: &'static str,
     pub phase2: &'static str,
     pub phase3: &'static str,
