@@ -61,15 +61,26 @@ fn distributed_without_a_launcher_or_with_half_of_its_variables_is_one_sentence(
         let run = s.host_with_env(&["apsp", &g, "-o", "d.out"], env).expect(1);
         assert!(run.one_line_error().contains(want), "{}", run.stderr);
     }
-    let run = s
-        .host_with_env(
-            &["apsp", &g, "-o", "d.out", "--device-memory-limit", "1GiB"],
-            &[("WORLD_SIZE", "1"), ("RANK", "0")],
-        )
-        .expect(1);
-    assert!(
-        run.one_line_error()
-            .contains("leave out --cpu, --stats and --device-memory-limit")
-    );
+    for (extra, want) in [
+        (
+            &["--device-memory-limit", "1GiB"][..],
+            "leave out --cpu, --stats and --device-memory-limit",
+        ),
+        (
+            &["--paths", "p.paths"],
+            "--paths runs on one GPU in one process for now",
+        ),
+    ] {
+        let mut args = vec!["apsp", &g, "-o", "d.out"];
+        args.extend_from_slice(extra);
+        let run = s
+            .host_with_env(&args, &[("WORLD_SIZE", "1"), ("RANK", "0")])
+            .expect(1);
+        assert!(
+            run.one_line_error().contains(want),
+            "{extra:?}: {}",
+            run.stderr
+        );
+    }
     assert_eq!(s.files(), ["g.in"]);
 }

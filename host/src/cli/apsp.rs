@@ -59,8 +59,10 @@ pub fn run(args: &ApspArgs) -> Result<()> {
                 "--paths names the distance file too: give the paths another file",
             );
         }
-        if !args.cpu && args.gpus != GpuCount::Count(1) {
-            return rgk_core::bad_input("--paths runs on one GPU for now: leave out --gpus");
+        if !args.cpu && (args.gpus != GpuCount::Count(1) || apsp_dist::ranks(args)?.is_some()) {
+            return rgk_core::bad_input(
+                "--paths runs on one GPU in one process for now: leave out --gpus and --distributed",
+            );
         }
         return super::apsp_paths::run(args, out, &paths);
     }
