@@ -109,7 +109,7 @@ fn bad_vertices_and_files_are_one_sentence() {
             &[
                 "apsp", "g.in", "-o", "g2.out", "--paths", "p", "--gpus", "2",
             ][..],
-            "one GPU for now",
+            "one GPU in one process for now",
         ),
     ] {
         let run = s.host(args).expect(1);
