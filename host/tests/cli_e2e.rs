@@ -14,6 +14,7 @@ const SUBCOMMANDS: &[&str] = &[
     "apsp-gen",
     "path",
     "apsp-peak",
+    "apsp-float",
     "apsp-batch",
     "apsp-small",
     "occupancy",
@@ -89,6 +90,7 @@ help_cases! {
     help_apsp_gen: ["apsp-gen"];
     help_path: ["path"];
     help_apsp_peak: ["apsp-peak"];
+    help_apsp_float: ["apsp-float"];
     help_apsp_batch: ["apsp-batch"];
     help_apsp_small: ["apsp-small"];
     help_occupancy: ["occupancy"];
