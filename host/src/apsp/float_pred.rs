@@ -153,10 +153,10 @@ fn search<W: GpuWeight>(
         Event::new(EventFlags::DEFAULT)?,
         Event::new(EventFlags::DEFAULT)?,
     );
-    let (mut compute_s, mut levels) = (0.0, 0);
+    let mut compute_s = 0.0;
     // A level reaches at least one cell or ends the search, so n levels reach every vertex.
     for iteration in 1..=n as u32 {
-        (args.iteration, levels) = (iteration, iteration);
+        args.iteration = iteration;
         changed.copy_from(&[0u32])?;
         start.record(stream)?;
         // The kernel's one parameter is the `#[repr(C)]` struct by value (as the flagship's).
@@ -207,7 +207,7 @@ fn search<W: GpuWeight>(
         pred[i * n..(i + 1) * n].copy_from_slice(&row);
     }
     Ok(PredReport {
-        levels,
+        levels: args.iteration,
         compute_s,
         cpu_rows: incomplete.len(),
     })

@@ -74,7 +74,6 @@ impl Sm90Gemm {
 
     /// Elements each buffer must hold: `(rows - 1) * ld + cols`.
     pub fn lens(&self) -> (usize, usize, usize) {
-        let span = |rows: usize, cols: usize, ld: usize| (rows - 1) * ld + cols;
         let (br, bc) = self.b_shape();
         (
             span(self.m, self.k, self.lda),
@@ -116,21 +115,32 @@ impl Sm90Gemm {
     /// [`Sm90Gemm::check`], and buffers of `a`, `b`, `c` elements large enough.
     pub fn check_buffers(&self, a: usize, b: usize, c: usize) -> Result<()> {
         self.check()?;
-        let (na, nb, nc) = self.lens();
-        for (what, have, need) in [("A", a, na), ("B", b, nb), ("C", c, nc)] {
-            if have < need {
-                return bad_input(format!(
-                    "{what} holds {have} elements, but the product needs {need}"
-                ));
-            }
-        }
-        Ok(())
+        check_holds([a, b, c], self.lens())
     }
 
     /// Floating-point operations of the product (2·m·n·k).
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
+}
+
+/// Elements a matrix of `lines` lines of `width` elements, `ld` apart, spans in its buffer.
+fn span(lines: usize, width: usize, ld: usize) -> usize {
+    (lines - 1) * ld + width
+}
+
+/// One sentence unless the buffers of A, B and C hold `have` elements against the `need` of a
+/// product's `lens()`: the one buffer check of both Hopper GEMMs (16-bit and f32).
+fn check_holds(have: [usize; 3], need: (usize, usize, usize)) -> Result<()> {
+    let need = [need.0, need.1, need.2];
+    for ((what, have), need) in ["A", "B", "C"].into_iter().zip(have).zip(need) {
+        if have < need {
+            return bad_input(format!(
+                "{what} holds {have} elements, but the product needs {need}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `gpu` can run the Hopper GEMM (compute capability 9.0: its sm_90a module loads there

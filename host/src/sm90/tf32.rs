@@ -18,7 +18,10 @@ use gpu_kernels::sm90::tf32::{
 };
 use rgk_core::bad_input;
 
-use super::tensor_map::{Tiled, encode_typed};
+use super::{
+    check_holds, span,
+    tensor_map::{Tiled, encode_typed},
+};
 use crate::gpu::Gpu;
 
 pub use gpu_kernels::sm90::tf32::Tf32Kind;
@@ -100,7 +103,6 @@ impl Tf32Options {
 impl Tf32Gemm {
     /// Elements each buffer must hold.
     pub fn lens(&self) -> (usize, usize, usize) {
-        let span = |lines: usize, width: usize, ld: usize| (lines - 1) * ld + width;
         let (al, aw) = if self.a_k_major {
             (self.m, self.k)
         } else {
@@ -137,15 +139,7 @@ impl Tf32Gemm {
                 self.lda, self.ldb
             ));
         }
-        let (na, nb, nc) = self.lens();
-        for (what, have, need) in [("A", a, na), ("B", b, nb), ("C", c, nc)] {
-            if have < need {
-                return bad_input(format!(
-                    "{what} holds {have} elements, but the product needs {need}"
-                ));
-            }
-        }
-        Ok(())
+        check_holds([a, b, c], self.lens())
     }
 
     /// Floating-point operations of the product (2·m·n·k).
