@@ -177,19 +177,24 @@ const FW_MULTI_ROWS: [KernelSpec; 4 * FW_MULTI.len()] = {
     out
 };
 
-/// The path kernels of every block factor, then the path matrix's initialisation.
-const FW_PATHS_ROWS: [KernelSpec; 3 * FW_PATHS.len() + 1] = {
-    let mut out = [EMPTY; 3 * FW_PATHS.len() + 1];
+/// The path kernels of every block factor (one GPU's three phases, then the split's four
+/// roles), then the path matrix's initialisation.
+const FW_PATHS_ROWS: [KernelSpec; 7 * FW_PATHS.len() + 1] = {
+    let mut out = [EMPTY; 7 * FW_PATHS.len() + 1];
     let mut i = 0;
     while i < FW_PATHS.len() {
         let c = &FW_PATHS[i];
-        let (b, t) = (c.block, c.tile_threads);
-        out[3 * i] = fw(c.phase1, Family::FwPaths, c.pivot_threads, b, None);
-        out[3 * i + 1] = fw(c.phase2, Family::FwPaths, t, b, None);
-        out[3 * i + 2] = fw(c.phase3, Family::FwPaths, t, b, None);
+        let (b, t, s) = (c.block, c.tile_threads, &c.split);
+        out[7 * i] = fw(c.phase1, Family::FwPaths, c.pivot_threads, b, None);
+        out[7 * i + 1] = fw(c.phase2, Family::FwPaths, t, b, None);
+        out[7 * i + 2] = fw(c.phase3, Family::FwPaths, t, b, None);
+        out[7 * i + 3] = fw(s.pivot, Family::FwPaths, c.pivot_threads, b, None);
+        out[7 * i + 4] = fw(s.row, Family::FwPaths, t, b, None);
+        out[7 * i + 5] = fw(s.col, Family::FwPaths, t, b, None);
+        out[7 * i + 6] = fw(s.rest, Family::FwPaths, t, b, None);
         i += 1;
     }
-    out[3 * FW_PATHS.len()] = flat(PATHS_INIT_KERNEL, Family::FwPaths, INIT_THREADS);
+    out[7 * FW_PATHS.len()] = flat(PATHS_INIT_KERNEL, Family::FwPaths, INIT_THREADS);
     out
 };
 
@@ -377,7 +382,8 @@ mod tests {
             }
         }
         for c in FW_PATHS {
-            for name in [c.phase1, c.phase2, c.phase3] {
+            let s = c.split;
+            for name in [c.phase1, c.phase2, c.phase3, s.pivot, s.row, s.col, s.rest] {
                 expected.push((name, Family::FwPaths));
             }
         }

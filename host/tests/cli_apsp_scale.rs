@@ -68,7 +68,7 @@ fn distributed_without_a_launcher_or_with_half_of_its_variables_is_one_sentence(
         ),
         (
             &["--paths", "p.paths"],
-            "--paths runs on one GPU in one process for now",
+            "--paths runs in one process (one GPU or --gpus N) for now",
         ),
     ] {
         let mut args = vec!["apsp", &g, "-o", "d.out"];

@@ -1,11 +1,17 @@
 //! The initial distance matrix, built on the GPU from the edge list: the host uploads only the
 //! edges (12 bytes each, 19 MB at V = 30000 and E = 40V) instead of filling and copying the
-//! whole padded matrix (3.6 GB).
+//! whole padded matrix (3.6 GB). The path matrix of `--paths` starts from the distances here too.
 use cuda_std::{kernel, thread};
 
-use crate::ptx::{red_min_global, st_global};
+use seq_macro::seq;
 
-use super::{INIT_QUADS_PER_THREAD, format::INF, offsets::cell};
+use crate::ptx::{ld_global_v4, red_min_global, st_global};
+
+use super::{
+    INIT_QUADS_PER_THREAD, PATHS_MODE_PREDECESSORS,
+    format::{INF, NO_PREDECESSOR, NO_SUCCESSOR},
+    offsets::cell,
+};
 
 /// Sets every cell of `rows` rows of `pitch` cells to INF, and the diagonal to 0 (padding rows
 /// and columns included, so that padding never shortens a path). The rows are rows
@@ -68,5 +74,63 @@ pub unsafe fn apsp_scatter_edges(d: *mut i32, pitch: u32, edges: *const i32, n: 
         // SAFETY: src < rows and dst < pitch (the caller's contract): a cell of `d`; `red.min` is
         // atomic, so edges sharing a cell need no ordering.
         unsafe { red_min_global(d.add(cell(pitch, src as u32, dst as u32)), w) };
+    }
+}
+
+/// The path matrix before the first round: for cell (i, j) of `rows` rows from global row
+/// `row0` (one GPU's share when several split the matrix), `i` (successors) or "none" (predecessors) on the diagonal,
+/// the edge's cell where the initial distance is finite (`j`, resp. `i`), "none" elsewhere. Grid
+/// as `apsp_init_matrix`.
+///
+/// # Safety
+/// `d` and `p` must point to `rows` x `pitch` i32 of device memory each, 16-byte aligned, `pitch` a
+/// multiple of 4, `d` initialised and not written during the launch, `p` accessed by nothing
+/// else; `mode` one of the `PATHS_MODE_*`. The kernel checks its indices itself.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn apsp_init_paths(
+    d: *const i32,
+    p: *mut i32,
+    pitch: u32,
+    rows: u32,
+    row0: u32,
+    mode: u32,
+) {
+    let quads = pitch / 4;
+    let pred = mode == PATHS_MODE_PREDECESSORS;
+    let mut row = thread::block_idx_y();
+    while row < rows {
+        let i = row0 + row;
+        let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
+            + thread::thread_idx_x();
+        let mut n = 0;
+        while n < INIT_QUADS_PER_THREAD {
+            if q < quads {
+                let c = 4 * q;
+                // SAFETY: row < rows and c + 4 <= pitch: 16 aligned bytes of row `row` of both
+                // matrices; each (row, quad) belongs to one thread.
+                unsafe {
+                    let at = cell(pitch, row, c);
+                    let dq = ld_global_v4(d.add(at) as *const u32);
+                    let mut out = [0u32; 4];
+                    seq!(K in 0..4 {
+                        let j = c + K;
+                        out[K] = if i == j {
+                            if pred { NO_PREDECESSOR as u32 } else { i }
+                        } else if (dq[K] as i32) < INF {
+                            if pred { i } else { j }
+                        } else if pred {
+                            NO_PREDECESSOR as u32
+                        } else {
+                            NO_SUCCESSOR as u32
+                        };
+                    });
+                    st_global::<4>(p.add(at) as *mut u32, out);
+                }
+            }
+            q += thread::block_dim_x();
+            n += 1;
+        }
+        row += thread::grid_dim_y();
     }
 }

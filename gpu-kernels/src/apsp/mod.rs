@@ -324,8 +324,12 @@ mod init;
 mod multi;
 #[cfg(target_arch = "nvptx64")]
 mod ooc;
+// Before `multi_paths`, which expands its `fwp_*!` macros.
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
 mod paths;
+#[cfg(target_arch = "nvptx64")]
+mod multi_paths;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
 // Before `small_flow`, which expands its `small_tile_item!`.

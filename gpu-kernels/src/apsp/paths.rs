@@ -19,11 +19,10 @@ use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
 use super::fw::{lds, sts};
-use super::offsets::{block_at, cell, in_block};
+use super::offsets::{block_at, in_block};
 use super::{
-    INIT_QUADS_PER_THREAD, PATHS_CODE_BITS, PATHS_INF_PACKED, PATHS_MODE_PREDECESSORS,
-    PATHS_MODE_PREFETCH, PATHS_MODE_SUCCESSORS,
-    format::{INF, NO_PREDECESSOR, NO_SUCCESSOR},
+    PATHS_CODE_BITS, PATHS_INF_PACKED, PATHS_MODE_PREDECESSORS, PATHS_MODE_PREFETCH,
+    PATHS_MODE_SUCCESSORS,
 };
 use crate::ptx::{
     cp_async_16, cp_async_wait_all, ld_global, ld_global_v4, ld_shared, shared_addr, st_global,
@@ -31,16 +30,16 @@ use crate::ptx::{
 };
 
 /// A path cell that a thread leaves as it is (no path cell is negative but the two "none").
-const UNCHANGED: u32 = i32::MIN as u32;
+pub(super) const UNCHANGED: u32 = i32::MIN as u32;
 /// Mask of the code bits of a packed value.
-const CODE_MASK: u32 = (1 << PATHS_CODE_BITS) - 1;
+pub(super) const CODE_MASK: u32 = (1 << PATHS_CODE_BITS) - 1;
 // `st_global_changed` tests for this value as an immediate.
 const _: () = assert!(UNCHANGED == 0x8000_0000);
 
 /// `min(c, a + b)` on u32 as one inline-PTX block (packed operands; see `add_min` for why
 /// one block).
 #[inline(always)]
-fn add_min_u32(c: u32, a: u32, b: u32) -> u32 {
+pub(super) fn add_min_u32(c: u32, a: u32, b: u32) -> u32 {
     let mut c = c;
     // SAFETY: register arithmetic only.
     unsafe {
@@ -55,7 +54,7 @@ fn add_min_u32(c: u32, a: u32, b: u32) -> u32 {
 /// no select: INF (2^30 − 1) shifted wraps to `0xFFFF_FFC0 | code`, above the packed "no path",
 /// and so does every finite value above [`super::PATHS_MAX_DISTANCE`] + 1 (all below 2^26).
 #[inline(always)]
-fn pack(d: u32, code: u32) -> u32 {
+pub(super) fn pack(d: u32, code: u32) -> u32 {
     ((d << PATHS_CODE_BITS) | code).min(PATHS_INF_PACKED)
 }
 
@@ -65,7 +64,7 @@ fn pack(d: u32, code: u32) -> u32 {
 /// # Safety
 /// Where `cond` holds, `base + idx` is an aligned readable word of global memory.
 #[inline(always)]
-unsafe fn ld_global_if(base: *const u32, idx: u32, cond: bool, default: u32) -> u32 {
+pub(super) unsafe fn ld_global_if(base: *const u32, idx: u32, cond: bool, default: u32) -> u32 {
     let mut v = default;
     // SAFETY: the load happens only where `cond` holds (the caller's contract).
     unsafe {
@@ -81,7 +80,7 @@ unsafe fn ld_global_if(base: *const u32, idx: u32, cond: bool, default: u32) -> 
 /// # Safety
 /// `p` is an address inside a global allocation.
 #[inline(always)]
-unsafe fn prefetch_l2(p: *const u32) {
+pub(super) unsafe fn prefetch_l2(p: *const u32) {
     // SAFETY: a prefetch reads nothing into the program (the caller's contract keeps it inside).
     unsafe {
         asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, readonly, preserves_flags))
@@ -93,7 +92,7 @@ unsafe fn prefetch_l2(p: *const u32) {
 /// # Safety
 /// Where `v != UNCHANGED`, `p` is an aligned word of global memory the caller may write.
 #[inline(always)]
-unsafe fn st_global_changed(p: *mut u32, v: u32) {
+pub(super) unsafe fn st_global_changed(p: *mut u32, v: u32) {
     // SAFETY: the store happens only where `v != UNCHANGED` (the caller's contract).
     unsafe {
         asm!("{{ .reg .pred q; setp.ne.u32 q, {v}, 0x80000000; @q st.global.b32 [{p}], {v}; }}",
@@ -129,64 +128,6 @@ macro_rules! fwp_operands {
     (raw) => {
         false
     };
-}
-
-/// The path matrix before the first round: for cell (i, j) of `rows` rows from global row
-/// `row0` (all of them on one GPU), `i` (successors) or "none" (predecessors) on the diagonal,
-/// the edge's cell where the initial distance is finite (`j`, resp. `i`), "none" elsewhere. Grid
-/// as `apsp_init_matrix`.
-///
-/// # Safety
-/// `d` and `p` must point to `rows` x `pitch` i32 of device memory each, 16-byte aligned, `pitch` a
-/// multiple of 4, `d` initialised and not written during the launch, `p` accessed by nothing
-/// else; `mode` one of the `PATHS_MODE_*`. The kernel checks its indices itself.
-#[kernel]
-#[allow(improper_ctypes_definitions)]
-pub unsafe fn apsp_init_paths(
-    d: *const i32,
-    p: *mut i32,
-    pitch: u32,
-    rows: u32,
-    row0: u32,
-    mode: u32,
-) {
-    let quads = pitch / 4;
-    let pred = mode == PATHS_MODE_PREDECESSORS;
-    let mut row = thread::block_idx_y();
-    while row < rows {
-        let i = row0 + row;
-        let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
-            + thread::thread_idx_x();
-        let mut n = 0;
-        while n < INIT_QUADS_PER_THREAD {
-            if q < quads {
-                let c = 4 * q;
-                // SAFETY: row < rows and c + 4 <= pitch: 16 aligned bytes of row `row` of both
-                // matrices; each (row, quad) belongs to one thread.
-                unsafe {
-                    let at = cell(pitch, row, c);
-                    let dq = ld_global_v4(d.add(at) as *const u32);
-                    let mut out = [0u32; 4];
-                    seq!(K in 0..4 {
-                        let j = c + K;
-                        out[K] = if i == j {
-                            if pred { NO_PREDECESSOR as u32 } else { i }
-                        } else if (dq[K] as i32) < INF {
-                            if pred { i } else { j }
-                        } else if pred {
-                            NO_PREDECESSOR as u32
-                        } else {
-                            NO_SUCCESSOR as u32
-                        };
-                    });
-                    st_global::<4>(p.add(at) as *mut u32, out);
-                }
-            }
-            q += thread::block_dim_x();
-            n += 1;
-        }
-        row += thread::grid_dim_y();
-    }
 }
 
 /// Phase 1 with paths on the `B x B` block at `$d` (distances) and `$p` (path cells), row pitch
@@ -445,7 +386,8 @@ macro_rules! fwp_epilogue {
 }
 
 macro_rules! fw_paths_kernels {
-    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {$(
+    ($(($p1:ident, $p2:ident, $p3:ident, $pivot:ident, $row:ident, $col:ident, $rest:ident,
+        $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {$(
         /// Phase 1 with paths: closes the pivot block `(round, round)` of `d` and `p`. One block.
         ///
         /// # Safety

@@ -3,7 +3,7 @@
 //! carry a successor or predecessor matrix beside the distances. Both matrices stay on the GPU
 //! ([`DevicePaths`]) and are read by rows: the distances as [`DeviceSolution`], the path cells as
 //! [`PathRows`]; [`write_path_file`] streams the latter into a path file.
-use std::{os::unix::fs::FileExt, path::Path, time::Instant};
+use std::{ops::Range, os::unix::fs::FileExt, path::Path, time::Instant};
 
 use anyhow::{Context as _, Result, bail};
 use cust::{
@@ -73,6 +73,44 @@ fn prefetch_flag() -> u32 {
     }
 }
 
+/// The path kernels' `mode` argument for `kind`: the kind's code and [`prefetch_flag`].
+pub fn mode(kind: PathKind) -> u32 {
+    kind.code() | prefetch_flag()
+}
+
+/// Launches the path matrix's initialisation (`apsp_init_paths`) for `rows` of the matrix on
+/// `gpu`'s stream: `d` and `p` hold those rows (`rows.len()` x `pitch` i32, from global row
+/// `rows.start`), the distances initialised earlier on the same stream.
+///
+/// # Safety
+/// `d` and `p` must be such buffers, live until the stream has run the kernel; nothing else may
+/// write `p` meanwhile.
+pub(crate) unsafe fn init_paths(
+    gpu: &Gpu,
+    d: DevicePointer<i32>,
+    p: DevicePointer<i32>,
+    rows: Range<usize>,
+    pitch: usize,
+    kind: PathKind,
+) -> Result<()> {
+    let init = gpu.function(PATHS_INIT_KERNEL)?;
+    let grid = GridSize::xy(
+        ((pitch / 4) as u32).div_ceil(INIT_THREADS * INIT_QUADS_PER_THREAD),
+        (rows.len() as u32).min(u16::MAX as u32),
+    );
+    let (pitch, count, row0, mode) = (
+        pitch as u32,
+        rows.len() as u32,
+        rows.start as u32,
+        kind.code(),
+    );
+    let stream = &gpu.stream;
+    // SAFETY: (d, p, pitch, rows, row0, mode) on two `rows` x `pitch` buffers (the caller's
+    // contract); the kernel checks its indices against them.
+    unsafe { launch!(init<<<grid, INIT_THREADS, 0, stream>>>(d, p, pitch, count, row0, mode)) }
+        .context("launching the path matrix initialisation")
+}
+
 /// The three path kernels of one block factor with the launch geometry of a padded matrix.
 struct PathPhases<'a> {
     phase1: Function<'a>,
@@ -104,7 +142,7 @@ impl<'a> PathPhases<'a> {
             pivot_threads: BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
             tile_threads: BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
             pitch: pitch as u32,
-            mode: kind.code() | prefetch_flag(),
+            mode: mode(kind),
         })
     }
 
@@ -190,7 +228,6 @@ pub fn start_paths_on_device(
     let stream = &gpu.stream;
     let t = Instant::now();
     let phases = PathPhases::new(gpu, cfg, padded, pitch, kind)?;
-    let init = gpu.function(PATHS_INIT_KERNEL)?;
     // SAFETY: every cell of both matrices is written by the init kernels before anything reads
     // it; the strips are written by phase 2 of each round before its phase 3 reads them.
     let (d_dist, d_paths, strips) = unsafe {
@@ -212,15 +249,9 @@ pub fn start_paths_on_device(
     events[0].record(stream)?;
     // SAFETY: `d_dist` is the padded x pitch matrix, kept until `finish` synchronizes.
     let edges = unsafe { init_on_device(gpu, &graph.edges, d, padded, 0, pitch) }?;
-    let grid = GridSize::xy(
-        ((pitch / 4) as u32).div_ceil(INIT_THREADS * INIT_QUADS_PER_THREAD),
-        (padded as u32).min(u16::MAX as u32),
-    );
-    let (pitch32, rows, mode) = (pitch as u32, padded as u32, kind.code());
-    // SAFETY: (d, p, pitch, rows, row0, mode) on the two padded x pitch matrices; the kernel
-    // checks its indices, and `d` was initialised above on the same stream.
-    unsafe { launch!(init<<<grid, INIT_THREADS, 0, stream>>>(d, p, pitch32, rows, 0u32, mode)) }
-        .context("launching the path matrix initialisation")?;
+    // SAFETY: both matrices are padded x pitch and kept until `finish` synchronizes; `d` was
+    // initialised above on the same stream.
+    unsafe { init_paths(gpu, d, p, 0..padded, pitch, kind) }?;
     times.host_to_device_s = t.elapsed().as_secs_f64();
     events[1].record(stream)?;
     for r in 0..phases.rounds {
@@ -307,15 +338,21 @@ pub fn solve_paths_on_device(
     Ok((running.finish()?, repeated))
 }
 
-/// Streams a `kind` path matrix into a path file (`rgk_core::apsp::paths::file`) through a
+/// Streams a `kind` path matrix (one GPU's [`PathRows`] or several GPUs'
+/// [`super::multi::SplitPaths`]) into a path file (`rgk_core::apsp::paths::file`) through a
 /// temporary file beside `path`, `rows_per_chunk` rows at a time: host memory holds one chunk,
 /// never the matrix. Returns the seconds spent.
-pub fn write_path_file(path: &Path, rows: &PathRows, rows_per_chunk: usize) -> Result<f64> {
+pub fn write_path_file(
+    path: &Path,
+    kind: PathKind,
+    rows: &dyn DeviceRows,
+    rows_per_chunk: usize,
+) -> Result<f64> {
     let t = Instant::now();
-    let v = rows.vertices;
+    let v = rows.vertices();
     let temp = temp_beside(path)?;
     let file = temp.as_file();
-    file.write_all_at(&path_header(rows.kind, v)?, 0)?;
+    file.write_all_at(&path_header(kind, v)?, 0)?;
     let chunk = rows_per_chunk.clamp(1, v.max(1));
     let mut buf = vec![0i32; chunk * v];
     let mut first = 0;

@@ -59,9 +59,9 @@ pub fn run(args: &ApspArgs) -> Result<()> {
                 "--paths names the distance file too: give the paths another file",
             );
         }
-        if !args.cpu && (args.gpus != GpuCount::Count(1) || apsp_dist::ranks(args)?.is_some()) {
+        if !args.cpu && apsp_dist::ranks(args)?.is_some() {
             return rgk_core::bad_input(
-                "--paths runs on one GPU in one process for now: leave out --gpus and --distributed",
+                "--paths runs in one process (one GPU or --gpus N) for now: leave out --distributed",
             );
         }
         return super::apsp_paths::run(args, out, &paths);

@@ -4,19 +4,18 @@ use std::{os::unix::fs::FileExt, path::PathBuf, time::Instant};
 
 use anyhow::{Context as _, Result};
 use clap::Args;
-use host::{
-    apsp::{
-        input::GraphFile,
-        paths::{self as gpaths, ensure_paths_fit, paths_config, solve_paths_on_device},
-        stream::{IoMode, IoOptions, OutputFile as StreamFile},
-    },
-    gpu::Gpu,
+use host::apsp::{
+    input::GraphFile,
+    multi::{self, MultiGpu},
+    paths::{self as gpaths, ensure_paths_fit, paths_config, solve_paths_on_device},
+    rows::DeviceRows,
+    stream::{IoMode, IoOptions, OutputFile as StreamFile},
 };
 use rgk_core::apsp::{
     Distances,
-    format::{DISTANCE_BYTES, output_len, row_bytes, write_distances},
+    format::{DISTANCE_BYTES, Graph, output_len, row_bytes, write_distances},
     paths::{
-        PathKind, check_paths,
+        PathKind, PathMatrix, check_paths,
         cpu::solve_paths,
         file::{PathFile, write_path_matrix},
     },
@@ -45,7 +44,7 @@ struct PathsReport {
     verified: Option<String>,
 }
 
-/// `host apsp` with `--paths FILE` (one GPU or `--cpu`); `out` is the distance file.
+/// `host apsp` with `--paths FILE` (one GPU, `--gpus N` or `--cpu`); `out` is the distance file.
 pub fn run(args: &ApspArgs, out: &OutputFile, paths: &OutputFile) -> Result<()> {
     let start = Instant::now();
     let kind: PathKind = args.path_kind.into();
@@ -88,51 +87,37 @@ pub fn run(args: &ApspArgs, out: &OutputFile, paths: &OutputFile) -> Result<()> 
         rep.write_paths_s = t.elapsed().as_secs_f64();
     } else {
         ensure_paths_fit(g)?;
-        let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
-        device = gpu.info()?.device(1);
-        rep.device = gpu.info()?.name;
+        let gpus = MultiGpu::open(args.gpus, args.ptx.ptx.as_deref())?;
+        let gpu = &gpus.gpus[0];
+        device = gpu.info()?.device(gpus.len() as u32);
+        rep.device = match gpus.len() {
+            1 => gpu.info()?.name,
+            n => format!("{n} x {}", gpu.info()?.name),
+        };
         rep.block = Some(args.block);
         let pb = progress::spinner("solving");
-        let (sol, _) = solve_paths_on_device(&gpu, g, args.block, kind)?;
-        pb.finish_and_clear();
-        let times = sol.distances.times;
-        (rep.compute_s, rep.fill_s) = (times.compute_s, times.fill_s);
-        if args.verify && v <= VERIFY_PATHS_MAX_V {
-            let (mut d, mut p) = (vec![0i32; v * v], vec![0i32; v * v]);
-            if v > 0 {
-                use host::apsp::rows::DeviceRows;
-                sol.distances.copy_rows(0, &mut d)?;
-                sol.paths.copy_rows(0, &mut p)?;
-            }
-            let m = rgk_core::apsp::paths::PathMatrix {
+        if gpus.len() == 1 {
+            let solved = solve_paths_on_device(gpu, g, args.block, kind);
+            pb.finish_and_clear();
+            let (sol, _) = solved?;
+            let times = sol.distances.times;
+            (rep.compute_s, rep.fill_s) = (times.compute_s, times.fill_s);
+            write_gpu(
+                args,
+                g,
                 kind,
-                vertices: v,
-                cells: p,
-            };
-            rep.verified = Some(verify(g, &Distances::from_pitched(v, v, &d), &m)?);
-        } else if args.verify {
-            rep.verified = Some(format!(
-                "not checked: paths are verified up to V = {VERIFY_PATHS_MAX_V}"
-            ));
+                (&sol.distances, &sol.paths),
+                (out, paths),
+                &mut rep,
+            )?;
+        } else {
+            let sol = multi::solve_paths(&gpus, g, args.block, kind);
+            pb.finish_and_clear();
+            let sol = sol?;
+            (rep.compute_s, rep.fill_s) = (sol.times.compute_s, sol.times.fill_s);
+            let rows = sol.paths().expect("solved with paths");
+            write_gpu(args, g, kind, (&sol, &rows), (out, paths), &mut rep)?;
         }
-        let t = Instant::now();
-        let io = IoOptions {
-            mode: IoMode::Buffered,
-            writers: args.write_threads,
-            chunk_mib: args.chunk_mib as usize,
-            prefault: false,
-        };
-        let file = StreamFile::create(out.path(), output_len(v), io.mode)?;
-        let staging = rgk_core::memory::zeroed_vecs(
-            "the output's staging buffers",
-            io.staging_count(),
-            io.staging_len(v),
-        )?;
-        file.write_rows(&sol.distances, staging, &io)?;
-        file.persist()?;
-        rep.write_distances_s = t.elapsed().as_secs_f64();
-        let rows = (PATH_CHUNK_BYTES / (DISTANCE_BYTES * v.max(1))).max(1);
-        rep.write_paths_s = gpaths::write_path_file(paths.path(), &sol.paths, rows)?;
     }
     rep.total_s = start.elapsed().as_secs_f64();
     out.wrote(&format!("{v} x {v} distances"));
@@ -160,12 +145,57 @@ pub fn run(args: &ApspArgs, out: &OutputFile, paths: &OutputFile) -> Result<()> 
     Ok(())
 }
 
+/// `--verify` and the two files of a GPU solve: the distances and the path matrix, each read
+/// by rows from the GPU(s).
+fn write_gpu(
+    args: &ApspArgs,
+    g: &Graph,
+    kind: PathKind,
+    (dist, path_rows): (&dyn DeviceRows, &dyn DeviceRows),
+    (out, paths): (&OutputFile, &OutputFile),
+    rep: &mut PathsReport,
+) -> Result<()> {
+    let v = g.vertices;
+    if args.verify && v <= VERIFY_PATHS_MAX_V {
+        let (mut d, mut p) = (vec![0i32; v * v], vec![0i32; v * v]);
+        if v > 0 {
+            dist.copy_rows(0, &mut d)?;
+            path_rows.copy_rows(0, &mut p)?;
+        }
+        let m = PathMatrix {
+            kind,
+            vertices: v,
+            cells: p,
+        };
+        rep.verified = Some(verify(g, &Distances::from_pitched(v, v, &d), &m)?);
+    } else if args.verify {
+        rep.verified = Some(format!(
+            "not checked: paths are verified up to V = {VERIFY_PATHS_MAX_V}"
+        ));
+    }
+    let t = Instant::now();
+    let io = IoOptions {
+        mode: IoMode::Buffered,
+        writers: args.write_threads,
+        chunk_mib: args.chunk_mib as usize,
+        prefault: false,
+    };
+    let file = StreamFile::create(out.path(), output_len(v), io.mode)?;
+    let staging = rgk_core::memory::zeroed_vecs(
+        "the output's staging buffers",
+        io.staging_count(),
+        io.staging_len(v),
+    )?;
+    file.write_rows(dist, staging, &io)?;
+    file.persist()?;
+    rep.write_distances_s = t.elapsed().as_secs_f64();
+    let rows = (PATH_CHUNK_BYTES / (DISTANCE_BYTES * v.max(1))).max(1);
+    rep.write_paths_s = gpaths::write_path_file(paths.path(), kind, path_rows, rows)?;
+    Ok(())
+}
+
 /// Distances against the CPU reference, every path against the graph.
-fn verify(
-    g: &rgk_core::apsp::format::Graph,
-    d: &Distances,
-    m: &rgk_core::apsp::paths::PathMatrix,
-) -> Result<String> {
+fn verify(g: &Graph, d: &Distances, m: &PathMatrix) -> Result<String> {
     let v = g.vertices;
     if v > VERIFY_PATHS_MAX_V {
         return Ok(format!(

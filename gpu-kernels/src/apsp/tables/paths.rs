@@ -44,20 +44,40 @@ pub struct FwPathsConfig {
     pub phase1: &'static str,
     pub phase2: &'static str,
     pub phase3: &'static str,
+    /// The same updates on one GPU's block rows of a matrix split between GPUs (`host apsp
+    /// --gpus N --paths`, `multi_paths.rs`): the four roles of [`super::super::FwMultiConfig`],
+    /// each taking the path matrix beside the distances and `mode` last: `pivot` and `row`
+    /// `(d_row, p_row, pitch, round, mode)`, `col` `(d_rows, p_rows, d_pivot, p_pivot, pitch,
+    /// round, skip, mode)`, `rest` `(d_rows, p_rows, d_pivot, p_pivot, pitch, round, first,
+    /// skip, mode)`. They pack their operands themselves (no strips).
+    pub split: FwMultiPathNames,
 }
 
-/// `(phase1, phase2, phase3, block, threads, cells, tile_threads, tile_cells, quads)` with the
-/// meanings of `for_each_fw!`; the single source of `FW_PATHS` and the kernels in `paths.rs`.
+/// The kernel names of [`FwPathsConfig::split`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FwMultiPathNames {
+    pub pivot: &'static str,
+    pub row: &'static str,
+    pub col: &'static str,
+    pub rest: &'static str,
+}
+
+/// `(phase1, phase2, phase3, pivot, row, col, rest, block, threads, cells, tile_threads,
+/// tile_cells, quads)` with the meanings of `for_each_fw!` (and of `for_each_fw_multi!` for the
+/// split kernels); the single source of `FW_PATHS` and the kernels in `paths.rs` and
+/// `multi_paths.rs`.
 macro_rules! for_each_fw_paths {
     ($m:ident) => {
         $m! {
-            (fwp_phase1_b64, fwp_phase2_b64, fwp_phase3_b64, 64, 16, 4, 8, 8, 16),
+            (fwp_phase1_b64, fwp_phase2_b64, fwp_phase3_b64, fwmp_pivot_b64, fwmp_row_b64, fwmp_col_b64,
+             fwmp_rest_b64, 64, 16, 4, 8, 8, 16),
         }
     };
 }
 
 macro_rules! fw_paths_table {
-    ($(($p1:ident, $p2:ident, $p3:ident, $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {
+    ($(($p1:ident, $p2:ident, $p3:ident, $pivot:ident, $row:ident, $col:ident, $rest:ident,
+        $b:tt, $t:tt, $r:tt, $t3:tt, $n:tt, $q:tt)),* $(,)?) => {
         /// Block factors with path kernels (the register-tiled layout only).
         pub const FW_PATHS: [FwPathsConfig; 1] = [$(FwPathsConfig {
             block: $b,
@@ -66,6 +86,12 @@ macro_rules! fw_paths_table {
             phase1: stringify!($p1),
             phase2: stringify!($p2),
             phase3: stringify!($p3),
+            split: FwMultiPathNames {
+                pivot: stringify!($pivot),
+                row: stringify!($row),
+                col: stringify!($col),
+                rest: stringify!($rest),
+            },
         }),*];
     };
 }

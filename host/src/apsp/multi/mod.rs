@@ -16,7 +16,8 @@
 mod rounds;
 mod rows;
 
-use rounds::{Kernels, Lane, Rounds, greatest_priority, warm_up};
+use rounds::{Kernels, Lane, PathKernels, Rounds, greatest_priority, warm_up};
+pub use rows::SplitPaths;
 
 use std::{ffi::c_int, ops::Range, path::Path, str::FromStr, time::Instant};
 
@@ -30,6 +31,7 @@ use gpu_kernels::apsp::{FwMultiConfig, fw_multi_config};
 use rgk_core::apsp::{
     format::{Edge, Graph, count_repeated},
     limits::ensure_gpu_addressable,
+    paths::PathKind,
     split::{PIVOT_BUFFERS, block_rows, bytes_per_gpu},
 };
 use serde::Serialize;
@@ -37,6 +39,7 @@ use serde::Serialize;
 use super::{
     gpu::{self as agpu, geometry},
     nccl::Nccl,
+    paths as apaths,
 };
 use crate::gpu::{Gpu, Share, check_shares_fit, device_count, free_memory, init_driver};
 
@@ -162,6 +165,9 @@ pub struct MultiSolution<'a> {
     parts: Vec<Range<usize>>,
     /// Each GPU's rows (`None` where it has none).
     rows: Vec<Option<DeviceBuffer<i32>>>,
+    /// Each GPU's rows of the path matrix, and its kind (a solve with paths only).
+    path_rows: Vec<Option<DeviceBuffer<i32>>>,
+    path_kind: Option<PathKind>,
     vertices: usize,
     block: usize,
     pitch: usize,
@@ -187,7 +193,41 @@ pub fn config(block: u32) -> Result<FwMultiConfig> {
 /// the result stays on the GPUs, read by rows through [`DeviceRows`](super::rows::DeviceRows).
 /// Fails with one sentence when V does not fit in some GPU's free memory.
 pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<MultiSolution<'a>> {
+    solve_with(multi, graph, block, None)
+}
+
+/// [`solve`] with a `kind` path matrix beside the distances (`host apsp --gpus N --paths`): the
+/// path kernels of the split (`FwPathsConfig::split`), each GPU holding its rows of both
+/// matrices and receiving both pivot rows each round. The path cells equal those of one GPU's
+/// [`apaths::solve_paths_on_device`]; [`MultiSolution::paths`] reads them by rows.
+pub fn solve_paths<'a>(
+    multi: &'a MultiGpu,
+    graph: &Graph,
+    block: u32,
+    kind: PathKind,
+) -> Result<MultiSolution<'a>> {
+    solve_with(multi, graph, block, Some(kind))
+}
+
+fn solve_with<'a>(
+    multi: &'a MultiGpu,
+    graph: &Graph,
+    block: u32,
+    kind: Option<PathKind>,
+) -> Result<MultiSolution<'a>> {
     let cfg = config(block)?;
+    let path_kernels = match kind {
+        Some(kind) => {
+            apaths::ensure_paths_fit(graph)?;
+            Some(PathKernels {
+                names: apaths::paths_config(block)?.split,
+                mode: apaths::mode(kind),
+            })
+        }
+        None => None,
+    };
+    // With paths every GPU holds two matrices' rows and pivot buffers.
+    let copies = if kind.is_some() { 2 } else { 1 };
     let b = block as usize;
     let n = multi.len();
     let (padded, pitch) = geometry(graph.vertices, block);
@@ -209,7 +249,8 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         gpu.make_current()?;
         shares.push(Share {
             ordinal: gpu.ordinal(),
-            needs: bytes_per_gpu(parts[g].len(), b, pitch) + edges_per_gpu[g] * size_of::<Edge>(),
+            needs: copies * bytes_per_gpu(parts[g].len(), b, pitch)
+                + edges_per_gpu[g] * size_of::<Edge>(),
             free: free_memory()?,
         });
     }
@@ -217,14 +258,19 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         &shares,
         format_args!(
             "V = {} on {n} GPU(s) ({nb} block rows of {b} x {pitch} cells, {PIVOT_BUFFERS} \
-             pivot rows per GPU, {} edges)",
+             pivot rows per GPU, {} edges{})",
             graph.vertices,
-            graph.edges.len()
+            graph.edges.len(),
+            if kind.is_some() {
+                ", twice with paths"
+            } else {
+                ""
+            }
         ),
     )?;
     let mut times = MultiTimes::default();
     for (g, gpu) in multi.gpus.iter().enumerate() {
-        let bytes = bytes_per_gpu(parts[g].len(), b, pitch);
+        let bytes = copies * bytes_per_gpu(parts[g].len(), b, pitch);
         times.per_gpu.push(GpuSplit {
             ordinal: gpu.ordinal(),
             block_rows: parts[g].len(),
@@ -237,6 +283,7 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
     // Each GPU builds its own rows from the edges that leave them (as one GPU builds the whole
     // matrix): only edges cross PCIe, and the host never holds a share of the matrix.
     let mut rows = Vec::with_capacity(n);
+    let mut path_rows = Vec::with_capacity(n);
     let mut uploads = Vec::with_capacity(n);
     let t = Instant::now();
     for (g, gpu) in multi.gpus.iter().enumerate() {
@@ -244,6 +291,7 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         let r = parts[g].start * b..parts[g].end * b;
         if r.is_empty() {
             rows.push(None);
+            path_rows.push(None);
             continue;
         }
         // SAFETY: every cell is written by the init kernel before anything reads it.
@@ -263,7 +311,30 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         uploads.push(unsafe {
             agpu::init_on_device(gpu, &edges, d.as_device_ptr(), r.len(), r.start, pitch)
         }?);
+        let p = match kind {
+            Some(kind) => {
+                // SAFETY: every cell is written by the init kernel below before anything reads it.
+                let p = unsafe { DeviceBuffer::<i32>::uninitialized(r.len() * pitch) }
+                    .with_context(|| format!("allocating path rows on GPU {}", gpu.ordinal()))?;
+                // SAFETY: `d` (initialised above, on the same stream) and `p` hold this GPU's
+                // r.len() rows of `pitch` i32 from global row r.start; both are kept until the
+                // synchronize below.
+                unsafe {
+                    apaths::init_paths(
+                        gpu,
+                        d.as_device_ptr(),
+                        p.as_device_ptr(),
+                        r.clone(),
+                        pitch,
+                        kind,
+                    )
+                }?;
+                Some(p)
+            }
+            None => None,
+        };
         rows.push(Some(d));
+        path_rows.push(p);
     }
     times.host_to_device_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
@@ -280,23 +351,28 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
     let mut lanes = Vec::with_capacity(n);
     for (g, gpu) in multi.gpus.iter().enumerate() {
         gpu.make_current()?;
-        let pivots = if n > 1 {
-            (0..PIVOT_BUFFERS)
+        let buffers = |count: usize| -> Result<Vec<DeviceBuffer<i32>>> {
+            (0..count)
                 // SAFETY: a pivot buffer is read only after a broadcast has filled it.
                 .map(|_| unsafe { DeviceBuffer::<i32>::uninitialized(b * pitch) })
-                .collect::<Result<Vec<_>, _>>()?
-        } else {
-            Vec::new()
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Into::into)
         };
+        let several = if n > 1 { PIVOT_BUFFERS } else { 0 };
+        let with_paths = if kind.is_some() { several } else { 0 };
         lanes.push(Lane {
             gpu,
-            kernels: Kernels::new(gpu, cfg)?,
+            kernels: Kernels::new(gpu, cfg, path_kernels)?,
             comm: Stream::new(StreamFlags::NON_BLOCKING, Some(greatest_priority()?))?,
             rows: rows[g]
                 .as_ref()
                 .map(|d: &DeviceBuffer<i32>| d.as_device_ptr()),
+            path_rows: path_rows[g]
+                .as_ref()
+                .map(|p: &DeviceBuffer<i32>| p.as_device_ptr()),
             blocks: parts[g].clone(),
-            pivots,
+            pivots: buffers(several)?,
+            path_pivots: buffers(with_paths)?,
             start: Vec::with_capacity(nb),
             end: Vec::with_capacity(nb),
             recv: Vec::with_capacity(nb),
@@ -360,6 +436,8 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
         multi,
         parts,
         rows,
+        path_rows,
+        path_kind: kind,
         vertices: graph.vertices,
         block: b,
         pitch,
@@ -371,9 +449,11 @@ pub fn solve<'a>(multi: &'a MultiGpu, graph: &Graph, block: u32) -> Result<Multi
 impl Drop for MultiSolution<'_> {
     fn drop(&mut self) {
         // Each GPU's memory is freed with its own context current.
-        for (gpu, rows) in self.multi.gpus.iter().zip(&mut self.rows) {
+        let all = self.rows.iter_mut().zip(&mut self.path_rows);
+        for (gpu, (rows, paths)) in self.multi.gpus.iter().zip(all) {
             if gpu.make_current().is_ok() {
                 drop(rows.take());
+                drop(paths.take());
             }
         }
     }

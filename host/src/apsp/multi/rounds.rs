@@ -11,7 +11,7 @@ use cust::{
     stream::{Stream, StreamWaitEventFlags},
 };
 use cust_raw::driver_sys;
-use gpu_kernels::apsp::FwMultiConfig;
+use gpu_kernels::apsp::{FwMultiConfig, FwMultiPathNames};
 use rgk_core::apsp::split::{PIVOT_BUFFERS, owner};
 
 use super::MultiGpu;
@@ -20,7 +20,8 @@ use crate::{
     gpu::{Gpu, check_driver},
 };
 
-/// One GPU's kernels and launch geometry.
+/// One GPU's kernels and launch geometry: the distance kernels of `multi.rs`, or with a path
+/// matrix those of `multi_paths.rs` (same roles and grids, the path pointers and `mode` added).
 pub(super) struct Kernels<'a> {
     pivot: Function<'a>,
     row: Function<'a>,
@@ -28,23 +29,64 @@ pub(super) struct Kernels<'a> {
     rest: Function<'a>,
     pivot_threads: BlockSize,
     tile_threads: BlockSize,
+    /// The path kernels' `mode` (kind and flags) when they carry a path matrix.
+    paths: Option<u32>,
 }
 
 impl<'a> Kernels<'a> {
-    pub(super) fn new(gpu: &'a Gpu, cfg: FwMultiConfig) -> Result<Kernels<'a>> {
+    pub(super) fn new(
+        gpu: &'a Gpu,
+        cfg: FwMultiConfig,
+        paths: Option<PathKernels>,
+    ) -> Result<Kernels<'a>> {
         let get = |name: &str| gpu.function(name);
+        let names = match &paths {
+            Some(p) => [p.names.pivot, p.names.row, p.names.col, p.names.rest],
+            None => [cfg.pivot, cfg.row, cfg.col, cfg.rest],
+        };
         let k = Kernels {
-            pivot: get(cfg.pivot)?,
-            row: get(cfg.row)?,
-            col: get(cfg.col)?,
-            rest: get(cfg.rest)?,
+            pivot: get(names[0])?,
+            row: get(names[1])?,
+            col: get(names[2])?,
+            rest: get(names[3])?,
             pivot_threads: BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
             tile_threads: BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
+            paths: paths.map(|p| p.mode),
         };
         for f in [&k.row, &k.col, &k.rest] {
             prefer_shared_memory(f)?;
         }
         Ok(k)
+    }
+}
+
+/// The path kernels of the split and the `mode` they run with.
+#[derive(Clone, Copy)]
+pub(super) struct PathKernels {
+    pub(super) names: FwMultiPathNames,
+    pub(super) mode: u32,
+}
+
+/// A block row (or a GPU's block rows) of the distances and, with paths, of the path matrix at
+/// the same offset.
+#[derive(Clone, Copy)]
+struct Mats {
+    d: DevicePointer<i32>,
+    p: Option<DevicePointer<i32>>,
+}
+
+impl Mats {
+    fn offset(self, cells: usize) -> Mats {
+        Mats {
+            d: offset(self.d, cells),
+            p: self.p.map(|p| offset(p, cells)),
+        }
+    }
+
+    /// The path pointer, where the kernels carry paths (`Kernels::paths` is set exactly when
+    /// every `Mats` has one: `solve` allocates both or neither).
+    fn p(self) -> DevicePointer<i32> {
+        self.p.expect("path kernels run with a path matrix")
     }
 }
 
@@ -68,8 +110,12 @@ pub(super) struct Lane<'a> {
     pub(super) kernels: Kernels<'a>,
     pub(super) comm: Stream,
     pub(super) rows: Option<DevicePointer<i32>>,
+    /// This GPU's rows of the path matrix (with paths only).
+    pub(super) path_rows: Option<DevicePointer<i32>>,
     pub(super) blocks: Range<usize>,
     pub(super) pivots: Vec<DeviceBuffer<i32>>,
+    /// Pivot buffers of the path matrix (with paths on several GPUs only).
+    pub(super) path_pivots: Vec<DeviceBuffer<i32>>,
     /// Per round: compute start (after the wait for the pivot row) and end.
     pub(super) start: Vec<Event>,
     pub(super) end: Vec<Event>,
@@ -127,20 +173,28 @@ impl Rounds<'_, '_> {
         owner(&self.parts, r)
     }
 
-    /// The owner's copy of block row `r` in its rows.
-    fn row_ptr(&self, g: usize, r: usize) -> DevicePointer<i32> {
+    /// The owner's copy of block row `r` in its rows (both matrices).
+    fn row_ptr(&self, g: usize, r: usize) -> Mats {
         let lane = &self.lanes[g];
-        let rows = lane.rows.expect("the owner of a row has rows");
-        offset(rows, (r - lane.blocks.start) * self.b * self.pitch)
+        let rows = Mats {
+            d: lane.rows.expect("the owner of a row has rows"),
+            p: lane.path_rows,
+        };
+        rows.offset((r - lane.blocks.start) * self.b * self.pitch)
     }
 
     /// Where GPU `g` reads pivot row `r`: its own rows on the owner (broadcast in place), else
-    /// the buffer the broadcast fills.
-    fn pivot_ptr(&self, g: usize, r: usize) -> DevicePointer<i32> {
+    /// the buffers the broadcast fills.
+    fn pivot_ptr(&self, g: usize, r: usize) -> Mats {
         if self.owner(r) == g {
             self.row_ptr(g, r)
         } else {
-            self.lanes[g].pivots[r % PIVOT_BUFFERS].as_device_ptr()
+            let lane = &self.lanes[g];
+            let i = r % PIVOT_BUFFERS;
+            Mats {
+                d: lane.pivots[i].as_device_ptr(),
+                p: lane.path_pivots.get(i).map(|b| b.as_device_ptr()),
+            }
         }
     }
 
@@ -178,26 +232,43 @@ impl Rounds<'_, '_> {
                     } else {
                         u32::MAX
                     };
+                    let rows = Mats {
+                        d: rows,
+                        p: lane.path_rows,
+                    };
                     let piv = self.pivot_ptr(g, r);
                     let (col, rest, tt) = (&k.col, &k.rest, k.tile_threads);
                     let round = r as u32;
-                    // SAFETY: the kernels' signatures (gpu_kernels::apsp, multi-GPU kernels) take
-                    // these arguments; `rows` holds this GPU's `local` block rows and `piv` one
-                    // block row, each B x pitch i32, and the grids stay inside them (one block per
-                    // B x B tile of `local` rows by nb columns, `first + count <= local`); both
-                    // outlive the solve, which waits for the streams.
+                    // SAFETY: the kernels' signatures (gpu_kernels::apsp, multi-GPU kernels and
+                    // their path variants) take these arguments; `rows` holds this GPU's `local`
+                    // block rows and `piv` one block row of each matrix, each B x pitch i32, and
+                    // the grids stay inside them (one block per B x B tile of `local` rows by nb
+                    // columns, `first + count <= local`); all outlive the solve, which waits for
+                    // the streams.
                     unsafe {
-                        launch!(col<<<GridSize::x(local), tt, 0, stream>>>(
-                            rows, piv, pitch, round, skip
-                        ))?;
+                        match k.paths {
+                            None => launch!(col<<<GridSize::x(local), tt, 0, stream>>>(
+                                rows.d, piv.d, pitch, round, skip
+                            ))?,
+                            Some(mode) => launch!(col<<<GridSize::x(local), tt, 0, stream>>>(
+                                rows.d, rows.p(), piv.d, piv.p(), pitch, round, skip, mode
+                            ))?,
+                        }
                     }
                     let launch_rest = |first: u32, count: u32| -> Result<()> {
                         if count > 0 {
+                            let grid = GridSize::xy(nb, count);
                             // SAFETY: as for `col` above.
                             unsafe {
-                                launch!(rest<<<GridSize::xy(nb, count), tt, 0, stream>>>(
-                                    rows, piv, pitch, round, first, skip
-                                ))?;
+                                match k.paths {
+                                    None => launch!(rest<<<grid, tt, 0, stream>>>(
+                                        rows.d, piv.d, pitch, round, first, skip
+                                    ))?,
+                                    Some(mode) => launch!(rest<<<grid, tt, 0, stream>>>(
+                                        rows.d, rows.p(), piv.d, piv.p(), pitch, round, first,
+                                        skip, mode
+                                    ))?,
+                                }
                             }
                         }
                         Ok(())
@@ -238,12 +309,22 @@ impl Rounds<'_, '_> {
         let stream = &lane.gpu.stream;
         let k = &lane.kernels;
         let (p, w, pt, tt) = (&k.pivot, &k.row, k.pivot_threads, k.tile_threads);
-        // SAFETY: the kernels take (row, pitch, round); `row` is block row `r` inside the
-        // owner's rows (B x pitch i32), and the grids touch only it (one pivot block, nb tiles
-        // along it); the rows outlive the solve, which waits for the streams.
+        // SAFETY: the kernels take (row, pitch, round), or (row, path row, pitch, round, mode)
+        // with paths; `row` is block row `r` inside the owner's rows (B x pitch i32 of each
+        // matrix), and the grids touch only it (one pivot block, nb tiles along it); the rows
+        // outlive the solve, which waits for the streams.
         unsafe {
-            launch!(p<<<GridSize::x(1), pt, 0, stream>>>(row, pitch, round))?;
-            launch!(w<<<GridSize::x(nb), tt, 0, stream>>>(row, pitch, round))?;
+            match k.paths {
+                None => {
+                    launch!(p<<<GridSize::x(1), pt, 0, stream>>>(row.d, pitch, round))?;
+                    launch!(w<<<GridSize::x(nb), tt, 0, stream>>>(row.d, pitch, round))?;
+                }
+                Some(mode) => {
+                    let (d, q) = (row.d, row.p());
+                    launch!(p<<<GridSize::x(1), pt, 0, stream>>>(d, q, pitch, round, mode))?;
+                    launch!(w<<<GridSize::x(nb), tt, 0, stream>>>(d, q, pitch, round, mode))?;
+                }
+            }
         }
         let ready = Event::new(EventFlags::DEFAULT)?;
         ready.record(stream)?;
@@ -269,18 +350,32 @@ impl Rounds<'_, '_> {
             if let Some(e) = after {
                 lane.comm.wait_event(e, StreamWaitEventFlags::DEFAULT)?;
             }
-            let buf = self.pivot_ptr(g, r).as_raw();
-            parts.push(BroadcastPart {
+            parts.push(self.pivot_ptr(g, r));
+        }
+        let count = self.b * self.pitch;
+        let streams: Vec<_> = self.lanes.iter().map(|l| l.comm.as_inner()).collect();
+        let part = |m: &Mats, p: bool, stream: cust_raw::driver_sys::CUstream| {
+            let buf = if p { m.p() } else { m.d }.as_raw();
+            BroadcastPart {
                 send: buf,
                 recv: buf,
-                stream: lane.comm.as_inner() as *mut std::ffi::c_void,
-            });
+                stream: stream as *mut std::ffi::c_void,
+            }
+        };
+        let paths = self.lanes[0].kernels.paths.is_some();
+        for p in [false, true].into_iter().filter(|&p| !p || paths) {
+            let bufs: Vec<_> = parts
+                .iter()
+                .zip(&streams)
+                .map(|(m, &s)| part(m, p, s))
+                .collect();
+            // SAFETY: each part is one block row (B x pitch i32) of the distances or of the
+            // path matrix: the owner's own row r (inside its rows) or a pivot buffer of that
+            // size; the comm streams belong to the lanes' GPUs; the rows and buffers outlive
+            // the solve, which waits for every stream.
+            unsafe { nccl.broadcast_i32(&bufs, count, root) }
+                .with_context(|| format!("broadcasting pivot row {r}"))?;
         }
-        // SAFETY: each part is one block row (B x pitch i32): the owner's own row r (inside its
-        // rows) or a pivot buffer of that size; the comm streams belong to the lanes' GPUs; the
-        // rows and buffers outlive the solve, which waits for every stream.
-        unsafe { nccl.broadcast_i32(&parts, self.b * self.pitch, root) }
-            .with_context(|| format!("broadcasting pivot row {r}"))?;
         for lane in self.lanes.iter_mut() {
             lane.gpu.make_current()?;
             let done = Event::new(EventFlags::DEFAULT)?;

@@ -1,7 +1,9 @@
-//! The split matrix read back by rows ([`DeviceRows`]): each GPU copies its own rows, all at
+//! The split matrices read back by rows ([`DeviceRows`]): each GPU copies its own rows, all at
 //! once, with the same 2-D copy as one GPU (padding dropped; full speed into pinned staging).
 use anyhow::{Context as _, Result};
+use cust::memory::DeviceBuffer;
 use cust_raw::driver_sys;
+use rgk_core::apsp::paths::PathKind;
 
 use super::MultiSolution;
 use crate::{apsp::rows::DeviceRows, gpu::check_driver};
@@ -12,6 +14,45 @@ impl DeviceRows for MultiSolution<'_> {
     }
 
     fn copy_rows(&self, first: usize, dst: &mut [i32]) -> Result<()> {
+        self.copy_split(&self.rows, first, dst)
+    }
+}
+
+/// The path matrix of a [`MultiSolution`] solved with paths, read by rows like the distances.
+pub struct SplitPaths<'s, 'a> {
+    solution: &'s MultiSolution<'a>,
+    pub kind: PathKind,
+}
+
+impl<'a> MultiSolution<'a> {
+    /// The path matrix, when the solve carried one ([`super::solve_paths`]).
+    pub fn paths(&self) -> Option<SplitPaths<'_, 'a>> {
+        self.path_kind.map(|kind| SplitPaths {
+            solution: self,
+            kind,
+        })
+    }
+}
+
+impl DeviceRows for SplitPaths<'_, '_> {
+    fn vertices(&self) -> usize {
+        self.solution.vertices
+    }
+
+    fn copy_rows(&self, first: usize, dst: &mut [i32]) -> Result<()> {
+        self.solution
+            .copy_split(&self.solution.path_rows, first, dst)
+    }
+}
+
+impl MultiSolution<'_> {
+    /// [`DeviceRows::copy_rows`] from one of the split matrices (`bufs`: each GPU's rows).
+    fn copy_split(
+        &self,
+        bufs: &[Option<DeviceBuffer<i32>>],
+        first: usize,
+        dst: &mut [i32],
+    ) -> Result<()> {
         let v = self.vertices;
         assert!(v > 0 && dst.len().is_multiple_of(v), "dst holds whole rows");
         let want = first..first + dst.len() / v;
@@ -21,7 +62,7 @@ impl DeviceRows for MultiSolution<'_> {
         let mut jobs = Vec::new();
         let mut rest = dst;
         for (g, gpu) in self.multi.gpus.iter().enumerate() {
-            let (Some(d), part) = (&self.rows[g], &self.parts[g]) else {
+            let (Some(d), part) = (&bufs[g], &self.parts[g]) else {
                 continue;
             };
             let have = part.start * self.block..part.end * self.block;
