@@ -165,12 +165,15 @@ mod flagship;
 mod flagship_epilogue;
 #[cfg(target_arch = "nvptx64")]
 mod flagship_ops;
+pub mod split_k;
 pub mod stream_k;
 
 #[cfg(target_arch = "nvptx64")]
 mod skinny_cols;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_reduce;
+#[cfg(target_arch = "nvptx64")]
+mod split_k_kernels;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_rows;
 
