@@ -29,7 +29,8 @@ const PAIRS: [(Op, Op); 4] = [
 /// and B) and checks sampled problems against the f64 reference and every gap of C untouched.
 fn check(gpu: &Gpu, op: &Gemm, seed: u64, what: &str, route: Option<Route>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let [a, b, c0] = [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
+    let [a, b, c0] =
+        [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
     let tail = |x: &Vec<f32>| x.iter().copied().chain([f32::NAN; 3]).collect::<Vec<f32>>();
     let d_a = DeviceBuffer::from_slice(&tail(&a)).unwrap();
     let d_b = DeviceBuffer::from_slice(&tail(&b)).unwrap();
@@ -61,7 +62,11 @@ fn check(gpu: &Gpu, op: &Gemm, seed: u64, what: &str, route: Option<Route>) {
     }
     for (j, (&got, &was)) in c.iter().zip(&c0).enumerate() {
         if !inside[j] {
-            assert_eq!(got.to_bits(), was.to_bits(), "{what} {op:?}: gap {j} written");
+            assert_eq!(
+                got.to_bits(),
+                was.to_bits(),
+                "{what} {op:?}: gap {j} written"
+            );
         }
     }
 }
@@ -96,13 +101,20 @@ fn every_route_of_every_operation_pair_matches_the_reference() {
             .iter()
             .enumerate()
             {
-                let route = Route { a: pa, b: pb, split: sp };
+                let route = Route {
+                    a: pa,
+                    b: pb,
+                    split: sp,
+                };
                 let seed = (100 * i + 10 * j + l) as u64;
                 let op = Gemm::new(m, n, k).ops(op_a, op_b);
                 check(&gpu, &op, seed, &format!("{route:?}"), Some(route));
                 // alpha/beta other than (1, 0), rows wider than the matrices.
                 let (wa, wb) = (op.lda, op.ldb);
-                let op = op.alpha(-1.5).beta(0.75).leading_dims(wa + 3, wb + 5, n + 2);
+                let op = op
+                    .alpha(-1.5)
+                    .beta(0.75)
+                    .leading_dims(wa + 3, wb + 5, n + 2);
                 check(&gpu, &op, seed + 5000, &format!("{route:?}"), Some(route));
             }
         }
@@ -132,7 +144,13 @@ fn pre_passed_batches_with_gaps_and_shared_operands() {
                     b: Prep::Transpose,
                     split: None,
                 };
-                check(&gpu, op, (1000 + 100 * i + 10 * j + l) as u64, "batch", Some(route));
+                check(
+                    &gpu,
+                    op,
+                    (1000 + 100 * i + 10 * j + l) as u64,
+                    "batch",
+                    Some(route),
+                );
             }
         }
     }
@@ -200,7 +218,13 @@ fn the_librarys_pick_on_deep_k_and_transposed_shapes() {
             b: Prep::Keep,
             split: split(tile, 5),
         };
-        check(&gpu, &Gemm::new(200, 300, 3000), 9100 + tile as u64, "tile", Some(route));
+        check(
+            &gpu,
+            &Gemm::new(200, 300, 3000),
+            9100 + tile as u64,
+            "tile",
+            Some(route),
+        );
     }
 }
 

@@ -173,9 +173,9 @@ mod skinny_cols;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_reduce;
 #[cfg(target_arch = "nvptx64")]
-mod split_k_kernels;
-#[cfg(target_arch = "nvptx64")]
 mod skinny_rows;
+#[cfg(target_arch = "nvptx64")]
+mod split_k_kernels;
 
 #[cfg(test)]
 mod tests {

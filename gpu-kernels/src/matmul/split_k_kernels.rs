@@ -38,8 +38,12 @@ pub unsafe fn sgemm_split_sum(p: SplitSumParams) {
             // contract's strides), which no thread writes.
             let (x, y) = unsafe {
                 (
-                    ld_global_nc::<1>(p.a.add(r * p.a_row as usize + kk * p.a_k as usize) as *const u32)[0],
-                    ld_global_nc::<1>(p.b.add(kk * p.b_k as usize + c * p.b_col as usize) as *const u32)[0],
+                    ld_global_nc::<1>(
+                        p.a.add(r * p.a_row as usize + kk * p.a_k as usize) as *const u32
+                    )[0],
+                    ld_global_nc::<1>(
+                        p.b.add(kk * p.b_k as usize + c * p.b_col as usize) as *const u32
+                    )[0],
                 )
             };
             v += f32::from_bits(x) * f32::from_bits(y);

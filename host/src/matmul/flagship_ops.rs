@@ -91,7 +91,12 @@ impl<'a> FlagshipOpsLaunch<'a> {
         let (need_a, need_b, _) = op.min_lens();
         check_len("A", a.len(), need_a, false)?;
         check_len("B", b.len(), need_b, false)?;
-        check_len("the split-K workspace", work.len(), splits as usize * op.m * op.n, false)?;
+        check_len(
+            "the split-K workspace",
+            work.len(),
+            splits as usize * op.m * op.n,
+            false,
+        )?;
         if op.batch != 1 || splits < 2 || op.k < splits as usize {
             return bad_input(format!(
                 "split-K takes one problem with K ({}) of at least {splits} values (splits ≥ 2)",

@@ -11,16 +11,14 @@ use super::{
     select::{DEFAULT_GROUP, DEFAULT_SCHEDULE, group_override, schedule_override},
 };
 
-/// The default variant for `op` on a GPU with `sms` multiprocessors: the largest tile whose
-/// grid, over the whole batch, has a block for at least 90% of them, and no 128-row tile when K
-/// is below `SHORT_K` (the N,N rule, `select::choose_kernel`); nor a tile of which half or more
-/// would be padding (a batch of 64x64 problems runs 64x64 tiles); the rule is
-/// `route::default_ops_tile`. `RGK_SGEMM_OPS_TILE` (an index into `route::TILES`) overrides the
+/// The default variant for `op` on a GPU with `sms` multiprocessors: the tile of
+/// `route::default_ops_tile` (the N,N rule of `select::choose_kernel` over the whole batch;
+/// a batch takes the large tiles where they pad little). `RGK_SGEMM_OPS_TILE` (an index into `route::TILES`) overrides the
 /// tile, for timing runs. `vec`: the operands allow 16-byte copies
 /// ([`Gemm::straight_vector_ok`]).
 pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOpsConfig {
-    let tile = ops_tile_override()
-        .unwrap_or_else(|| default_ops_tile(op.m, op.n, op.k, op.batch, sms));
+    let tile =
+        ops_tile_override().unwrap_or_else(|| default_ops_tile(op.m, op.n, op.k, op.batch, sms));
     variant([op.op_a, op.op_b], tile, vec)
 }
 
@@ -65,10 +63,13 @@ mod tests {
                     assert!(pick(4096, 4096, 4096, 1).contains("128x256x8"));
                     assert!(pick(1024, 1024, 1024, 1).contains("64x128x16"));
                     assert!(pick(1, 1, 1, 1).contains("64x64x16"));
-                    // A batch fills the GPU with its problems' tiles together.
+                    // A batch fills the GPU with its problems' tiles together, large tiles
+                    // where they pad little.
                     assert!(pick(256, 256, 4096, 64).contains("128x256x8"));
                     assert!(pick(64, 64, 64, 4096).contains("64x64x16"));
-                    assert!(pick(256, 256, 256, 512).contains("64x128x16"));
+                    assert!(pick(256, 256, 256, 512).contains("128x256x8"));
+                    assert!(pick(384, 384, 384, 100).contains("128x128x8"));
+                    assert!(pick(100, 100, 100, 100).contains("64x128x16"));
                 }
             }
         }

@@ -149,9 +149,8 @@ pub fn gemm_device_with_route(
     c: &mut DeviceSlice<f32>,
 ) -> Result<()> {
     op.check_buffers([a, b, c])?;
-    let direct = |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| {
-        launch_default(gpu, &gpu.stream, true, op, bufs)
-    };
+    let direct =
+        |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| launch_default(gpu, &gpu.stream, true, op, bufs);
     split_run::run(gpu, route, op, [a, b, c], &direct)?;
     gpu.stream
         .synchronize()
@@ -178,7 +177,8 @@ fn gemm_device_on(
         // The pre-pass's and the split's scratch memory, like stream-K's workspace, belong to
         // `gpu.stream`: on another stream the problem goes straight to its kernel.
         None if own => {
-            let direct = |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| launch_default(gpu, on, own, op, bufs);
+            let direct =
+                |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| launch_default(gpu, on, own, op, bufs);
             match pick_route(gpu, op, a, b)? {
                 Route::DIRECT => direct(op, [a, b, c])?,
                 route => split_run::run(gpu, route, op, [a, b, c], &direct)?,
@@ -197,7 +197,12 @@ fn gemm_device_on(
 /// The route for `op` (`route::choose_route`, or `RGK_SGEMM_ROUTE`): only problems whose M and
 /// N are both above [`SKINNY_LIMIT`] (the skinny kernels and the small batches below are
 /// routed by `select`), never a named kernel.
-fn pick_route(gpu: &Gpu, op: &Gemm, a: &DeviceSlice<f32>, b: &DeviceSlice<f32>) -> anyhow::Result<Route> {
+fn pick_route(
+    gpu: &Gpu,
+    op: &Gemm,
+    a: &DeviceSlice<f32>,
+    b: &DeviceSlice<f32>,
+) -> anyhow::Result<Route> {
     if op.m <= SKINNY_LIMIT || op.n <= SKINNY_LIMIT {
         return Ok(Route::DIRECT);
     }
@@ -263,7 +268,15 @@ fn launch_named(
         Ok(cfg) => Ok(Choice::Skinny(cfg)),
         Err(_) => flagship_config(name).map(Choice::Flagship),
     };
-    launch_choice(gpu, on, own, picked.map_err(bad)?, Some(schedule), op, [a, b, c])
+    launch_choice(
+        gpu,
+        on,
+        own,
+        picked.map_err(bad)?,
+        Some(schedule),
+        op,
+        [a, b, c],
+    )
 }
 
 /// Launches a plain problem's skinny or flagship kernel, under `asked` or the selected schedule.

@@ -113,7 +113,15 @@ pub fn aligned(op: &Gemm, a: &DeviceSlice<f32>, b: &DeviceSlice<f32>) -> Aligned
 /// The route for `op` on A and B (`route::choose_route`, remembered per problem).
 pub fn choose(gpu: &Gpu, op: &Gemm, a: &DeviceSlice<f32>, b: &DeviceSlice<f32>) -> Result<Route> {
     let al = aligned(op, a, b);
-    let key = (op.m, op.n, op.k, [op.op_a, op.op_b], op.batch, al, op.beta == 0.0);
+    let key = (
+        op.m,
+        op.n,
+        op.k,
+        [op.op_a, op.op_b],
+        op.batch,
+        al,
+        op.beta == 0.0,
+    );
     let cell = gpu.runner_state::<ScratchCell>();
     if let Some(&r) = cell.borrow().chosen.get(&key) {
         return Ok(r);
@@ -152,7 +160,11 @@ fn pre_pass(
     batch: usize,
 ) -> Result<Moved> {
     let transpose = prep == Prep::Transpose;
-    let (out_rows, out_cols) = if transpose { (cols, rows) } else { (rows, cols) };
+    let (out_rows, out_cols) = if transpose {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
     let ld_out = out_cols.next_multiple_of(4);
     let copies = if stride == 0 { 1 } else { batch };
     let stride_out = if stride == 0 { 0 } else { out_rows * ld_out };
@@ -269,10 +281,22 @@ fn sum(
     let tail = op.k - k0;
     // The tail's first k-value: a column of A (or a row of A stored transposed), a row of B
     // (or a column of B stored transposed); not formed when there is no tail.
-    let (a_row, a_k) = if op.op_a == Op::N { (op.lda, 1) } else { (1, op.lda) };
-    let (b_k, b_col) = if op.op_b == Op::N { (op.ldb, 1) } else { (1, op.ldb) };
+    let (a_row, a_k) = if op.op_a == Op::N {
+        (op.lda, 1)
+    } else {
+        (1, op.lda)
+    };
+    let (b_k, b_col) = if op.op_b == Op::N {
+        (op.ldb, 1)
+    } else {
+        (1, op.ldb)
+    };
     let at = |s: &DeviceSlice<f32>, off: usize| s.as_device_ptr().as_raw() + 4 * off as u64;
-    let (a_off, b_off) = if tail > 0 { (k0 * a_k, k0 * b_k) } else { (0, 0) };
+    let (a_off, b_off) = if tail > 0 {
+        (k0 * a_k, k0 * b_k)
+    } else {
+        (0, 0)
+    };
     let params = SplitSumParams {
         work: at(work, 0) as *const f32,
         c: at(c, 0) as *mut f32,
