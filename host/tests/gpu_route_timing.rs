@@ -72,7 +72,7 @@ fn routes(op: &Gemm) -> Vec<Route> {
     if op.batch == 1 {
         for a in [Prep::Keep, Prep::Transpose] {
             for tile in 0..TILES.len() {
-                for splits in [2u32, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64] {
+                for splits in route::SPLIT_COUNTS {
                     let c = route::variant([op.op_a, op.op_b], tile, true);
                     let blocks = c.tiles(op.m as u32, op.n as u32) as usize * splits as usize;
                     if op.k / splits as usize >= 128 && blocks <= 2048 {

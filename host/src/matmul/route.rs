@@ -107,8 +107,10 @@ const COPY_BANDWIDTH: f64 = 3.0e12;
 const LAUNCH: f64 = 3.0e-6;
 /// The fewest k-values of one split (its pipeline fill and epilogue must amortize).
 pub const MIN_SPLIT_K: usize = 256;
-/// The most splits.
-pub const MAX_SPLITS: u32 = 64;
+/// The split counts weighed: a geometric ladder up to 64 (a choice weighs every one against
+/// every tile and pre-pass, so the ladder keeps it short; `tests/gpu_route_timing` times the
+/// same counts).
+pub const SPLIT_COUNTS: [u32; 11] = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
 /// A route other than the direct one must be estimated at most this fraction of the direct
 /// one's time: a pre-pass alone ([`MARGIN`]) or with split-K ([`SPLIT_MARGIN`]); the model
 /// was within a few percent of the H200's times on the problems that decide these
@@ -168,13 +170,19 @@ fn grid_time(
     let tiles = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
     let blocks = tiles * batch * splits as usize;
     let busiest = blocks.div_ceil(sms.max(1) as usize);
-    let together = busiest.min(per_sm.max(1) as usize);
-    let occupancy = ((together as f64 * warps as f64) / FULL_WARPS)
-        .min(1.0)
-        .sqrt();
     let kp = k.div_ceil(splits as usize).next_multiple_of(bk as usize);
     let work = 2.0 * (bm as f64) * (bn as f64) * kp as f64;
-    busiest as f64 * work / (SM_FLOPS * eff * occupancy * tile_efficiency(bm, bn)) + LAUNCH
+    // The busiest multiprocessor runs its blocks `per_sm` at a time, sharing its rate, which
+    // the warps of the blocks running together set; a last, smaller round runs alone.
+    let round = |together: usize| {
+        let occupancy = ((together as f64 * warps as f64) / FULL_WARPS)
+            .min(1.0)
+            .sqrt();
+        together as f64 * work / (SM_FLOPS * eff * occupancy * tile_efficiency(bm, bn))
+    };
+    let per_sm = per_sm.max(1) as usize;
+    let (full, rest) = (busiest / per_sm, busiest % per_sm);
+    full as f64 * round(per_sm) + if rest > 0 { round(rest) } else { 0.0 } + LAUNCH
 }
 
 /// The problem after the pre-pass: its operations and which operands allow 16-byte copies.
@@ -378,9 +386,14 @@ pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
     };
     let mut splits = vec![None];
     if op.batch == 1 {
-        let most = (op.k / MIN_SPLIT_K).min(MAX_SPLITS as usize) as u32;
+        let most = op.k / MIN_SPLIT_K;
         for tile in 0..TILES.len() {
-            splits.extend((2..=most).map(|splits| Some(SplitK { tile, splits })));
+            splits.extend(
+                SPLIT_COUNTS
+                    .iter()
+                    .filter(|&&s| s as usize <= most)
+                    .map(|&splits| Some(SplitK { tile, splits })),
+            );
         }
     }
     let mut out = Vec::new();

@@ -213,6 +213,9 @@ fn pre_pass(
     })
 }
 
+/// The library's default launch for the problem a pre-pass leaves (`sgemm::launch_default`).
+pub type Direct<'d> = dyn Fn(&Gemm, [&DeviceSlice<f32>; 3]) -> Result<()> + 'd;
+
 /// Runs `op` on A, B and C by `route` on the GPU's stream (not waiting): the pre-pass, then
 /// the split-K batch and its sum, or the library's default kernel (`direct`) for the problem
 /// the pre-pass left. `op` has been checked against the buffers.
@@ -221,7 +224,7 @@ pub fn run(
     route: Route,
     op: &Gemm,
     [a, b, c]: [&DeviceSlice<f32>; 3],
-    direct: &dyn Fn(&Gemm, [&DeviceSlice<f32>; 3]) -> Result<()>,
+    direct: &Direct,
 ) -> Result<()> {
     let (sa, sb) = route::stored_shapes(op);
     let moved_a = match route.a {
