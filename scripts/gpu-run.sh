@@ -18,6 +18,10 @@
 #                                  choice, its shape class, cuBLAS in the same process, 20 reps) per
 #                                  shape, JSON to $OUT/shapes_p_MxNxK.json, SM clock to $OUT/clock.csv,
 #                                  one summary table (scripts/gpu-shapes-p.sh)
+#   scripts/gpu-run.sh shapes-route  issue 20's SGEMM routes (pre-pass, split-K): per problem cuBLAS,
+#                                  the direct route, the model's pick and every candidate route with
+#                                  the model's estimate, then the routes' GPU tests; to
+#                                  $OUT/route_timings.txt, route_tests.log (scripts/gpu-shapes-route.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -202,6 +206,9 @@ sanitize)
     ;;
 shapes-p)
     run scripts/gpu-shapes-p.sh "$HOST" "$OUT_DIR" "$@"
+    ;;
+shapes-route)
+    run scripts/gpu-shapes-route.sh "$B" "$OUT_DIR"
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].

@@ -37,6 +37,9 @@ pub enum Family {
     SkinnyCols,
     /// The skinny kernels' split-K reduction (`skinny_reduce.rs`).
     SplitKReduce,
+    /// The library SGEMM's operand pre-pass, a transposing or re-pitching copy
+    /// (`matmul/split_k_kernels.rs`).
+    Transpose,
     /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
     FwPhase1,
     /// Floyd–Warshall phase 2, the pivot row and column.
@@ -71,7 +74,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 30] = [
+    pub const ALL: [Family; 31] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -87,6 +90,7 @@ impl Family {
         Family::SkinnyRows,
         Family::SkinnyCols,
         Family::SplitKReduce,
+        Family::Transpose,
         Family::FwPhase1,
         Family::FwPhase2,
         Family::FwPhase3,
@@ -123,6 +127,7 @@ impl Family {
             Family::SkinnyRows => "skinny_rows",
             Family::SkinnyCols => "skinny_cols",
             Family::SplitKReduce => "splitk_reduce",
+            Family::Transpose => "transpose",
             Family::FwPhase1 => "fw_phase1",
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
@@ -168,6 +173,7 @@ impl Family {
                 | Family::SkinnyRows
                 | Family::SkinnyCols
                 | Family::SplitKReduce
+                | Family::Transpose
         )
     }
 }

@@ -20,6 +20,9 @@ use crate::matmul::{
         SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
         SkinnyConfig,
     },
+    split_k::{
+        SPLIT_SUM_KERNEL, SPLIT_SUM_THREADS, TRANSPOSE_KERNEL, TRANSPOSE_ROWS, TRANSPOSE_TILE,
+    },
 };
 use crate::sm90::{
     WGMMA,
@@ -248,11 +251,18 @@ const PARTS: &[&[KernelSpec]] = &[
     }),
     &rows!(SKINNY_ROWS, c => skinny(c, Family::SkinnyRows)),
     &rows!(SKINNY_COLS, c => skinny(c, Family::SkinnyCols)),
-    &[flat(
-        SPLITK_REDUCE_KERNEL,
-        Family::SplitKReduce,
-        SPLITK_REDUCE_THREADS,
-    )],
+    &[
+        flat(
+            SPLITK_REDUCE_KERNEL,
+            Family::SplitKReduce,
+            SPLITK_REDUCE_THREADS,
+        ),
+        flat(SPLIT_SUM_KERNEL, Family::SplitKReduce, SPLIT_SUM_THREADS),
+    ],
+    &[KernelSpec {
+        block: (TRANSPOSE_TILE, TRANSPOSE_ROWS),
+        ..flat(TRANSPOSE_KERNEL, Family::Transpose, 1)
+    }],
     &FW_ROWS,
     &FW_MULTI_ROWS,
     &FW_PATHS_ROWS,
@@ -371,6 +381,8 @@ mod tests {
         expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
         expected.extend(SKINNY_COLS.iter().map(|c| (c.name, Family::SkinnyCols)));
         expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
+        expected.push((SPLIT_SUM_KERNEL, Family::SplitKReduce));
+        expected.push((TRANSPOSE_KERNEL, Family::Transpose));
         for c in FW_CONFIGS {
             expected.push((c.phase1, Family::FwPhase1));
             expected.push((c.phase2, Family::FwPhase2));

@@ -165,6 +165,7 @@ mod flagship;
 mod flagship_epilogue;
 #[cfg(target_arch = "nvptx64")]
 mod flagship_ops;
+pub mod split_k;
 pub mod stream_k;
 
 #[cfg(target_arch = "nvptx64")]
@@ -173,6 +174,8 @@ mod skinny_cols;
 mod skinny_reduce;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_rows;
+#[cfg(target_arch = "nvptx64")]
+mod split_k_kernels;
 
 #[cfg(test)]
 mod tests {

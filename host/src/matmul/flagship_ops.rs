@@ -18,7 +18,7 @@ use rgk_core::bad_input;
 
 use super::{
     flagship::{HeldWorkspace, held_workspace},
-    problem::Gemm,
+    problem::{Gemm, Op, check_len},
 };
 use crate::gpu::Gpu;
 
@@ -58,6 +58,93 @@ impl<'a> FlagshipOpsLaunch<'a> {
         schedule: Schedule,
     ) -> Result<FlagshipOpsLaunch<'a>> {
         op.check_buffers([a, b, c])?;
+        Self::check_variant(cfg, op, a, b)?;
+        let raw = |s: &DeviceSlice<f32>| s.as_device_ptr().as_raw();
+        // A batch of one reads no stride; `check` passed, so the strides fit in memory.
+        let strides = [op.stride_a, op.stride_b, op.stride_c].map(|s| s as u64);
+        Self::prepared(
+            gpu,
+            cfg,
+            op,
+            [raw(a), raw(b), raw(c)],
+            strides,
+            group,
+            schedule,
+        )
+    }
+
+    /// `cfg` for `op` (one problem) with K cut into `splits` ranges of `k / splits`: problem `s`
+    /// of a batch of `splits` computes `op(A)[:, s·ks..(s+1)·ks] · op(B)[s·ks..(s+1)·ks, :]`
+    /// into slice `s` of `work` (`splits` dense `m x n` slices), alpha 1 and beta 0; the last
+    /// `k mod splits` k-values are left to the sum (`split_run`). Fails with
+    /// [`rgk_core::BadInput`] as [`FlagshipOpsLaunch::new`] does, and when `work` is too small,
+    /// `op` is a batch or K has fewer than `splits` values.
+    pub fn split_k(
+        gpu: &'a Gpu,
+        cfg: &'static FlagshipOpsConfig,
+        op: &Gemm,
+        [a, b, work]: [&'a DeviceSlice<f32>; 3],
+        splits: u32,
+        group: u32,
+    ) -> Result<FlagshipOpsLaunch<'a>> {
+        op.check()?;
+        let (need_a, need_b, _) = op.min_lens();
+        check_len("A", a.len(), need_a, false)?;
+        check_len("B", b.len(), need_b, false)?;
+        check_len(
+            "the split-K workspace",
+            work.len(),
+            splits as usize * op.m * op.n,
+            false,
+        )?;
+        if op.batch != 1 || splits < 2 || op.k < splits as usize {
+            return bad_input(format!(
+                "split-K takes one problem with K ({}) of at least {splits} values (splits ≥ 2)",
+                op.k
+            ));
+        }
+        Self::check_variant(cfg, op, a, b)?;
+        let ks = op.k / splits as usize;
+        let part = Gemm {
+            k: ks,
+            alpha: 1.0,
+            beta: 0.0,
+            ldc: op.n,
+            batch: splits as usize,
+            ..*op
+        };
+        // Problem s starts s·ks k-values further along K: columns of A (stored as is) or rows
+        // of A stored transposed, rows of B or columns of B stored transposed. Each problem
+        // reads k-values below splits·ks ≤ K: inside the buffers checked above.
+        let stride_a = ks * if op.op_a == Op::N { 1 } else { op.lda };
+        let stride_b = ks * if op.op_b == Op::N { op.ldb } else { 1 };
+        let raw = |s: &DeviceSlice<f32>| s.as_device_ptr().as_raw();
+        let span = |s: &DeviceSlice<f32>, len: usize| raw(s)..raw(s) + 4 * len as u64;
+        let w = span(work, splits as usize * op.m * op.n);
+        for (what, r) in [("A", span(a, need_a)), ("B", span(b, need_b))] {
+            if r.start < w.end && w.start < r.end {
+                return bad_input(format!("the split-K workspace overlaps {what}"));
+            }
+        }
+        Self::prepared(
+            gpu,
+            cfg,
+            &part,
+            [raw(a), raw(b), raw(work)],
+            [stride_a as u64, stride_b as u64, (op.m * op.n) as u64],
+            group,
+            Schedule::DataParallel,
+        )
+    }
+
+    /// Refuses `cfg` for `op` when its operations are not `op`'s or it copies in 16-byte
+    /// pieces that the operands do not allow.
+    fn check_variant(
+        cfg: &FlagshipOpsConfig,
+        op: &Gemm,
+        a: &DeviceSlice<f32>,
+        b: &DeviceSlice<f32>,
+    ) -> Result<()> {
         if cfg.ops != [op.op_a, op.op_b] {
             return bad_input(format!(
                 "{} computes op(A) = {}, op(B) = {}, not the problem's {}, {}",
@@ -76,6 +163,21 @@ impl<'a> FlagshipOpsLaunch<'a> {
                 cfg.name
             ));
         }
+        Ok(())
+    }
+
+    /// The launch of `cfg` for the batch `op` describes at the device addresses `ptrs` with
+    /// `strides` between problems; the caller has checked that every problem is inside its
+    /// buffers and no two problems' C overlap.
+    fn prepared(
+        gpu: &'a Gpu,
+        cfg: &'static FlagshipOpsConfig,
+        op: &Gemm,
+        [a, b, c]: [u64; 3],
+        [stride_a, stride_b, stride_c]: [u64; 3],
+        group: u32,
+        schedule: Schedule,
+    ) -> Result<FlagshipOpsLaunch<'a>> {
         if group == 0 {
             bail!("the rasterization group must be at least 1");
         }
@@ -99,11 +201,10 @@ impl<'a> FlagshipOpsLaunch<'a> {
                 plan(schedule, tiles, ktiles, per_sm * gpu.multiprocessors()?)
             }
         };
-        let raw = |s: &DeviceSlice<f32>| s.as_device_ptr().as_raw();
         let mut g = SgemmParams {
-            a: raw(a) as *const f32,
-            b: raw(b) as *const f32,
-            c: raw(c) as *mut f32,
+            a: a as *const f32,
+            b: b as *const f32,
+            c: c as *mut f32,
             partials: std::ptr::null_mut(),
             counters: std::ptr::null_mut(),
             m,
@@ -130,12 +231,11 @@ impl<'a> FlagshipOpsLaunch<'a> {
             (g.partials, g.counters) = (w.partials(), w.counters());
             ws = Some(w);
         }
-        // A batch of one reads no stride; `check` passed, so the strides fit in memory.
         let params = SgemmOpsParams {
             g,
-            stride_a: op.stride_a as u64,
-            stride_b: op.stride_b as u64,
-            stride_c: op.stride_c as u64,
+            stride_a,
+            stride_b,
+            stride_c,
         };
         Ok(FlagshipOpsLaunch {
             gpu,
@@ -169,7 +269,8 @@ impl<'a> FlagshipOpsLaunch<'a> {
         let grid = GridSize::xy(self.grid.0, self.grid.1);
         let block = BlockSize::x(self.cfg.threads());
         // SAFETY: the argument list matches the kernel's signature (one `SgemmOpsParams`,
-        // checked against the PTX by a test below). `new` checked every problem of the batch
+        // checked against the PTX by a test below). `new` (or `split_k`, for its K-ranges and
+        // workspace slices) checked every problem of the batch
         // against the buffers (borrowed as long as `self` lives), that their C do not overlap
         // (strides at least a matrix) nor overlap A or B, the operations and the 16-byte copies'
         // conditions; the grid is the split's blocks x the batch (≤ 65535), stream-K only for a

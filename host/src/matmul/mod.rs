@@ -2,7 +2,9 @@
 //! class (`shape`, a leaf), the flagship runner (`flagship`, which owns the stream-K workspace)
 //! and its transposing and batched variants (`flagship_ops`), the skinny runner for tiny N or M
 //! (`skinny`, which owns the split-K workspace), kernel selection (`select`: tuning cache,
-//! defaults, overrides; `select_ops` for the variants), the library functions (`sgemm`), and the runner of every kernel
+//! defaults, overrides; `select_ops` for the variants), the routes around them for deep K and
+//! transposed operands (`route`, a cost model; `split_run`, the pre-pass and split-K runner), the
+//! library functions (`sgemm`), and the runner of every kernel
 //! for `host matmul` and `host bench` (`gpu`). cuBLAS, the reference, is in `crate::reference`;
 //! the autotuner in `crate::tune`. The CPU ladder, padding and the f64 reference are in
 //! `rgk_core::matmul`.
@@ -11,8 +13,10 @@ pub mod flagship_ops;
 pub mod gpu;
 pub mod layout;
 pub mod problem;
+pub mod route;
 pub mod select;
 pub mod select_ops;
 pub mod sgemm;
 pub mod shape;
 pub mod skinny;
+pub mod split_run;

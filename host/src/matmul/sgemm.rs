@@ -20,9 +20,11 @@ use super::{
     flagship::{FlagshipLaunch, flagship_config},
     flagship_ops::{FlagshipOpsLaunch, flagship_ops_config},
     problem::{Gemm, check_len, check_shape},
+    route::Route,
     select::{self, Choice},
     select_ops::{self, choose_ops_kernel},
     skinny::{SkinnyLaunch, skinny_config},
+    split_run,
 };
 use crate::{error::Result, gpu::Gpu};
 
@@ -135,6 +137,27 @@ pub fn gemm_device_with_kernel(
     gemm_device_on(gpu, None, Some((kernel, schedule)), op, a, b, c)
 }
 
+/// [`gemm_device`] by `route` (`route::Route`: pre-pass, split-K) instead of the library's
+/// pick (for tests and timing runs); the route's split must leave each split at least one
+/// k-value. M and N of at most 64 take the route as well.
+pub fn gemm_device_with_route(
+    gpu: &Gpu,
+    route: Route,
+    op: &Gemm,
+    a: &DeviceSlice<f32>,
+    b: &DeviceSlice<f32>,
+    c: &mut DeviceSlice<f32>,
+) -> Result<()> {
+    op.check_buffers([a, b, c])?;
+    let direct =
+        |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| launch_default(gpu, &gpu.stream, true, op, bufs);
+    split_run::run(gpu, route, op, [a, b, c], &direct)?;
+    gpu.stream
+        .synchronize()
+        .context("SGEMM failed on the GPU")?;
+    Ok(())
+}
+
 fn gemm_device_on(
     gpu: &Gpu,
     stream: Option<&Stream>,
@@ -149,65 +172,19 @@ fn gemm_device_on(
     op.check_buffers([a, b, c])?;
     let own = stream.is_none_or(|s| s.as_inner() == gpu.stream.as_inner());
     let on = stream.unwrap_or(&gpu.stream);
-    let bad = |e: anyhow::Error| anyhow::Error::new(rgk_core::BadInput(e.to_string()));
-    let ops_kernel = match choice {
-        Some((name, _)) => flagship_ops_config(name).ok(),
-        None if op.is_plain() => None,
-        None => {
-            let vec = op.straight_vector_ok(a, b);
-            Some(choose_ops_kernel(op, vec, gpu.multiprocessors()?))
-        }
-    };
-    if let Some(cfg) = ops_kernel {
-        let (group, schedule) = select_ops::ops_launch_settings(own);
-        let schedule = choice.map_or(schedule, |c| c.1);
-        FlagshipOpsLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on)?;
-    } else {
-        if !op.is_plain() {
-            // Only a named N,N kernel gets here with a transposed or batched problem.
-            return Err(bad(anyhow::anyhow!(
-                "the N,N flagship kernels take no transposes and no batch: name a kernel of \
-                 `host info`'s flagship_ops family"
-            ))
-            .into());
-        }
-        let vec_b = op.b_vector_ok(b);
-        let (choice, asked) = match choice {
-            Some((name, schedule)) => {
-                let picked = match skinny_config(name) {
-                    Ok(cfg) => Ok(Choice::Skinny(cfg)),
-                    Err(_) => flagship_config(name).map(Choice::Flagship),
-                };
-                (picked.map_err(bad)?, Some(schedule))
-            }
-            // The skinny kernels' split-K workspace, like stream-K's, belongs to `gpu.stream`:
-            // on another stream a tiny-N or tiny-M problem runs the flagship.
-            None if own => (select::pick_any(gpu, op.m, op.n, op.k, vec_b)?, None),
-            None => (
-                Choice::Flagship(select::pick(gpu, op.m, op.n, op.k, vec_b)?),
-                None,
-            ),
-        };
-        match choice {
-            Choice::Skinny(cfg) if own => SkinnyLaunch::new(gpu, cfg, op, [a, b, c])?.launch()?,
-            Choice::Skinny(_) => {
-                return Err(bad(anyhow::anyhow!(
-                    "the skinny kernels run on the GPU's own stream only: name a flagship kernel \
-                     for another stream"
-                ))
-                .into());
-            }
-            Choice::Flagship(cfg) => {
-                let (group, schedule) = select::launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
-                let schedule = asked.unwrap_or(schedule);
-                let schedule = if own {
-                    schedule
-                } else {
-                    Schedule::DataParallel
-                };
-                FlagshipLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on)?;
+    match choice {
+        Some(named) => launch_named(gpu, on, own, named, op, [a, b, c])?,
+        // The pre-pass's and the split's scratch memory, like stream-K's workspace, belong to
+        // `gpu.stream`: on another stream the problem goes straight to its kernel.
+        None if own => {
+            let direct =
+                |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| launch_default(gpu, on, own, op, bufs);
+            match pick_route(gpu, op, a, b)? {
+                Route::DIRECT => direct(op, [a, b, c])?,
+                route => split_run::run(gpu, route, op, [a, b, c], &direct)?,
             }
         }
+        None => launch_default(gpu, on, own, op, [a, b, c])?,
     }
     if stream.is_none() {
         gpu.stream
@@ -215,4 +192,120 @@ fn gemm_device_on(
             .context("SGEMM failed on the GPU")?;
     }
     Ok(())
+}
+
+/// The route for `op` (`route::choose_route`, or `RGK_SGEMM_ROUTE`): only problems whose M and
+/// N are both above [`SKINNY_LIMIT`] (the skinny kernels and the small batches below are
+/// routed by `select`), never a named kernel.
+fn pick_route(
+    gpu: &Gpu,
+    op: &Gemm,
+    a: &DeviceSlice<f32>,
+    b: &DeviceSlice<f32>,
+) -> anyhow::Result<Route> {
+    if op.m <= SKINNY_LIMIT || op.n <= SKINNY_LIMIT {
+        return Ok(Route::DIRECT);
+    }
+    match split_run::route_override() {
+        Some(r) => Ok(r),
+        None => split_run::choose(gpu, op, a, b),
+    }
+}
+
+/// M or N at most this is the skinny kernels' (and the small batches') domain, which the
+/// routes leave alone.
+const SKINNY_LIMIT: usize = 64;
+
+/// The library's default kernel for `op` on `on` (`own`: the GPU's stream): a variant of
+/// `select_ops` for a transposed or batched problem, else the skinny or flagship kernel of
+/// `select`.
+fn launch_default(
+    gpu: &Gpu,
+    on: &Stream,
+    own: bool,
+    op: &Gemm,
+    [a, b, c]: [&DeviceSlice<f32>; 3],
+) -> anyhow::Result<()> {
+    if !op.is_plain() {
+        let vec = op.straight_vector_ok(a, b);
+        let cfg = choose_ops_kernel(op, vec, gpu.multiprocessors()?);
+        let (group, schedule) = select_ops::ops_launch_settings(own);
+        return FlagshipOpsLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on);
+    }
+    let vec_b = op.b_vector_ok(b);
+    // The skinny kernels' split-K workspace, like stream-K's, belongs to `gpu.stream`: on
+    // another stream a tiny-N or tiny-M problem runs the flagship.
+    let choice = if own {
+        select::pick_any(gpu, op.m, op.n, op.k, vec_b)?
+    } else {
+        Choice::Flagship(select::pick(gpu, op.m, op.n, op.k, vec_b)?)
+    };
+    launch_choice(gpu, on, own, choice, None, op, [a, b, c])
+}
+
+/// `op` with the kernel named in `(name, schedule)`.
+fn launch_named(
+    gpu: &Gpu,
+    on: &Stream,
+    own: bool,
+    (name, schedule): (&str, Schedule),
+    op: &Gemm,
+    [a, b, c]: [&DeviceSlice<f32>; 3],
+) -> anyhow::Result<()> {
+    let bad = |e: anyhow::Error| anyhow::Error::new(rgk_core::BadInput(e.to_string()));
+    if let Ok(cfg) = flagship_ops_config(name) {
+        let (group, _) = select_ops::ops_launch_settings(own);
+        return FlagshipOpsLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on);
+    }
+    if !op.is_plain() {
+        // Only a named N,N kernel gets here with a transposed or batched problem.
+        return Err(bad(anyhow::anyhow!(
+            "the N,N flagship kernels take no transposes and no batch: name a kernel of \
+             `host info`'s flagship_ops family"
+        )));
+    }
+    let picked = match skinny_config(name) {
+        Ok(cfg) => Ok(Choice::Skinny(cfg)),
+        Err(_) => flagship_config(name).map(Choice::Flagship),
+    };
+    launch_choice(
+        gpu,
+        on,
+        own,
+        picked.map_err(bad)?,
+        Some(schedule),
+        op,
+        [a, b, c],
+    )
+}
+
+/// Launches a plain problem's skinny or flagship kernel, under `asked` or the selected schedule.
+fn launch_choice(
+    gpu: &Gpu,
+    on: &Stream,
+    own: bool,
+    choice: Choice,
+    asked: Option<Schedule>,
+    op: &Gemm,
+    [a, b, c]: [&DeviceSlice<f32>; 3],
+) -> anyhow::Result<()> {
+    match choice {
+        Choice::Skinny(cfg) if own => SkinnyLaunch::new(gpu, cfg, op, [a, b, c])?.launch(),
+        Choice::Skinny(_) => Err(anyhow::Error::new(rgk_core::BadInput(
+            "the skinny kernels run on the GPU's own stream only: name a flagship kernel for \
+             another stream"
+                .into(),
+        ))),
+        Choice::Flagship(cfg) => {
+            let vec_b = op.b_vector_ok(b);
+            let (group, schedule) = select::launch_settings(gpu, cfg, op.m, op.n, op.k, vec_b);
+            let schedule = asked.unwrap_or(schedule);
+            let schedule = if own {
+                schedule
+            } else {
+                Schedule::DataParallel
+            };
+            FlagshipLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on)
+        }
+    }
 }
