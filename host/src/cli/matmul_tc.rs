@@ -86,6 +86,7 @@ fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
         names => names
             .split(',')
             .map(|n| match p {
+                _ if n == "sgemm" => Ok(Choice::Library),
                 Precision::Tf32 | Precision::Tf32x3 => match select::tf32_options().from_name(n) {
                     Some(o) => Ok(Choice::Wgmma(n.to_string(), o)),
                     None => tc_config(n).map(|c| Choice::MmaSync(c.name)),
