@@ -14,6 +14,8 @@
 #                                  8192), after the edge-shape checks; JSON to $OUT/sm90.json, the
 #                                  SM clock during the run to $OUT/sm90_clock.csv (H100/H200 only)
 #   scripts/gpu-run.sh tf32 [N…]   TF32 and 3xTF32 on wgmma vs cuBLAS TF32 / FP32 (scripts/gpu-tf32.sh)
+#   scripts/gpu-run.sh wgmma [N…]  the Hopper GEMM's ladder of schedules (wait depth, persistent,
+#                                  tile group), 16-bit and TF32, vs cuBLAS (scripts/gpu-wgmma.sh)
 #   scripts/gpu-run.sh shapes-p    issue 20's skinny, deep-K and thin shapes: host matmul (the library's
 #                                  choice, its shape class, cuBLAS in the same process, 20 reps) per
 #                                  shape, JSON to $OUT/shapes_p_MxNxK.json, SM clock to $OUT/clock.csv,
@@ -213,6 +215,11 @@ shapes-route)
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].
     OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-tf32.sh" "$@"
+    exit $?
+    ;;
+wgmma)
+    # The Hopper GEMM's schedules, 16-bit and f32: scripts/gpu-wgmma.sh [N…].
+    OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-wgmma.sh" "$@"
     exit $?
     ;;
 sm90)

@@ -1,13 +1,17 @@
 //! GPU tests for the Hopper (sm_90a) GEMM through the library (`host::sm90`): every kernel
-//! (BF16 and FP16, B row-major and transposed) against an f64 reference on the same rounded
-//! inputs, at aligned and odd shapes, k not a multiple of the tile depth, padded leading
-//! dimensions and alpha/beta. Without a GPU, or on a GPU other than compute capability 9.0,
+//! (BF16 and FP16, B row-major and transposed, wait depth 0 and 1) against an f64 reference on
+//! the same rounded inputs, at aligned and odd shapes, k not a multiple of the tile depth, padded
+//! leading dimensions and alpha/beta, with a block per tile and with few blocks each walking
+//! several tiles (the persistent schedule's path). Without a GPU, or on a GPU other than compute capability 9.0,
 //! they print "SKIPPED …" and pass.
 use cust::memory::DeviceBuffer;
 use host::{
     Gpu,
     gpu::gpu_for_test,
-    sm90::{BMajor, Sm90Gemm, Sm90Input, check::worst, download, gemm_sm90, supported, to_input},
+    sm90::{
+        BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input, check::worst, download, gemm_sm90,
+        supported, to_input,
+    },
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -25,8 +29,36 @@ fn hopper(test: &str) -> Option<Gpu> {
     Some(gpu)
 }
 
-/// Runs `g` on random operands (NaN in the gaps of padded rows) and checks every row.
+/// The schedules every shape runs with: both wait depths, a block per tile, and 2 or 3 blocks
+/// walking the tiles (group 1 and 3: partial groups at the bottom edge).
+const SCHEDULES: [Schedule; 4] = [
+    Schedule::CLASSIC,
+    Schedule {
+        depth: 1,
+        blocks: Blocks::PerTile,
+        group: 8,
+    },
+    Schedule {
+        depth: 1,
+        blocks: Blocks::AtMost(3),
+        group: 3,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::AtMost(2),
+        group: 1,
+    },
+];
+
+/// Runs `g` on random operands (NaN in the gaps of padded rows) with every schedule and checks
+/// every row.
 fn run_and_check(gpu: &Gpu, g: &Sm90Gemm, seed: u64) {
+    for sched in SCHEDULES {
+        run_and_check_with(gpu, g, seed, sched);
+    }
+}
+
+fn run_and_check_with(gpu: &Gpu, g: &Sm90Gemm, seed: u64, sched: Schedule) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (la, lb, lc) = g.lens();
     let bw = match g.b_major {
@@ -50,14 +82,14 @@ fn run_and_check(gpu: &Gpu, g: &Sm90Gemm, seed: u64) {
     let da = DeviceBuffer::from_slice(&a).unwrap();
     let db = DeviceBuffer::from_slice(&b).unwrap();
     let dc = DeviceBuffer::from_slice(&c0).unwrap();
-    gemm_sm90(gpu, g, &da, &db, &dc).unwrap();
+    gemm_sm90(gpu, g, &da, &db, &dc, sched).unwrap();
     let c = download(&dc).unwrap();
     let rows: Vec<usize> = (0..g.m).collect();
     let w = worst(g, &a, &b, &c0, &c, &rows);
-    assert!(w.ratio <= 1.0, "{g:?}: {w:?}");
+    assert!(w.ratio <= 1.0, "{g:?} {sched:?}: {w:?}");
     for (i, v) in c.iter().enumerate() {
         if i % g.ldc >= g.n {
-            assert!(v.is_nan(), "{g:?}: C's gap at {i} was written");
+            assert!(v.is_nan(), "{g:?} {sched:?}: C's gap at {i} was written");
         }
     }
 }
@@ -109,7 +141,7 @@ fn a_shape_tma_cannot_read_is_refused_in_one_sentence() {
     let da = DeviceBuffer::from_slice(&vec![0u16; 64 * 77]).unwrap();
     let db = DeviceBuffer::from_slice(&vec![0u16; 77 * 64]).unwrap();
     let dc = DeviceBuffer::from_slice(&vec![0f32; 64 * 64]).unwrap();
-    let e = gemm_sm90(&gpu, &g, &da, &db, &dc).unwrap_err();
+    let e = gemm_sm90(&gpu, &g, &da, &db, &dc, Schedule::CLASSIC).unwrap_err();
     assert!(e.downcast_ref::<rgk_core::BadInput>().is_some(), "{e:#}");
     assert!(!e.to_string().contains('\n'));
 }

@@ -143,17 +143,44 @@ pub fn wgmma_commit() {
     }
 }
 
-/// Waits until no committed wgmma group of this warp group is pending (their shared-memory reads
-/// and accumulator writes are done).
+/// Waits until at most `N` committed wgmma groups of this warp group are pending (the older
+/// ones' shared-memory reads and accumulator writes are done).
 #[inline(always)]
-pub fn wgmma_wait0() {
+pub fn wgmma_wait<const N: u32>() {
     // SAFETY: waiting touches no memory.
     unsafe {
         asm!(
-            "wgmma.wait_group.sync.aligned 0;",
+            "wgmma.wait_group.sync.aligned {n};",
+            n = const N,
             options(nostack, preserves_flags)
         )
     }
+}
+
+/// Loads two consecutive 32-bit words from global memory (coherent path).
+///
+/// # Safety
+/// `p` must point to 2 readable words of global memory, 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_v2(p: *const u32) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    // SAFETY: `p` is 2 aligned readable words (the caller's contract).
+    unsafe {
+        asm!("ld.global.v2.b32 {{{a}, {b}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
+             p = in(reg64) p, options(nostack, readonly, preserves_flags));
+    }
+    [a, b]
+}
+
+/// `gridDim.x`.
+#[inline(always)]
+pub fn grid_blocks() -> u32 {
+    let v: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u32 {v}, %nctaid.x;", v = out(reg32) v, options(nomem, nostack, preserves_flags))
+    };
+    v
 }
 
 /// Lowers this warp group's register allocation to `N` (a multiple of 8, 24..=256).
@@ -186,17 +213,19 @@ macro_rules! acc_regs {
 /// (MN-major). `$acc` is a `[u32; 128]` of f32 bit patterns (b32 registers, so that no
 /// conversion moves touch the accumulators while the asynchronous wgmma owns them).
 ///
+/// `$scale_d` is a run-time `u32`: 0 ignores the accumulators' old values (a tile's first step).
+///
 /// Safety (the caller's): the descriptors describe tiles of this block's shared memory whose
 /// writes are complete and visible (mbarrier wait), and `wgmma_fence` ran since the
 /// accumulators were last touched by ordinary code.
 macro_rules! wgmma_m64n256k16 {
-    ($ty:literal, $tb:literal, $acc:ident, $da:expr, $db:expr) => {
+    ($ty:literal, $tb:literal, $acc:expr, $da:expr, $db:expr, $scale_d:expr) => {
         seq_macro::seq!(I in 0..128 {
             core::arch::asm!(
                 concat!("{{ .reg .pred p; setp.ne.b32 p, {130}, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.",
                         $ty, ".", $ty, " {{", acc_regs!(), "}}, {128}, {129}, p, 1, 1, 0, ", $tb, "; }}"),
                 #(inout(reg32) $acc[I],)*
-                in(reg64) $da, in(reg64) $db, in(reg32) 1u32,
+                in(reg64) $da, in(reg64) $db, in(reg32) $scale_d,
                 options(nostack, preserves_flags)
             );
         });
@@ -216,7 +245,7 @@ macro_rules! acc_regs64 {
 /// has no transpose bit). `$acc` is a `[u32; 128]`; `$scale_d` a run-time `u32` (0 starts a
 /// fresh sum). Safety as for [`wgmma_m64n256k16`].
 macro_rules! wgmma_m64n256k8_tf32 {
-    ($acc:ident, $da:expr, $db:expr, $scale_d:expr) => {
+    ($acc:expr, $da:expr, $db:expr, $scale_d:expr) => {
         seq_macro::seq!(I in 0..128 {
             core::arch::asm!(
                 concat!("{{ .reg .pred p; setp.ne.b32 p, {130}, 0; wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {{",
@@ -231,7 +260,7 @@ macro_rules! wgmma_m64n256k8_tf32 {
 
 /// As [`wgmma_m64n256k8_tf32`] at n128: `$acc` is a `[u32; 64]`.
 macro_rules! wgmma_m64n128k8_tf32 {
-    ($acc:ident, $da:expr, $db:expr, $scale_d:expr) => {
+    ($acc:expr, $da:expr, $db:expr, $scale_d:expr) => {
         seq_macro::seq!(I in 0..64 {
             core::arch::asm!(
                 concat!("{{ .reg .pred p; setp.ne.b32 p, {66}, 0; wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{",

@@ -15,8 +15,13 @@
 //!   have retired.
 //! - Edges cost nothing in the main loop: TMA fills rows, columns and k past the matrix with
 //!   zeros; the epilogue stores only the elements inside C.
-//! - Not done yet (later rungs): a persistent tile scheduler with stream-K, clusters with TMA
-//!   multicast, keeping one wgmma group in flight across slices.
+//! - The kernels walk tiles (`pipeline.rs`, shared with the f32 kernels): block `b` takes tiles
+//!   `b, b + grid, …`, so a grid of one block per tile is the classic launch and a grid of one
+//!   block per SM is persistent (the producer loads the next tile's slices while the consumers
+//!   store the last one's). `depth` is how many wgmma groups a consumer leaves in flight when it
+//!   waits (`wgmma.wait_group depth`): with 1 it releases the previous slice while the current
+//!   one multiplies.
+//! - Not done yet (later rungs): stream-K for the tail, clusters with TMA multicast.
 
 /// The input element type (both operands); the accumulator and C are f32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,8 +84,8 @@ pub struct WgmmaParams {
     pub ldc: u32,
     pub alpha: f32,
     pub beta: f32,
-    /// Block rasterization: consecutive blocks walk down `group` tile rows before moving one
-    /// tile column right (at least 1).
+    /// Tile order: runs of `group` tile rows walked down before moving one tile column right
+    /// (at least 1); block `b` takes tiles `b, b + grid, …` (`pipeline.rs`).
     pub group: u32,
 }
 
@@ -95,6 +100,8 @@ pub struct WgmmaConfig {
     pub bk: u32,
     pub stages: u32,
     pub consumers: u32,
+    /// wgmma groups left in flight at each slice's wait (0 or 1).
+    pub depth: u32,
 }
 
 impl WgmmaConfig {
@@ -127,22 +134,26 @@ impl WgmmaConfig {
     }
 }
 
-/// The kernel list: name, input type, B's layout. One row is one kernel in the compute_90a PTX
-/// and one row of [`WGMMA`] (and so of the registry).
+/// The kernel list: name, input type, B's layout, wait depth. One row is one kernel in the
+/// compute_90a PTX and one row of [`WGMMA`] (and so of the registry).
 #[macro_export]
 macro_rules! for_each_wgmma {
     ($m:ident) => {
         $m! {
-            (wgmma_bf16_bn_128x256x64_s4, Bf16, "bf16", N),
-            (wgmma_bf16_bk_128x256x64_s4, Bf16, "bf16", K),
-            (wgmma_f16_bn_128x256x64_s4, Fp16, "f16", N),
-            (wgmma_f16_bk_128x256x64_s4, Fp16, "f16", K),
+            (wgmma_bf16_bn_128x256x64_s4, Bf16, "bf16", N, 0),
+            (wgmma_bf16_bk_128x256x64_s4, Bf16, "bf16", K, 0),
+            (wgmma_f16_bn_128x256x64_s4, Fp16, "f16", N, 0),
+            (wgmma_f16_bk_128x256x64_s4, Fp16, "f16", K, 0),
+            (wgmma_bf16_bn_128x256x64_s4w1, Bf16, "bf16", N, 1),
+            (wgmma_bf16_bk_128x256x64_s4w1, Bf16, "bf16", K, 1),
+            (wgmma_f16_bn_128x256x64_s4w1, Fp16, "f16", N, 1),
+            (wgmma_f16_bk_128x256x64_s4w1, Fp16, "f16", K, 1),
         }
     };
 }
 
 macro_rules! wgmma_table {
-    ($(($name:ident, $input:ident, $ptx:literal, $major:ident)),* $(,)?) => {
+    ($(($name:ident, $input:ident, $ptx:literal, $major:ident, $depth:literal)),* $(,)?) => {
         /// Every Hopper GEMM kernel.
         pub const WGMMA: &[WgmmaConfig] = &[$(WgmmaConfig {
             name: stringify!($name),
@@ -153,23 +164,26 @@ macro_rules! wgmma_table {
             bk: BK,
             stages: STAGES,
             consumers: CONSUMERS,
+            depth: $depth,
         }),*];
     };
 }
 for_each_wgmma!(wgmma_table);
 
-/// The kernel for `input` and `b_major`.
-pub fn wgmma_config(input: Sm90Input, b_major: BMajor) -> &'static WgmmaConfig {
+/// The kernel for `input`, `b_major` and wait depth `depth` (0 or 1; above 1 means 1).
+pub fn wgmma_config(input: Sm90Input, b_major: BMajor, depth: u32) -> &'static WgmmaConfig {
     WGMMA
         .iter()
-        .find(|c| c.input == input && c.b_major == b_major)
-        .expect("every input and layout has a kernel")
+        .find(|c| c.input == input && c.b_major == b_major && c.depth == depth.min(1))
+        .expect("every input, layout and depth has a kernel")
 }
 
 pub mod tf32;
 
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod asm90;
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod pipeline;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod tf32_kernel;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
@@ -194,8 +208,10 @@ mod tests {
         }
         for input in [Sm90Input::Bf16, Sm90Input::Fp16] {
             for major in [BMajor::N, BMajor::K] {
-                let c = wgmma_config(input, major);
-                assert_eq!((c.input, c.b_major), (input, major));
+                for depth in [0, 1] {
+                    let c = wgmma_config(input, major, depth);
+                    assert_eq!((c.input, c.b_major, c.depth), (input, major, depth));
+                }
             }
         }
     }

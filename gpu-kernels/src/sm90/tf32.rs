@@ -45,7 +45,7 @@ pub const TF32_CONSUMERS: u32 = 2;
 pub const TF32_CONSUMER_REGISTERS: u32 =
     ((65536 - 128 * TF32_PRODUCER_REGISTERS) / (128 * TF32_CONSUMERS)) & !7;
 /// Alignment of the slices' tiles (the 128-byte swizzle repeats every 1024 bytes).
-pub const TF32_SWIZZLE_ALIGN: u32 = 1024;
+pub const TF32_SWIZZLE_ALIGN: u32 = super::SWIZZLE_ALIGN;
 
 /// One f32 Hopper GEMM kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +57,8 @@ pub struct Tf32Config {
     pub bk: u32,
     pub stages: u32,
     pub consumers: u32,
+    /// wgmma groups left in flight at each slice's wait (as the 16-bit kernels' `depth`).
+    pub depth: u32,
 }
 
 impl Tf32Config {
@@ -80,20 +82,22 @@ impl Tf32Config {
     }
 }
 
-/// The kernel list: name, kind, BN, stages. One row is one kernel of the compute_90a PTX and one
-/// row of [`WGMMA_TF32`] (and so of the registry).
+/// The kernel list: name, kind, BN, stages, wait depth. One row is one kernel of the compute_90a
+/// PTX and one row of [`WGMMA_TF32`] (and so of the registry). 3xTF32 has depth 0 only: its
+/// flush reads the temporaries, which needs every wgmma retired.
 #[macro_export]
 macro_rules! for_each_wgmma_tf32 {
     ($m:ident) => {
         $m! {
-            (wgmma_tf32_kk_128x256x32_s4, Tf32, 256, 4),
-            (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, 128, 3),
+            (wgmma_tf32_kk_128x256x32_s4, Tf32, 256, 4, 0),
+            (wgmma_tf32_kk_128x256x32_s4w1, Tf32, 256, 4, 1),
+            (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, 128, 3, 0),
         }
     };
 }
 
 macro_rules! tf32_table {
-    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal)),* $(,)?) => {
+    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:literal)),* $(,)?) => {
         /// Every f32 Hopper GEMM kernel.
         pub const WGMMA_TF32: &[Tf32Config] = &[$(Tf32Config {
             name: stringify!($name),
@@ -103,17 +107,20 @@ macro_rules! tf32_table {
             bk: TF32_BK,
             stages: $stages,
             consumers: TF32_CONSUMERS,
+            depth: $depth,
         }),*];
     };
 }
 for_each_wgmma_tf32!(tf32_table);
 
-/// The kernel of `kind`.
-pub fn tf32_config(kind: Tf32Kind) -> &'static Tf32Config {
+/// The kernel of `kind` with wait depth `depth`, or the deepest one below it that exists
+/// (3xTF32 has depth 0 only).
+pub fn tf32_config(kind: Tf32Kind, depth: u32) -> &'static Tf32Config {
     WGMMA_TF32
         .iter()
-        .find(|c| c.kind == kind)
-        .expect("every kind has a kernel")
+        .filter(|c| c.kind == kind && c.depth <= depth)
+        .max_by_key(|c| c.depth)
+        .expect("every kind has a kernel of depth 0")
 }
 
 /// The f32 kernels' only argument, passed by value.
@@ -133,7 +140,8 @@ pub struct Tf32Params {
     pub ldc: u32,
     pub alpha: f32,
     pub beta: f32,
-    /// Block rasterization: consecutive blocks walk down `group` tile rows (at least 1).
+    /// Tile order: runs of `group` tile rows walked down before moving right (at least 1);
+    /// block `b` takes tiles `b, b + grid, …`.
     pub group: u32,
     /// 3xTF32: slices accumulated in the tensor cores' temporaries before each round-to-nearest
     /// add into the f32 accumulators (at least 1). Unused by TF32.
@@ -191,7 +199,10 @@ mod tests {
             );
         }
         for kind in [Tf32Kind::Tf32, Tf32Kind::Tf32x3] {
-            assert_eq!(tf32_config(kind).kind, kind);
+            assert_eq!(tf32_config(kind, 0).kind, kind);
+            assert_eq!(tf32_config(kind, 0).depth, 0);
         }
+        assert_eq!(tf32_config(Tf32Kind::Tf32, 1).depth, 1);
+        assert_eq!(tf32_config(Tf32Kind::Tf32x3, 1).depth, 0);
     }
 }

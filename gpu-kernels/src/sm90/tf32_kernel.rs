@@ -2,18 +2,17 @@
 //! `tf32.rs`, the producer/consumer scheme is the 16-bit kernels' (`wgmma.rs`).
 use core::{mem::MaybeUninit, ptr::addr_of};
 
-use cuda_std::{address_space, kernel, shared::dynamic_shared_mem, thread};
+use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
 use super::asm90::{
-    acc_regs, acc_regs64, desc_128b, fence_mbarrier_init, fence_tensormap, mbar_arrive,
-    mbar_arrive_expect_tx, mbar_init, mbar_wait, setmaxnreg_dec, setmaxnreg_inc, tf32_rna,
+    acc_regs, acc_regs64, desc_128b, fence_tensormap, setmaxnreg_dec, setmaxnreg_inc, tf32_rna,
     tma_load_2d, wgmma_commit, wgmma_fence, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32,
-    wgmma_wait0,
 };
+use super::pipeline::{Out, Ring, Walk, consume, produce};
 use super::tf32::{
     SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS,
-    TF32_PRODUCER_REGISTERS, TF32_SWIZZLE_ALIGN, Tf32Kind, Tf32Params,
+    TF32_PRODUCER_REGISTERS, Tf32Kind, Tf32Params,
 };
 use crate::ptx::{
     fresh_ctaid_x, fresh_tid_x, ld_global, ld_shared, shared_addr, st_global, st_shared,
@@ -26,31 +25,20 @@ const A_BYTES: u32 = TF32_BM * TF32_BK * 4;
 /// Bytes of one tensor map.
 const MAP_BYTES: usize = 128;
 
-/// Stores `alpha·v + beta·C[row][col]` at (row, col) if it is inside C.
-///
-/// # Safety
-/// `p.c` must be `p.m x p.n` f32 with rows `p.ldc` apart; no other thread writes (row, col).
-#[inline(always)]
-unsafe fn store(p: &Tf32Params, row: u32, col: u32, v: f32) {
-    if row < p.m && col < p.n {
-        // SAFETY: (row, col) is inside C (checked just above; the caller's contract).
-        unsafe {
-            let at = p.c.add(row as usize * p.ldc as usize + col as usize);
-            let mut x = p.alpha * v;
-            if p.beta != 0.0 {
-                x += p.beta * f32::from_bits(ld_global(at as *const u32));
-            }
-            st_global::<1>(at as *mut u32, [x.to_bits()]);
-        }
-    }
+/// 3xTF32's consumer state: the f32 sums (as bits) and the tensor cores' two temporaries.
+struct Three {
+    acc: [u32; 64],
+    big: [u32; 64],
+    small: [u32; 64],
+    in_group: u32,
 }
 
 macro_rules! tf32_kernels {
-    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal)),* $(,)?) => {$(
+    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt)),* $(,)?) => {$(
         /// # Safety
         /// `p` must satisfy the [`Tf32Params`] contract (tensor maps of this kernel's parts and
         /// boxes over K-major operands, C of `m x n`), and the launch must use 384 threads,
-        /// one block per tile (`ceil(m / 128) * ceil(n / BN)` blocks) and the config's
+        /// any number of blocks (block `b` computes tiles `b, b + grid, …`) and the config's
         /// `shared_bytes` of dynamic shared memory: every shared address below is inside it.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
@@ -62,74 +50,35 @@ macro_rules! tf32_kernels {
             /// One part's A and B tiles; a slice holds hi's, then lo's.
             const PART_BYTES: u32 = A_BYTES + B_BYTES;
             const STAGE_BYTES: u32 = PART_BYTES * PARTS;
+            // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
+            // thread calls this first.
+            let ring = unsafe { Ring::<STAGES>::new(STAGE_BYTES, TF32_CONSUMERS) };
+            let walk = Walk::new(p.m, p.n, TF32_BM, BN, p.group);
+            let ktiles = p.k.div_ceil(TF32_BK);
             let tid = fresh_tid_x();
             let wg = tid / 128;
-            // cuda_std's dynamic-shared symbol is 16-byte aligned; the slices need 1024.
-            let base = shared_addr(dynamic_shared_mem::<u8>());
-            let smem = (base + TF32_SWIZZLE_ALIGN - 1) & !(TF32_SWIZZLE_ALIGN - 1);
-            let full = |s: u32| smem + STAGES * STAGE_BYTES + 8 * s;
-            let empty = |s: u32| smem + STAGES * STAGE_BYTES + 8 * (STAGES + s);
-            if tid == 0 {
-                let mut s = 0;
-                while s < STAGES {
-                    // SAFETY: the barrier slots are inside the dynamic shared memory and
-                    // nothing uses them before the bar.sync below.
-                    unsafe {
-                        mbar_init(full(s), 1);
-                        mbar_init(empty(s), TF32_CONSUMERS);
-                    }
-                    s += 1;
-                }
-                fence_mbarrier_init();
-            }
-            thread::sync_threads();
-
-            // The tile: groups of `group` tile rows, walked down before moving right.
-            let tiles_m = p.m.div_ceil(TF32_BM);
-            let tiles_n = p.n.div_ceil(BN);
-            let block = fresh_ctaid_x();
-            let per_group = p.group * tiles_n;
-            let first = (block / per_group) * p.group;
-            let rows = if tiles_m - first < p.group { tiles_m - first } else { p.group };
-            let tm = first + (block % per_group) % rows;
-            let tn = (block % per_group) / rows;
-            let (m0, n0) = (tm * TF32_BM, tn * BN);
-            let ktiles = p.k.div_ceil(TF32_BK);
-
             if wg == 0 {
                 setmaxnreg_dec::<TF32_PRODUCER_REGISTERS>();
                 if tid == 0 {
-                    let mut map = 0;
-                    while map < 2 * PARTS as usize {
-                        // SAFETY: the tensor maps are 128-byte blocks of global memory (the
-                        // contract).
-                        unsafe { fence_tensormap(p.tmaps.add(map * MAP_BYTES)) };
-                        map += 1;
-                    }
-                    let mut kt = 0;
-                    while kt < ktiles {
-                        let s = kt % STAGES;
-                        let round = kt / STAGES;
-                        // SAFETY: the slice's tiles are inside the dynamic shared memory and
-                        // 1024-byte aligned; the consumers released them (the empty barrier of
-                        // the previous round) before TMA writes them again, and read them only
-                        // after the full barrier's phase completes with these bytes. Map
-                        // 2·part is A's, 2·part + 1 B's (the contract).
-                        unsafe {
-                            if round > 0 {
-                                mbar_wait(empty(s), (round - 1) & 1);
-                            }
-                            mbar_arrive_expect_tx(full(s), STAGE_BYTES);
+                    // SAFETY: the tensor maps are 128-byte blocks of global memory (the
+                    // contract), map 2·part A's and 2·part + 1 B's; a slice's boxes fill exactly
+                    // STAGE_BYTES of the 1024-byte aligned slot and complete on its barrier.
+                    unsafe {
+                        let mut map = 0;
+                        while map < 2 * PARTS as usize {
+                            fence_tensormap(p.tmaps.add(map * MAP_BYTES));
+                            map += 1;
+                        }
+                        produce(ring, walk, ktiles, STAGE_BYTES, |slot, bar, kt, m0, n0| {
                             let mut part = 0;
                             while part < PARTS {
-                                let at = smem + s * STAGE_BYTES + part * PART_BYTES;
+                                let at = slot + part * PART_BYTES;
                                 let maps = p.tmaps.add(2 * part as usize * MAP_BYTES);
-                                tma_load_2d(at, maps, kt * TF32_BK, m0, full(s));
-                                tma_load_2d(at + A_BYTES, maps.add(MAP_BYTES), kt * TF32_BK, n0, full(s));
+                                tma_load_2d(at, maps, kt * TF32_BK, m0, bar);
+                                tma_load_2d(at + A_BYTES, maps.add(MAP_BYTES), kt * TF32_BK, n0, bar);
                                 part += 1;
                             }
-                        }
-                        kt += 1;
+                        });
                     }
                 }
             } else {
@@ -137,111 +86,116 @@ macro_rules! tf32_kernels {
                 let cw = wg - 1;
                 let lane = tid % 32;
                 let warp = (tid % 128) / 32;
-                // This consumer's 64 rows of A's tile, and B's tile, in slice `s`, part `part`.
-                let a_at = |s: u32, part: u32| {
-                    smem + s * STAGE_BYTES + part * PART_BYTES + cw * (TF32_BM / TF32_CONSUMERS) * 128
-                };
-                let b_at = |s: u32, part: u32| smem + s * STAGE_BYTES + part * PART_BYTES + A_BYTES;
-                let row0 = m0 + cw * (TF32_BM / TF32_CONSUMERS) + warp * 16 + lane / 4;
-                let col0 = n0 + (lane % 4) * 2;
-                tf32_kernels!(@consume $kind, p, ktiles, STAGES, full, empty, a_at, b_at, tid, row0, col0);
+                let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
+                // This consumer's 64 rows of A's tile, and B's tile, of part `part` in a slot.
+                let a_at = |slot: u32, part: u32| slot + part * PART_BYTES + cw * (TF32_BM / TF32_CONSUMERS) * 128;
+                let b_at = |slot: u32, part: u32| slot + part * PART_BYTES + A_BYTES;
+                let row = |m0: u32| m0 + cw * (TF32_BM / TF32_CONSUMERS) + warp * 16 + lane / 4;
+                let col = |n0: u32| n0 + (lane % 4) * 2;
+                tf32_kernels!(@consume $kind, $depth, p, ring, walk, ktiles, tid, out, a_at, b_at, row, col);
             }
         }
     )*};
     // TF32: one m64n256k8 product a k8 step into 128 accumulators.
-    (@consume Tf32, $p:ident, $ktiles:ident, $stages:ident, $full:ident, $empty:ident,
-     $a_at:ident, $b_at:ident, $tid:ident, $row0:ident, $col0:ident) => {
+    (@consume Tf32, $depth:tt, $p:ident, $ring:ident, $walk:ident, $ktiles:ident, $tid:ident,
+     $out:ident, $a_at:ident, $b_at:ident, $row:ident, $col:ident) => {
+        let pairs = $out.pairs();
         let mut acc = [0u32; 128];
-        let mut kt = 0;
-        while kt < $ktiles {
-            let s = kt % $stages;
-            let (a, b) = ($a_at(s, 0), $b_at(s, 0));
-            // SAFETY: the full barrier's phase for this round completes when TMA has written
-            // the slice; the descriptors address its tiles in shared memory; wgmma_fence
-            // precedes the first wgmma on the accumulators and wait_group 0 retires them (and
-            // their shared-memory reads) before the slice is released to the producer.
-            unsafe {
-                mbar_wait($full(s), (kt / $stages) & 1);
-                wgmma_fence();
-                seq!(KK in 0..4 {
-                    // K-major, 128-byte swizzle: a k8 step is 32 bytes along the swizzled row.
-                    let da = desc_128b(a + 32 * KK, 16, ATOM);
-                    let db = desc_128b(b + 32 * KK, 16, ATOM);
-                    wgmma_m64n256k8_tf32!(acc, da, db, 1u32);
-                });
-                wgmma_commit();
-                wgmma_wait0();
-                if $tid % 128 == 0 {
-                    mbar_arrive($empty(s));
-                }
-            }
-            kt += 1;
+        // SAFETY: the descriptors address the slot the pipeline hands over (full, not yet
+        // released); wgmma_fence precedes the slice's first wgmma; the epilogue runs after
+        // every wgmma retired, and each element of C has one owner thread.
+        unsafe {
+            consume::<STAGES, $depth, _>(
+                $ring,
+                $walk,
+                $ktiles,
+                $tid % 128 == 0,
+                &mut acc,
+                |acc, slot, first| {
+                    let (a, b) = ($a_at(slot, 0), $b_at(slot, 0));
+                    wgmma_fence();
+                    seq!(KK in 0..4 {
+                        let scale = if KK == 0 && first { 0u32 } else { 1u32 };
+                        // K-major, 128-byte swizzle: a k8 step is 32 bytes along the row.
+                        let da = desc_128b(a + 32 * KK, 16, ATOM);
+                        let db = desc_128b(b + 32 * KK, 16, ATOM);
+                        wgmma_m64n256k8_tf32!((*acc), da, db, scale);
+                    });
+                    wgmma_commit();
+                },
+                |_, _| {},
+                |acc, m0, n0| {
+                    let (row0, col0) = ($row(m0), $col(n0));
+                    seq!(J in 0..32 {
+                        seq!(I in 0..2 {
+                            $out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
+                                            acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
+                        });
+                    });
+                },
+            );
         }
-        seq!(J in 0..32 {
-            seq!(I in 0..2 {
-                seq!(E in 0..2 {
-                    // SAFETY: C is `m x n` (the contract); each element has one owner thread.
-                    unsafe {
-                        store(&$p, $row0 + 8 * I, $col0 + 8 * J + E, f32::from_bits(acc[J * 4 + I * 2 + E]));
-                    }
-                });
-            });
-        });
     };
     // 3xTF32: per k8 step, hi·hi into `big` and lo·hi + hi·lo into `small` (m64n128k8), both
-    // started from zero at each group's first step; after `flush` slices (and the last) the
-    // CUDA cores add them to `acc` with round-to-nearest FADDs.
-    (@consume Tf32x3, $p:ident, $ktiles:ident, $stages:ident, $full:ident, $empty:ident,
-     $a_at:ident, $b_at:ident, $tid:ident, $row0:ident, $col0:ident) => {
-        let mut acc = [0f32; 64];
-        let mut big = [0u32; 64];
-        let mut small = [0u32; 64];
+    // started from zero at each group's first step; after `flush` slices (and a tile's last)
+    // the CUDA cores add them to `acc` with round-to-nearest FADDs. Depth 0 only: the flush
+    // reads the temporaries, so every wgmma must have retired.
+    (@consume Tf32x3, 0, $p:ident, $ring:ident, $walk:ident, $ktiles:ident, $tid:ident,
+     $out:ident, $a_at:ident, $b_at:ident, $row:ident, $col:ident) => {
+        let pairs = $out.pairs();
         let flush = if $p.flush == 0 { 1 } else { $p.flush };
-        let mut in_group = 0;
-        let mut kt = 0;
-        while kt < $ktiles {
-            let s = kt % $stages;
-            let (ahi, bhi, alo, blo) = ($a_at(s, 0), $b_at(s, 0), $a_at(s, 1), $b_at(s, 1));
-            // 0 at a group's first step: wgmma ignores the temporaries' old values.
-            let keep = if in_group == 0 { 0u32 } else { 1u32 };
-            // SAFETY: as in the TF32 kernel: the full barrier orders TMA's writes before the
-            // wgmma reads; wgmma_fence follows the FADDs' reads of the temporaries, and
-            // wait_group 0 retires every wgmma of the slice before it is released and before
-            // the temporaries are read.
-            unsafe {
-                mbar_wait($full(s), (kt / $stages) & 1);
-                wgmma_fence();
-                seq!(KK in 0..4 {
-                    let first = if KK == 0 { keep } else { 1u32 };
-                    let (dah, dbh) = (desc_128b(ahi + 32 * KK, 16, ATOM), desc_128b(bhi + 32 * KK, 16, ATOM));
-                    let (dal, dbl) = (desc_128b(alo + 32 * KK, 16, ATOM), desc_128b(blo + 32 * KK, 16, ATOM));
-                    wgmma_m64n128k8_tf32!(small, dal, dbh, first);
-                    wgmma_m64n128k8_tf32!(big, dah, dbh, first);
-                    wgmma_m64n128k8_tf32!(small, dah, dbl, 1u32);
-                });
-                wgmma_commit();
-                wgmma_wait0();
-                if $tid % 128 == 0 {
-                    mbar_arrive($empty(s));
-                }
-            }
-            kt += 1;
-            in_group += 1;
-            if in_group == flush || kt == $ktiles {
-                seq!(I in 0..64 {
-                    acc[I] += f32::from_bits(big[I]) + f32::from_bits(small[I]);
-                });
-                in_group = 0;
-            }
+        let mut st = Three { acc: [0; 64], big: [0; 64], small: [0; 64], in_group: 0 };
+        // SAFETY: as in the TF32 kernel; with depth 0 every wgmma of the slice retired before
+        // `after` reads the temporaries, and wgmma_fence follows those reads.
+        unsafe {
+            consume::<STAGES, 0, _>(
+                $ring,
+                $walk,
+                $ktiles,
+                $tid % 128 == 0,
+                &mut st,
+                |st, slot, _| {
+                    let (ahi, bhi, alo, blo) = ($a_at(slot, 0), $b_at(slot, 0), $a_at(slot, 1), $b_at(slot, 1));
+                    // 0 at a group's first step: wgmma ignores the temporaries' old values.
+                    let keep = if st.in_group == 0 { 0u32 } else { 1u32 };
+                    wgmma_fence();
+                    seq!(KK in 0..4 {
+                        let start = if KK == 0 { keep } else { 1u32 };
+                        let (dah, dbh) = (desc_128b(ahi + 32 * KK, 16, ATOM), desc_128b(bhi + 32 * KK, 16, ATOM));
+                        let (dal, dbl) = (desc_128b(alo + 32 * KK, 16, ATOM), desc_128b(blo + 32 * KK, 16, ATOM));
+                        wgmma_m64n128k8_tf32!(st.small, dal, dbh, start);
+                        wgmma_m64n128k8_tf32!(st.big, dah, dbh, start);
+                        wgmma_m64n128k8_tf32!(st.small, dah, dbl, 1u32);
+                    });
+                    wgmma_commit();
+                },
+                |st, kt| {
+                    st.in_group += 1;
+                    if st.in_group == flush || kt + 1 == $ktiles {
+                        seq!(I in 0..64 {
+                            st.acc[I] = (f32::from_bits(st.acc[I])
+                                + (f32::from_bits(st.big[I]) + f32::from_bits(st.small[I])))
+                            .to_bits();
+                        });
+                        st.in_group = 0;
+                    }
+                },
+                |st, m0, n0| {
+                    let (row0, col0) = ($row(m0), $col(n0));
+                    seq!(J in 0..16 {
+                        seq!(I in 0..2 {
+                            $out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
+                                            st.acc[J * 4 + I * 2], st.acc[J * 4 + I * 2 + 1]);
+                        });
+                    });
+                    // The next tile starts from zero (`after` flushed at the last slice, so
+                    // `in_group` is 0 already).
+                    seq!(I in 0..64 {
+                        st.acc[I] = 0;
+                    });
+                },
+            );
         }
-        seq!(J in 0..16 {
-            seq!(I in 0..2 {
-                seq!(E in 0..2 {
-                    // SAFETY: C is `m x n` (the contract); each element has one owner thread.
-                    unsafe { store(&$p, $row0 + 8 * I, $col0 + 8 * J + E, acc[J * 4 + I * 2 + E]) };
-                });
-            });
-        });
     };
 }
 

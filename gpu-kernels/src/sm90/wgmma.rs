@@ -1,17 +1,15 @@
-//! The Hopper GEMM kernels (see the module doc of `sm90` for the structure).
-use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
+//! The Hopper GEMM kernels (see the module doc of `sm90` for the structure; the pipeline is
+//! `pipeline.rs`'s).
+use cuda_std::kernel;
 use seq_macro::seq;
 
 use super::asm90::{
-    acc_regs, desc_128b, fence_mbarrier_init, fence_tensormap, mbar_arrive, mbar_arrive_expect_tx,
-    mbar_init, mbar_wait, setmaxnreg_dec, setmaxnreg_inc, tma_load_2d, wgmma_commit, wgmma_fence,
-    wgmma_m64n256k16, wgmma_wait0,
+    acc_regs, desc_128b, fence_tensormap, setmaxnreg_dec, setmaxnreg_inc, tma_load_2d,
+    wgmma_commit, wgmma_fence, wgmma_m64n256k16,
 };
-use super::{
-    BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, SWIZZLE_ALIGN,
-    WgmmaParams,
-};
-use crate::ptx::{fresh_ctaid_x, fresh_tid_x, ld_global, shared_addr, st_global};
+use super::pipeline::{Out, Ring, Walk, consume, produce};
+use super::{BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, WgmmaParams};
+use crate::ptx::fresh_tid_x;
 
 /// Bytes of A's tile in a slice (`BM` rows of 128 bytes).
 const A_BYTES: u32 = BM * BK * 2;
@@ -22,144 +20,84 @@ const STAGE_BYTES: u32 = A_BYTES + B_BYTES;
 const ATOM: u32 = 1024;
 /// Bytes of a 64 (n) x `BK` box of an MN-major B: `BK` rows of 128 bytes.
 const B_BOX_BYTES: u32 = BK * 128;
-// The barrier set-up below is unrolled for four slices.
-const _: () = assert!(STAGES == 4);
-
-/// The epilogue of one consumer warp group: `c[row][col] = alpha·acc + beta·c` for the thread's
-/// 128 accumulators, rows `row0 + 8i` (i in 0..2) and columns `col0 + 8j + e` (j in 0..32, e in
-/// 0..2) of C, those inside `m x n` only.
-///
-/// # Safety
-/// `p.c` must be `p.m x p.n` f32 with rows `p.ldc` apart, written by no other thread here.
-#[inline(always)]
-unsafe fn store_tile(p: &WgmmaParams, acc: &[u32; 128], row0: u32, col0: u32) {
-    seq!(J in 0..32 {
-        seq!(I in 0..2 {
-            seq!(E in 0..2 {
-                let (row, col) = (row0 + 8 * I, col0 + 8 * J + E);
-                if row < p.m && col < p.n {
-                    // SAFETY: (row, col) is inside C (checked just above; the caller's contract).
-                    unsafe {
-                        let at = p.c.add(row as usize * p.ldc as usize + col as usize);
-                        let mut v = p.alpha * f32::from_bits(acc[J * 4 + I * 2 + E]);
-                        if p.beta != 0.0 {
-                            v += p.beta * f32::from_bits(ld_global(at as *const u32));
-                        }
-                        st_global::<1>(at as *mut u32, [v.to_bits()]);
-                    }
-                }
-            });
-        });
-    });
-}
 
 macro_rules! wgmma_kernels {
-    ($(($name:ident, $input:ident, $ptx:literal, $major:ident)),* $(,)?) => {$(
+    ($(($name:ident, $input:ident, $ptx:literal, $major:ident, $depth:literal)),* $(,)?) => {$(
         /// # Safety
         /// `p` must satisfy the [`WgmmaParams`] contract (tensor maps of A and B for this
         /// kernel's input type and B layout, C of `m x n`), and the launch must use 384 threads,
-        /// one block per tile (`ceil(m / BM) * ceil(n / BN)` blocks) and the config's
+        /// any number of blocks (block `b` computes tiles `b, b + grid, …`) and the config's
         /// `shared_bytes` of dynamic shared memory: every shared address below is inside it.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: WgmmaParams) {
+            // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
+            // thread calls this first.
+            let ring = unsafe { Ring::<STAGES>::new(STAGE_BYTES, CONSUMERS) };
+            let walk = Walk::new(p.m, p.n, BM, BN, p.group);
+            let ktiles = p.k.div_ceil(BK);
             let tid = fresh_tid_x();
             let wg = tid / 128;
-            // cuda_std's dynamic-shared symbol is 16-byte aligned; the slices need 1024.
-            let base = shared_addr(dynamic_shared_mem::<u8>());
-            let smem = (base + SWIZZLE_ALIGN - 1) & !(SWIZZLE_ALIGN - 1);
-            let full = |s: u32| smem + STAGES * STAGE_BYTES + 8 * s;
-            let empty = |s: u32| smem + STAGES * STAGE_BYTES + 8 * (STAGES + s);
-            if tid == 0 {
-                seq!(S in 0..4 {
-                    // SAFETY: the barrier slots are inside the dynamic shared memory and nothing
-                    // uses them before the bar.sync below.
-                    unsafe {
-                        mbar_init(full(S), 1);
-                        mbar_init(empty(S), CONSUMERS);
-                    }
-                });
-                fence_mbarrier_init();
-            }
-            thread::sync_threads();
-
-            // The tile: groups of `group` tile rows, walked down before moving right.
-            let tiles_m = p.m.div_ceil(BM);
-            let tiles_n = p.n.div_ceil(BN);
-            let block = fresh_ctaid_x();
-            let per_group = p.group * tiles_n;
-            let first = (block / per_group) * p.group;
-            let rows = if tiles_m - first < p.group { tiles_m - first } else { p.group };
-            let tm = first + (block % per_group) % rows;
-            let tn = (block % per_group) / rows;
-            let (m0, n0) = (tm * BM, tn * BN);
-            let ktiles = p.k.div_ceil(BK);
-
             if wg == 0 {
                 setmaxnreg_dec::<PRODUCER_REGISTERS>();
                 if tid == 0 {
-                    // SAFETY: the tensor maps are 128 bytes of global memory (the contract).
+                    // SAFETY: the tensor maps are 128 bytes of global memory (the contract);
+                    // each slice's boxes are A's BM x BK and B's BK x BN, exactly STAGE_BYTES,
+                    // written to the 1024-byte aligned slot and completing on its barrier.
                     unsafe {
                         fence_tensormap(p.tmap_a);
                         fence_tensormap(p.tmap_b);
-                    }
-                    let mut kt = 0;
-                    while kt < ktiles {
-                        let s = kt % STAGES;
-                        let round = kt / STAGES;
-                        let a = smem + s * STAGE_BYTES;
-                        let b = a + A_BYTES;
-                        // SAFETY: the slice's tiles are inside the dynamic shared memory and
-                        // 1024-byte aligned; the consumers released them (the empty barrier of
-                        // the previous round) before TMA writes them again, and read them only
-                        // after the full barrier's phase completes with these bytes.
-                        unsafe {
-                            if round > 0 {
-                                mbar_wait(empty(s), (round - 1) & 1);
-                            }
-                            mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                            tma_load_2d(a, p.tmap_a, kt * BK, m0, full(s));
-                            wgmma_kernels!(@load_b $major, b, p, kt, n0, full(s));
-                        }
-                        kt += 1;
+                        produce(ring, walk, ktiles, STAGE_BYTES, |a, bar, kt, m0, n0| {
+                            tma_load_2d(a, p.tmap_a, kt * BK, m0, bar);
+                            let b = a + A_BYTES;
+                            wgmma_kernels!(@load_b $major, b, p, kt, n0, bar);
+                        });
                     }
                 }
             } else {
                 setmaxnreg_inc::<CONSUMER_REGISTERS>();
                 let cw = wg - 1;
-                let mut acc = [0u32; 128];
-                let mut kt = 0;
-                while kt < ktiles {
-                    let s = kt % STAGES;
-                    let a = smem + s * STAGE_BYTES + cw * (BM / CONSUMERS) * 128;
-                    let b = smem + s * STAGE_BYTES + A_BYTES;
-                    // SAFETY: the full barrier's phase for this round completes when TMA has
-                    // written the slice; the descriptors address the slice's tiles in shared
-                    // memory; wgmma_fence precedes the first wgmma on the accumulators and
-                    // wait_group 0 retires them (and their shared-memory reads) before the slice
-                    // is released to the producer.
-                    unsafe {
-                        mbar_wait(full(s), (kt / STAGES) & 1);
-                        wgmma_fence();
-                        seq!(KK in 0..4 {
-                            let da = desc_128b(a + 32 * KK, 16, ATOM);
-                            let db = wgmma_kernels!(@desc_b $major, b, KK);
-                            wgmma_kernels!(@mma $ptx, $major, acc, da, db);
-                        });
-                        wgmma_commit();
-                        wgmma_wait0();
-                        if tid % 128 == 0 {
-                            mbar_arrive(empty(s));
-                        }
-                    }
-                    kt += 1;
-                }
                 let lane = tid % 32;
                 let warp = (tid % 128) / 32;
-                let row0 = m0 + cw * (BM / CONSUMERS) + warp * 16 + lane / 4;
-                let col0 = n0 + (lane % 4) * 2;
-                // SAFETY: `p.c` is `m x n` (the contract); each element has one owner thread.
-                unsafe { store_tile(&p, &acc, row0, col0) };
+                let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
+                let pairs = out.pairs();
+                let mut acc = [0u32; 128];
+                // SAFETY: the descriptors address this consumer's rows of A's tile and B's
+                // tile in the slot the pipeline hands over (full, not yet released);
+                // wgmma_fence precedes the slice's first wgmma; the epilogue runs after every
+                // wgmma retired, and each element of C has one owner thread.
+                unsafe {
+                    consume::<STAGES, $depth, _>(
+                        ring,
+                        walk,
+                        ktiles,
+                        tid % 128 == 0,
+                        &mut acc,
+                        |acc, slot, first| {
+                            let a = slot + cw * (BM / CONSUMERS) * 128;
+                            let b = slot + A_BYTES;
+                            wgmma_fence();
+                            seq!(KK in 0..4 {
+                                let scale = if KK == 0 && first { 0u32 } else { 1u32 };
+                                let da = desc_128b(a + 32 * KK, 16, ATOM);
+                                let db = wgmma_kernels!(@desc_b $major, b, KK);
+                                wgmma_kernels!(@mma $ptx, $major, (*acc), da, db, scale);
+                            });
+                            wgmma_commit();
+                        },
+                        |_, _| {},
+                        |acc, m0, n0| {
+                            let row0 = m0 + cw * (BM / CONSUMERS) + warp * 16 + lane / 4;
+                            let col0 = n0 + (lane % 4) * 2;
+                            seq!(J in 0..32 {
+                                seq!(I in 0..2 {
+                                    out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
+                                                   acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
+                                });
+                            });
+                        },
+                    );
+                }
             }
         }
     )*};
@@ -179,11 +117,11 @@ macro_rules! wgmma_kernels {
     // K-major B: as A, a k16 step is 32 bytes along the swizzled row.
     (@desc_b K, $b:expr, $kk:expr) => { desc_128b($b + 32 * $kk, 16, ATOM) };
     // The transpose-B immediate: 1 for MN-major B.
-    (@mma $ty:literal, N, $acc:ident, $da:expr, $db:expr) => {
-        wgmma_m64n256k16!($ty, "1", $acc, $da, $db)
+    (@mma $ty:literal, N, $acc:expr, $da:expr, $db:expr, $s:expr) => {
+        wgmma_m64n256k16!($ty, "1", $acc, $da, $db, $s)
     };
-    (@mma $ty:literal, K, $acc:ident, $da:expr, $db:expr) => {
-        wgmma_m64n256k16!($ty, "0", $acc, $da, $db)
+    (@mma $ty:literal, K, $acc:expr, $da:expr, $db:expr, $s:expr) => {
+        wgmma_m64n256k16!($ty, "0", $acc, $da, $db, $s)
     };
 }
 

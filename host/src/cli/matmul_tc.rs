@@ -9,7 +9,7 @@ use host::{
     gpu::{Gpu, Timing, time_on_stream},
     matmul::problem::Gemm,
     reference::gemm_ex::{CublasEx, cublas_name},
-    sm90::tf32::Tf32Options,
+    sm90::{Schedule, tf32::Tf32Options},
     tc::{
         Layout, Operand, TcGemm,
         launch::{config_for, tc_config},
@@ -58,17 +58,21 @@ struct Record {
     error: Option<ErrorStats>,
 }
 
-/// What `--kernel` runs: the library's path, an `mma.sync` kernel, or (TF32 and 3xTF32 on
-/// compute capability 9.0) a variant of the f32 Hopper GEMM (`host::sm90::tf32::Tf32Options`).
+/// What `--kernel` runs: the library's path, an `mma.sync` kernel, or (on compute capability
+/// 9.0) a variant of the Hopper GEMM: f32 (`host::sm90::tf32::Tf32Options`) or 16-bit (a
+/// `host::sm90::Schedule`).
 enum Choice {
     Library,
     MmaSync(&'static str),
     Wgmma(String, Tf32Options),
+    Wgmma16(String, Schedule),
 }
 
 /// The kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16 rungs of
-/// docs/tensor-cores.md), or names separated by commas (`mma.sync` kernels, and for TF32 and
-/// 3xTF32 the Hopper variants `wgmma`, `wgmma_f<N>`, `wgmma_rn`, `wgmma_rz`).
+/// docs/tensor-cores.md), or names separated by commas (`mma.sync` kernels, and the Hopper
+/// variants `wgmma[_token…]`: for every precision the schedule's tokens `w0`, `w1`, `np`, `p`,
+/// `p<N>`, `g<N>` (docs/sm90.md), for TF32 and 3xTF32 also `f<N>`, `rn`, `rz`), each starting
+/// from the library's defaults.
 fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
     Ok(match which {
         "sgemm" => vec![Choice::Library],
@@ -81,11 +85,19 @@ fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
         "ladder" => vec![Choice::MmaSync(config_for(p, op)?.name)],
         names => names
             .split(',')
-            .map(|n| match Tf32Options::from_name(n) {
-                Some(o) if matches!(p, Precision::Tf32 | Precision::Tf32x3) => {
-                    Ok(Choice::Wgmma(n.to_string(), o))
+            .map(|n| match p {
+                _ if n == "sgemm" => Ok(Choice::Library),
+                Precision::Tf32 | Precision::Tf32x3 => match select::tf32_options().from_name(n) {
+                    Some(o) => Ok(Choice::Wgmma(n.to_string(), o)),
+                    None => tc_config(n).map(|c| Choice::MmaSync(c.name)),
+                },
+                Precision::Bf16 | Precision::Fp16 => {
+                    match Schedule::parse_name(n, select::HOPPER_SCHEDULE, |_| false) {
+                        Some(s) => Ok(Choice::Wgmma16(n.to_string(), s)),
+                        None => tc_config(n).map(|c| Choice::MmaSync(c.name)),
+                    }
                 }
-                _ => tc_config(n).map(|c| Choice::MmaSync(c.name)),
+                Precision::Fp32 => tc_config(n).map(|c| Choice::MmaSync(c.name)),
             })
             .collect::<Result<_>>()?,
     })
@@ -212,13 +224,26 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
         // TF32 and 3xTF32 on 9.0: the f32 Hopper GEMM, prepared once (scratch, tensor maps) and
         // its launches (split passes and GEMM) timed, as cuBLAS keeps its workspace.
         let hopper = match &choice {
-            Choice::Library => Some(("wgmma", Tf32Options::default())),
+            Choice::Library => Some(("wgmma", select::tf32_options())),
             Choice::Wgmma(name, o) => Some((name.as_str(), *o)),
-            Choice::MmaSync(_) => None,
+            Choice::MmaSync(_) | Choice::Wgmma16(..) => None,
         };
         if let Some((name, opts)) = hopper
             && let Some(prepared) = select::tf32_launch(&gpu, p, &op, oa, ob, &d_c, opts)
         {
+            let launch = prepared?;
+            let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch())?;
+            records.push(record(format!("{name}_{p}"), p, t, &d_c)?);
+            continue;
+        }
+        // BF16 and FP16 on 9.0: a schedule of the 16-bit Hopper GEMM, prepared once (tensor
+        // maps) and its launches timed; the library's path below prepares at every call.
+        if let Choice::Wgmma16(name, sched) = &choice {
+            let Some(prepared) = select::sm90_launch(&gpu, p, &op, oa, ob, &d_c, *sched) else {
+                bail!(
+                    "{name} needs a GPU of compute capability 9.0 and operands TMA can read (the 16-bit Hopper GEMM)"
+                );
+            };
             let launch = prepared?;
             let t = time_on_stream(&gpu.stream, 1, reps, || launch.launch())?;
             records.push(record(format!("{name}_{p}"), p, t, &d_c)?);

@@ -1,7 +1,8 @@
 //! `host sm90`: the Hopper (sm_90a) GEMM against cuBLAS `cublasGemmEx` of the same precision in
 //! the same process, BF16 and FP16 inputs, f32 output; each result checked on sampled rows
 //! against an f64 reference. `--check` first runs the edge shapes (odd sizes, k not a multiple
-//! of the tile depth, padded leading dimensions, alpha/beta) on every kernel.
+//! of the tile depth, padded leading dimensions, alpha/beta) on every kernel, each schedule of
+//! `--schedules` as named and walking several tiles per block (at most 3 blocks).
 use anyhow::{Result, bail};
 use clap::Args;
 use cust::memory::DeviceBuffer;
@@ -9,9 +10,10 @@ use host::{
     gpu::{Gpu, time_on_stream},
     reference::gemm_ex::CublasEx,
     sm90::{
-        BMajor, Sm90Gemm, Sm90Input, Sm90Launch, check::worst, download, gemm_sm90, supported,
-        to_input,
+        BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input, Sm90Launch, check::worst, download,
+        gemm_sm90, supported, to_input,
     },
+    tc::select::HOPPER_SCHEDULE,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -36,6 +38,10 @@ pub struct Sm90Args {
     /// Only the edge-shape checks (with `--check`): no timing, no cuBLAS (for compute-sanitizer).
     #[arg(long)]
     pub no_timing: bool,
+    /// Schedules to check and time, separated by commas: `wgmma` (the library's) and
+    /// `wgmma_<tokens>` (`w0`/`w1` wait depth, `np`/`p`/`p<N>` grid, `g<N>` group; docs/sm90.md).
+    #[arg(long, default_value = "wgmma")]
+    pub schedules: String,
 }
 
 const INPUTS: [Sm90Input; 2] = [Sm90Input::Bf16, Sm90Input::Fp16];
@@ -43,6 +49,7 @@ const MAJORS: [BMajor; 2] = [BMajor::N, BMajor::K];
 
 #[derive(Serialize)]
 struct Checked {
+    schedule: String,
     shape: String,
     input: String,
     b_major: String,
@@ -52,6 +59,7 @@ struct Checked {
 
 #[derive(Serialize)]
 struct Timed {
+    schedule: String,
     size: usize,
     input: String,
     b_major: String,
@@ -99,86 +107,122 @@ fn sample_rows(m: usize, n: usize) -> Vec<usize> {
     rows
 }
 
-fn edge_checks(gpu: &Gpu) -> Result<Vec<Checked>> {
+/// The schedules `--schedules` names, each with its name.
+fn schedules(list: &str) -> Result<Vec<(String, Schedule)>> {
+    list.split(',')
+        .map(|n| match Schedule::parse_name(n, HOPPER_SCHEDULE, |_| false) {
+            Some(s) => Ok((n.to_string(), s)),
+            None => bail!("--schedules: {n:?} is not a Hopper GEMM schedule (wgmma or wgmma_<tokens>, docs/sm90.md)"),
+        })
+        .collect()
+}
+
+fn edge_checks(gpu: &Gpu, sched: &[(String, Schedule)]) -> Result<Vec<Checked>> {
+    // Each schedule as named, and with at most 3 blocks, each walking several tiles (the ring's
+    // phases run on across tiles).
+    let walked = sched.iter().flat_map(|(name, s)| {
+        [
+            (name.clone(), *s),
+            (
+                format!("{name}+p3"),
+                Schedule {
+                    blocks: Blocks::AtMost(3),
+                    ..*s
+                },
+            ),
+        ]
+    });
     let mut out = Vec::new();
-    for (m, n, k, pad, alpha, beta) in [
-        (256, 256, 128, 0, 1.0f32, 0.0f32),
-        (300, 200, 77, 3, 1.0, 0.0),
-        (777, 1000, 520, 8, 1.5, -0.5),
-        (129, 257, 65, 0, -1.0, 2.0),
-    ] {
-        for input in INPUTS {
-            for major in MAJORS {
-                let d = Sm90Gemm::dense(m, n, k, input, major);
-                let up = |v: usize| (v + pad).div_ceil(8) * 8;
-                let g = Sm90Gemm {
-                    lda: up(d.lda),
-                    ldb: up(d.ldb),
-                    ldc: d.ldc + pad,
-                    alpha,
-                    beta,
-                    ..d
-                };
-                let (a, b, c0) = operands(&g, (m * 31 + n * 7 + k) as u64);
-                let (da, db) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
-                let dc = DeviceBuffer::from_slice(&c0)?;
-                gemm_sm90(gpu, &g, &da, &db, &dc)?;
-                let c = download(&dc)?;
-                let rows: Vec<usize> = (0..m).collect();
-                let w = worst(&g, &a, &b, &c0, &c, &rows);
-                // The gaps of C's padded rows are untouched.
-                let gaps_ok = (0..c.len())
-                    .filter(|i| i % g.ldc >= n)
-                    .all(|i| c[i].is_nan());
-                out.push(Checked {
-                    shape: format!(
-                        "{m}x{n}x{k} lda {} ldb {} ldc {} alpha {alpha} beta {beta}",
-                        g.lda, g.ldb, g.ldc
-                    ),
-                    input: format!("{input:?}"),
-                    b_major: format!("{major:?}"),
-                    max_error_over_bound: w.ratio,
-                    passed: w.ratio <= 1.0 && gaps_ok,
-                });
+    for (sname, sched) in walked {
+        for (m, n, k, pad, alpha, beta) in [
+            (256, 256, 128, 0, 1.0f32, 0.0f32),
+            (300, 200, 77, 3, 1.0, 0.0),
+            (777, 1000, 520, 8, 1.5, -0.5),
+            (129, 257, 65, 0, -1.0, 2.0),
+        ] {
+            for input in INPUTS {
+                for major in MAJORS {
+                    let d = Sm90Gemm::dense(m, n, k, input, major);
+                    let up = |v: usize| (v + pad).div_ceil(8) * 8;
+                    let g = Sm90Gemm {
+                        lda: up(d.lda),
+                        ldb: up(d.ldb),
+                        ldc: d.ldc + pad,
+                        alpha,
+                        beta,
+                        ..d
+                    };
+                    let (a, b, c0) = operands(&g, (m * 31 + n * 7 + k) as u64);
+                    let (da, db) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
+                    let dc = DeviceBuffer::from_slice(&c0)?;
+                    gemm_sm90(gpu, &g, &da, &db, &dc, sched)?;
+                    let c = download(&dc)?;
+                    let rows: Vec<usize> = (0..m).collect();
+                    let w = worst(&g, &a, &b, &c0, &c, &rows);
+                    // The gaps of C's padded rows are untouched.
+                    let gaps_ok = (0..c.len())
+                        .filter(|i| i % g.ldc >= n)
+                        .all(|i| c[i].is_nan());
+                    out.push(Checked {
+                        schedule: sname.clone(),
+                        shape: format!(
+                            "{m}x{n}x{k} lda {} ldb {} ldc {} alpha {alpha} beta {beta}",
+                            g.lda, g.ldb, g.ldc
+                        ),
+                        input: format!("{input:?}"),
+                        b_major: format!("{major:?}"),
+                        max_error_over_bound: w.ratio,
+                        passed: w.ratio <= 1.0 && gaps_ok,
+                    });
+                }
             }
         }
     }
     Ok(out)
 }
 
+/// Every schedule and cuBLAS on one problem (cuBLAS once, after the schedules).
 fn timed(
     gpu: &Gpu,
     cublas: &CublasEx,
     size: usize,
     input: Sm90Input,
     major: BMajor,
+    sched: &[(String, Schedule)],
     args: &Sm90Args,
-) -> Result<Timed> {
+) -> Result<Vec<Timed>> {
     let g = Sm90Gemm::dense(size, size, size, input, major);
     let (a, b, c0) = operands(&g, size as u64);
     let (da, db) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
     let dc = DeviceBuffer::from_slice(&c0)?;
-    let launch = Sm90Launch::new(gpu, &g, &da, &db, &dc)?;
-    let rust = time_on_stream(&gpu.stream, 3, args.reps, || launch.launch())?;
     let rows = sample_rows(size, args.check_rows);
-    let rust_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
+    let mut ours = Vec::new();
+    for (name, s) in sched {
+        let launch = Sm90Launch::new(gpu, &g, &da, &db, &dc, *s)?;
+        let t = time_on_stream(&gpu.stream, 3, args.reps, || launch.launch())?;
+        ours.push((name, t, worst(&g, &a, &b, &c0, &download(&dc)?, &rows)));
+    }
     let theirs = time_on_stream(&gpu.stream, 3, args.reps, || {
         cublas.gemm_sm90(&g, &da, &db, &dc)
     })?;
     let cublas_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
     let tflops = |ms: f64| g.flops() / (ms * 1e-3) / 1e12;
-    Ok(Timed {
-        size,
-        input: format!("{input:?}"),
-        b_major: format!("{major:?}"),
-        rust_ms: rust.median_ms,
-        rust_tflops: tflops(rust.median_ms),
-        cublas_ms: theirs.median_ms,
-        cublas_tflops: tflops(theirs.median_ms),
-        rust_over_cublas: theirs.median_ms / rust.median_ms,
-        rust_max_error_over_bound: rust_w.ratio,
-        cublas_max_error_over_bound: cublas_w.ratio,
-    })
+    Ok(ours
+        .into_iter()
+        .map(|(name, rust, rust_w)| Timed {
+            schedule: name.clone(),
+            size,
+            input: format!("{input:?}"),
+            b_major: format!("{major:?}"),
+            rust_ms: rust.median_ms,
+            rust_tflops: tflops(rust.median_ms),
+            cublas_ms: theirs.median_ms,
+            cublas_tflops: tflops(theirs.median_ms),
+            rust_over_cublas: theirs.median_ms / rust.median_ms,
+            rust_max_error_over_bound: rust_w.ratio,
+            cublas_max_error_over_bound: cublas_w.ratio,
+        })
+        .collect())
 }
 
 pub fn run(args: &Sm90Args) -> Result<()> {
@@ -191,14 +235,16 @@ pub fn run(args: &Sm90Args) -> Result<()> {
             info.compute_capability.1
         );
     }
+    let sched = schedules(&args.schedules)?;
     let checks = if args.check {
-        edge_checks(&gpu)?
+        edge_checks(&gpu, &sched)?
     } else {
         Vec::new()
     };
     for c in &checks {
         eprintln!(
-            "check {} {} B-{}: error/bound {:.3} {}",
+            "check {} {} {} B-{}: error/bound {:.3} {}",
+            c.schedule,
             c.shape,
             c.input,
             c.b_major,
@@ -217,18 +263,20 @@ pub fn run(args: &Sm90Args) -> Result<()> {
         let Some(cublas) = cublas.as_ref() else { break };
         for input in INPUTS {
             for major in MAJORS {
-                let t = timed(&gpu, cublas, size, input, major, args)?;
-                eprintln!(
-                    "{size} {} B-{}: rust {:.1} TFLOP/s, cuBLAS {:.1} TFLOP/s ({:.1}%), error/bound {:.3} / {:.3}",
-                    t.input,
-                    t.b_major,
-                    t.rust_tflops,
-                    t.cublas_tflops,
-                    100.0 * t.rust_over_cublas,
-                    t.rust_max_error_over_bound,
-                    t.cublas_max_error_over_bound
-                );
-                times.push(t);
+                for t in timed(&gpu, cublas, size, input, major, &sched, args)? {
+                    eprintln!(
+                        "{size} {} B-{} {}: rust {:.1} TFLOP/s, cuBLAS {:.1} TFLOP/s ({:.1}%), error/bound {:.3} / {:.3}",
+                        t.input,
+                        t.b_major,
+                        t.schedule,
+                        t.rust_tflops,
+                        t.cublas_tflops,
+                        100.0 * t.rust_over_cublas,
+                        t.rust_max_error_over_bound,
+                        t.cublas_max_error_over_bound
+                    );
+                    times.push(t);
+                }
             }
         }
     }

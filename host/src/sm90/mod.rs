@@ -2,7 +2,7 @@
 //! `gpu_kernels::sm90`): C = alpha·A·B + beta·C on the caller's device buffers, A and B in BF16
 //! or FP16 (as `u16` bit patterns), C in f32, row-major with leading dimensions. It runs on
 //! compute capability 9.0 only ([`supported`]); the selection of a GEMM path calls it there.
-use std::{ffi::c_void, marker::PhantomData};
+use std::{ffi::c_void, marker::PhantomData, rc::Rc};
 
 use anyhow::{Context as _, Result};
 use cust::{
@@ -18,14 +18,13 @@ use rgk_core::bad_input;
 use crate::gpu::Gpu;
 
 pub mod check;
+pub mod schedule;
 mod tensor_map;
 pub mod tf32;
 
 pub use gpu_kernels::sm90::{BMajor, Sm90Input};
-
-/// Consecutive blocks walk down this many tile rows before moving right (L2 reuse of B's
-/// panels across a wave of 132 blocks).
-const GROUP: u32 = 8;
+use schedule::MapCache;
+pub use schedule::{Blocks, Schedule};
 
 /// One product: `m x k` A (rows `lda` elements apart), B `k x n` (rows `ldb` apart) or, with
 /// [`BMajor::K`], its transpose `n x k` (rows `ldb` apart), and `m x n` f32 C (rows `ldc` apart).
@@ -157,28 +156,30 @@ pub struct Sm90Launch<'a> {
     cfg: &'static WgmmaConfig,
     params: WgmmaParams,
     grid: u32,
-    /// A's tensor map, then B's (128 bytes each), read by the kernel.
-    _maps: DeviceBuffer<u8>,
+    /// A's tensor map, then B's (128 bytes each), read by the kernel (shared with the GPU's
+    /// cache of maps: a later call on the same operands reuses them).
+    _maps: Rc<DeviceBuffer<u8>>,
     _buffers: PhantomData<&'a DeviceSlice<u16>>,
 }
 
 impl<'a> Sm90Launch<'a> {
-    /// Prepares `g` on the buffers of A, B (as `u16` bit patterns of `g.input`) and C. Fails
-    /// with [`rgk_core::BadInput`] for a shape the kernel does not take or buffers too small,
-    /// and with one sentence on a GPU other than compute capability 9.0.
+    /// Prepares `g` on the buffers of A, B (as `u16` bit patterns of `g.input`) and C with the
+    /// schedule `sched`. Fails with [`rgk_core::BadInput`] for a shape the kernel does not take
+    /// or buffers too small, and with one sentence on a GPU other than compute capability 9.0.
     pub fn new(
         gpu: &'a Gpu,
         g: &Sm90Gemm,
         a: &'a DeviceSlice<u16>,
         b: &'a DeviceSlice<u16>,
         c: &'a DeviceSlice<f32>,
+        sched: Schedule,
     ) -> Result<Sm90Launch<'a>> {
         g.check_buffers(a.len(), b.len(), c.len())?;
         let (pa, pb) = (a.as_device_ptr().as_raw(), b.as_device_ptr().as_raw());
         if pa % 16 != 0 || pb % 16 != 0 {
             return bad_input("the Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
-        let cfg = wgmma_config(g.input, g.b_major);
+        let cfg = wgmma_config(g.input, g.b_major, sched.depth);
         let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let map_a = tensor_map::encode(tensor_map::a_view(g.m, g.k, g.lda), g.input, pa)?;
         let map_b =
@@ -188,7 +189,7 @@ impl<'a> Sm90Launch<'a> {
             bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
         }
         // cuMemAlloc returns 256-byte aligned memory: both maps are 128-byte aligned.
-        let maps = DeviceBuffer::from_slice(&bytes).context("copying the tensor maps")?;
+        let maps = MapCache::get(gpu, &bytes)?;
         let base = maps.as_device_ptr().as_raw();
         let tiles = (g.m as u32).div_ceil(BM) * (g.n as u32).div_ceil(BN);
         let params = WgmmaParams {
@@ -201,14 +202,14 @@ impl<'a> Sm90Launch<'a> {
             ldc: g.ldc as u32,
             alpha: g.alpha,
             beta: g.beta,
-            group: GROUP,
+            group: sched.group,
         };
         Ok(Sm90Launch {
             gpu,
             func,
             cfg,
             params,
-            grid: tiles,
+            grid: sched.grid(gpu, tiles)?,
             _maps: maps,
             _buffers: PhantomData,
         })
@@ -222,8 +223,8 @@ impl<'a> Sm90Launch<'a> {
         // by a test below); `new` checked the shape against the buffers, which are borrowed for
         // as long as `self` lives, and made the tensor maps over exactly those matrices (TMA
         // reads nothing outside them; the epilogue stores only inside C); the maps' memory is
-        // held by `self`; the grid is one block per tile, the block and shared memory the
-        // config's.
+        // held by `self`; any grid is valid (block b walks tiles b, b + grid, …), the block
+        // and shared memory are the config's.
         unsafe {
             self.gpu
                 .stream
@@ -233,15 +234,17 @@ impl<'a> Sm90Launch<'a> {
     }
 }
 
-/// C = alpha·A·B + beta·C on the GPU, waiting for the result: [`Sm90Launch`] launched once.
+/// C = alpha·A·B + beta·C on the GPU with the schedule `sched`, waiting for the result:
+/// [`Sm90Launch`] launched once.
 pub fn gemm_sm90(
     gpu: &Gpu,
     g: &Sm90Gemm,
     a: &DeviceSlice<u16>,
     b: &DeviceSlice<u16>,
     c: &DeviceSlice<f32>,
+    sched: Schedule,
 ) -> Result<()> {
-    let launch = Sm90Launch::new(gpu, g, a, b, c)?;
+    let launch = Sm90Launch::new(gpu, g, a, b, c, sched)?;
     launch.launch()?;
     gpu.stream.synchronize().context("the Hopper GEMM failed")
 }

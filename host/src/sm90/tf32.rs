@@ -4,7 +4,7 @@
 //! 3xTF32, which needs hi and lo parts) is first rewritten by the split pass into scratch memory
 //! that the launch owns; [`Tf32Launch::launch`] runs the passes and the GEMM, so a timing of it
 //! counts them.
-use std::{ffi::c_void, marker::PhantomData};
+use std::{ffi::c_void, marker::PhantomData, rc::Rc};
 
 use anyhow::{Context as _, Result};
 use cust::{
@@ -19,15 +19,14 @@ use gpu_kernels::sm90::tf32::{
 use rgk_core::bad_input;
 
 use super::{
-    check_holds, span,
+    check_holds,
+    schedule::{MapCache, Schedule},
+    span,
     tensor_map::{Tiled, encode_typed},
 };
 use crate::gpu::Gpu;
 
 pub use gpu_kernels::sm90::tf32::Tf32Kind;
-
-/// Consecutive blocks walk down this many tile rows before moving right (as the 16-bit kernels).
-const GROUP: u32 = 8;
 /// Scratch rows are padded to this many elements (128 bytes: whole swizzle rows for TMA).
 const SCRATCH_ALIGN: usize = 32;
 
@@ -62,6 +61,8 @@ pub struct Tf32Options {
     /// that the copy engine rounds them to nearest (measured: the same error as cuBLAS TF32),
     /// rather than FLOAT32, which leaves the tensor core to truncate them (2.7x the error).
     pub tfloat32_maps: bool,
+    /// Wait depth, grid and tile order (3xTF32 runs at depth 0 whatever this says).
+    pub schedule: Schedule,
 }
 
 /// Default slices per 3xTF32 flush: on the H200 2 was within 1% of the fastest (4) and the
@@ -73,30 +74,36 @@ impl Default for Tf32Options {
         Tf32Options {
             flush: DEFAULT_FLUSH,
             tfloat32_maps: true,
+            schedule: Schedule::CLASSIC,
         }
     }
 }
 
 impl Tf32Options {
-    /// The options a `--kernel` name selects: `wgmma` (the defaults), `wgmma_f<N>` (flush every
-    /// N slices, N in 1..=64), `wgmma_rn` (TFLOAT32 maps, the default), `wgmma_rz` (FLOAT32
-    /// maps: in-place operands truncated); `None` for any other name.
-    pub fn from_name(name: &str) -> Option<Tf32Options> {
-        let d = Tf32Options::default();
-        match name {
-            "wgmma" => Some(d),
-            "wgmma_rn" => Some(d),
-            "wgmma_rz" => Some(Tf32Options {
-                tfloat32_maps: false,
-                ..d
-            }),
-            _ => {
-                let flush: u32 = name.strip_prefix("wgmma_f")?.parse().ok()?;
-                (1..=64)
-                    .contains(&flush)
-                    .then_some(Tf32Options { flush, ..d })
+    /// The options a `--kernel` name selects: `wgmma` (`self`), then `_`-separated tokens:
+    /// `f<N>` (3xTF32: flush every N slices, N in 1..=64), `rn` (TFLOAT32 maps), `rz` (FLOAT32
+    /// maps: in-place operands truncated), and the schedule's ([`Schedule::apply`]: `w0`, `w1`,
+    /// `p`, `np`, `p<N>`, `g<N>`); `None` for any other name.
+    pub fn from_name(self, name: &str) -> Option<Tf32Options> {
+        let mut o = self;
+        let schedule = Schedule::parse_name(name, self.schedule, |token| match token {
+            "rn" => {
+                o.tfloat32_maps = true;
+                true
             }
-        }
+            "rz" => {
+                o.tfloat32_maps = false;
+                true
+            }
+            t => match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
+                Some(flush) if (1..=64).contains(&flush) => {
+                    o.flush = flush;
+                    true
+                }
+                _ => false,
+            },
+        })?;
+        Some(Tf32Options { schedule, ..o })
     }
 }
 
@@ -167,8 +174,9 @@ pub struct Tf32Launch<'a> {
     params: Tf32Params,
     splits: Vec<SplitParams>,
     grid: u32,
-    /// The four tensor maps (A hi, B hi, A lo, B lo), read by the kernel.
-    _maps: DeviceBuffer<u8>,
+    /// The four tensor maps (A hi, B hi, A lo, B lo), read by the kernel (shared with the
+    /// GPU's cache of maps).
+    _maps: Rc<DeviceBuffer<u8>>,
     /// The split operands' parts, written by the split pass and read by the kernel.
     _scratch: Vec<DeviceBuffer<f32>>,
     _buffers: PhantomData<&'a DeviceSlice<f32>>,
@@ -191,7 +199,7 @@ impl<'a> Tf32Launch<'a> {
         if pa % 16 != 0 || pb % 16 != 0 {
             return bad_input("the f32 Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
-        let cfg = tf32_config(g.kind);
+        let cfg = tf32_config(g.kind, opts.schedule.depth);
         let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let split_func = gpu.function(SPLIT_KERNEL)?;
         let mut scratch = Vec::new();
@@ -258,7 +266,7 @@ impl<'a> Tf32Launch<'a> {
             bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
         }
         // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
-        let maps = DeviceBuffer::from_slice(&bytes).context("copying the tensor maps")?;
+        let maps = MapCache::get(gpu, &bytes)?;
         let params = Tf32Params {
             tmaps: maps.as_device_ptr().as_raw() as *const u8,
             c: c.as_device_ptr().as_raw() as *mut f32,
@@ -268,10 +276,11 @@ impl<'a> Tf32Launch<'a> {
             ldc: g.ldc as u32,
             alpha: g.alpha,
             beta: g.beta,
-            group: GROUP,
+            group: opts.schedule.group,
             flush: opts.flush.max(1),
         };
-        let grid = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
+        let tiles = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
+        let grid = opts.schedule.grid(gpu, tiles)?;
         Ok(Tf32Launch {
             gpu,
             func,
@@ -311,8 +320,8 @@ impl<'a> Tf32Launch<'a> {
         // SAFETY: the argument is the kernel's one `Tf32Params`; the tensor maps cover exactly
         // the operands (the caller's, checked against the shape, or this launch's scratch,
         // written by the split passes earlier on the same stream) and are held by `self`, as
-        // are the buffers (borrowed); the epilogue stores only inside C; grid, block and
-        // shared memory are the config's.
+        // are the buffers (borrowed); the epilogue stores only inside C; any grid is valid
+        // (block b walks tiles b, b + grid, …); block and shared memory are the config's.
         unsafe {
             self.gpu
                 .stream
@@ -328,15 +337,26 @@ mod tests {
 
     #[test]
     fn variant_names_select_options() {
+        let d = Tf32Options::default();
+        assert_eq!(d.from_name("wgmma"), Some(d));
+        assert_eq!(d.from_name("wgmma_f4").map(|o| o.flush), Some(4));
+        assert!(d.from_name("wgmma_rn").unwrap().tfloat32_maps);
+        assert!(!d.from_name("wgmma_rz").unwrap().tfloat32_maps);
+        let o = d.from_name("wgmma_rz_w1_p").unwrap();
+        assert!(!o.tfloat32_maps);
         assert_eq!(
-            Tf32Options::from_name("wgmma"),
-            Some(Tf32Options::default())
+            (o.schedule.depth, o.schedule.blocks),
+            (1, super::super::Blocks::PerSm)
         );
-        assert_eq!(Tf32Options::from_name("wgmma_f4").map(|o| o.flush), Some(4));
-        assert!(Tf32Options::from_name("wgmma_rn").unwrap().tfloat32_maps);
-        assert!(!Tf32Options::from_name("wgmma_rz").unwrap().tfloat32_maps);
-        for bad in ["wgmma_f0", "wgmma_f65", "wgmma_fx", "tc_tf32", "wgmma_"] {
-            assert_eq!(Tf32Options::from_name(bad), None, "{bad}");
+        for bad in [
+            "wgmma_f0",
+            "wgmma_f65",
+            "wgmma_fx",
+            "tc_tf32",
+            "wgmma_",
+            "wgmma_rn_q",
+        ] {
+            assert_eq!(d.from_name(bad), None, "{bad}");
         }
     }
 

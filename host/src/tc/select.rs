@@ -18,10 +18,28 @@ use super::{
 use crate::{
     gpu::Gpu,
     sm90::{
-        self, BMajor, Sm90Gemm, Sm90Input, Sm90Launch,
+        self, BMajor, Schedule, Sm90Gemm, Sm90Input, Sm90Launch,
         tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
     },
 };
+
+/// The schedule the library's Hopper calls use (16-bit and TF32): the fastest rung of the
+/// ladder measured on the H200 (docs/sm90.md): persistent (a block per SM), every wgmma retired
+/// at each slice (depth 1 was 0.3-0.7 % slower), groups of 8 tile rows.
+pub const HOPPER_SCHEDULE: Schedule = Schedule {
+    depth: 0,
+    blocks: sm90::Blocks::PerSm,
+    group: 8,
+};
+
+/// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
+/// [`HOPPER_SCHEDULE`].
+pub fn tf32_options() -> Tf32Options {
+    Tf32Options {
+        schedule: HOPPER_SCHEDULE,
+        ..Tf32Options::default()
+    }
+}
 
 /// The path a problem takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,20 +60,35 @@ pub fn hopper(
     b: Operand,
     c: &DeviceSlice<f32>,
 ) -> Option<Result<()>> {
+    if let Precision::Tf32 | Precision::Tf32x3 = precision {
+        let launch = tf32_launch(gpu, precision, op, a, b, c, tf32_options())?;
+        // The launch owns the split passes' scratch: wait before it is freed.
+        return Some(launch.and_then(|l| {
+            l.launch()?;
+            gpu.stream
+                .synchronize()
+                .context("the f32 Hopper GEMM failed on the GPU")
+        }));
+    }
+    Some(sm90_launch(gpu, precision, op, a, b, c, HOPPER_SCHEDULE)?.and_then(|l| l.launch()))
+}
+
+/// The 16-bit Hopper runner for BF16 or FP16 with `sched`, prepared (tensor maps) but not
+/// launched, if it takes this problem (see the module's doc); `None` otherwise. The benchmark
+/// prepares once and times launches.
+pub fn sm90_launch<'a>(
+    gpu: &'a Gpu,
+    precision: Precision,
+    op: &TcGemm,
+    a: Operand<'a>,
+    b: Operand<'a>,
+    c: &'a DeviceSlice<f32>,
+    sched: Schedule,
+) -> Option<Result<Sm90Launch<'a>>> {
     let input = match precision {
         Precision::Bf16 => Sm90Input::Bf16,
         Precision::Fp16 => Sm90Input::Fp16,
-        Precision::Tf32 | Precision::Tf32x3 => {
-            let launch = tf32_launch(gpu, precision, op, a, b, c, Tf32Options::default())?;
-            // The launch owns the split passes' scratch: wait before it is freed.
-            return Some(launch.and_then(|l| {
-                l.launch()?;
-                gpu.stream
-                    .synchronize()
-                    .context("the f32 Hopper GEMM failed on the GPU")
-            }));
-        }
-        Precision::Fp32 => return None,
+        _ => return None,
     };
     let (Operand::Bits16(a), Operand::Bits16(b)) = (a, b) else {
         return None;
@@ -85,7 +118,7 @@ pub fn hopper(
     {
         return None;
     }
-    Some(Sm90Launch::new(gpu, &g, a, b, c).and_then(|l| l.launch()))
+    Some(Sm90Launch::new(gpu, &g, a, b, c, sched))
 }
 
 /// The f32 Hopper runner for TF32 or 3xTF32 with `opts`, prepared (scratch, tensor maps) but

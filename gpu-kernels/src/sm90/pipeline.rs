@@ -1,0 +1,288 @@
+//! The warp-specialised skeleton every Hopper GEMM kernel shares (16-bit in `wgmma.rs`, TF32 and
+//! 3xTF32 in `tf32_kernel.rs`): the ring of k-slices in shared memory with its mbarriers, the
+//! walk over C's tiles, the producer's loop and the consumers' loop. A kernel supplies what
+//! differs as closures: which TMA copies fill a slice, which wgmma multiply it, what happens
+//! after a slice (3xTF32's flush) and the epilogue.
+//!
+//! The walk: block `b` of a grid of `g` takes tiles `b, b + g, b + 2g, …` in grouped order (runs
+//! of `group` tile rows walked down before moving right, so that a wave of blocks shares panels
+//! of A and B in L2). A grid of one block per tile is the classic launch; a grid of one block per
+//! SM is persistent: the ring and its barrier phases run on across tiles, so the producer fills
+//! slices of the next tile while the consumers store the last one.
+use cuda_std::{shared::dynamic_shared_mem, thread};
+
+use super::asm90::{
+    fence_mbarrier_init, grid_blocks, ld_global_v2, mbar_arrive, mbar_arrive_expect_tx, mbar_init,
+    mbar_wait, wgmma_wait,
+};
+use crate::ptx::{fresh_ctaid_x, fresh_tid_x, ld_global, shared_addr, st_global};
+
+/// Alignment of the slices (the 128-byte swizzle's period).
+const ALIGN: u32 = super::SWIZZLE_ALIGN;
+
+/// `STAGES` slices of `stage_bytes` each at the 1024-byte aligned start of the dynamic shared
+/// memory, then a "full" mbarrier (TMA's bytes arrived) and an "empty" one (the consumers are
+/// done with the slice) per slice.
+#[derive(Clone, Copy)]
+pub(super) struct Ring<const STAGES: u32> {
+    base: u32,
+    stage_bytes: u32,
+}
+
+impl<const STAGES: u32> Ring<STAGES> {
+    /// Sets the ring up (thread 0 initialises the barriers: one arrival a phase for "full", the
+    /// producer's `expect_tx`; `consumers` for "empty") and synchronises the block.
+    ///
+    /// # Safety
+    /// The launch's dynamic shared memory must hold `ALIGN + STAGES * stage_bytes + 16 * STAGES`
+    /// bytes, and every thread of the block must call this once, first.
+    #[inline(always)]
+    pub(super) unsafe fn new(stage_bytes: u32, consumers: u32) -> Ring<STAGES> {
+        // cuda_std's dynamic-shared symbol is 16-byte aligned; the slices need 1024.
+        let start = shared_addr(dynamic_shared_mem::<u8>());
+        let ring = Ring {
+            base: (start + ALIGN - 1) & !(ALIGN - 1),
+            stage_bytes,
+        };
+        if fresh_tid_x() == 0 {
+            let mut s = 0;
+            while s < STAGES {
+                // SAFETY: the barrier slots are inside the dynamic shared memory (the caller's
+                // contract) and nothing uses them before the bar.sync below.
+                unsafe {
+                    mbar_init(ring.full(s), 1);
+                    mbar_init(ring.empty(s), consumers);
+                }
+                s += 1;
+            }
+            fence_mbarrier_init();
+        }
+        thread::sync_threads();
+        ring
+    }
+
+    /// The shared address of slice `s` (1024-byte aligned).
+    #[inline(always)]
+    pub(super) fn slot(&self, s: u32) -> u32 {
+        self.base + s * self.stage_bytes
+    }
+
+    #[inline(always)]
+    fn full(&self, s: u32) -> u32 {
+        self.base + STAGES * self.stage_bytes + 8 * s
+    }
+
+    #[inline(always)]
+    fn empty(&self, s: u32) -> u32 {
+        self.base + STAGES * self.stage_bytes + 8 * (STAGES + s)
+    }
+}
+
+/// C's tiles in grouped order.
+#[derive(Clone, Copy)]
+pub(super) struct Walk {
+    tiles_m: u32,
+    tiles_n: u32,
+    group: u32,
+    bm: u32,
+    bn: u32,
+}
+
+impl Walk {
+    /// The tiles of an `m x n` C in `bm x bn` tiles, runs of `group` (at least 1) tile rows.
+    #[inline(always)]
+    pub(super) fn new(m: u32, n: u32, bm: u32, bn: u32, group: u32) -> Walk {
+        Walk {
+            tiles_m: m.div_ceil(bm),
+            tiles_n: n.div_ceil(bn),
+            group: if group == 0 { 1 } else { group },
+            bm,
+            bn,
+        }
+    }
+
+    #[inline(always)]
+    fn count(&self) -> u32 {
+        self.tiles_m * self.tiles_n
+    }
+
+    /// The first row and column of C of tile `t`.
+    #[inline(always)]
+    fn origin(&self, t: u32) -> (u32, u32) {
+        let per_group = self.group * self.tiles_n;
+        let first = (t / per_group) * self.group;
+        let rows = if self.tiles_m - first < self.group {
+            self.tiles_m - first
+        } else {
+            self.group
+        };
+        let tm = first + (t % per_group) % rows;
+        let tn = (t % per_group) / rows;
+        (tm * self.bm, tn * self.bn)
+    }
+}
+
+/// The producer (one thread): for each of this block's tiles and each of its `ktiles` slices,
+/// waits until the slot is free, announces `bytes` on its "full" barrier and calls
+/// `load(slot, full_barrier, kt, m0, n0)`, which issues the TMA copies completing on it.
+///
+/// # Safety
+/// `ring` as [`Ring::new`]; `load` must write exactly `bytes` into the slot through TMA copies
+/// that complete on the barrier it is given.
+#[inline(always)]
+pub(super) unsafe fn produce<const STAGES: u32>(
+    ring: Ring<STAGES>,
+    walk: Walk,
+    ktiles: u32,
+    bytes: u32,
+    mut load: impl FnMut(u32, u32, u32, u32, u32),
+) {
+    let step = grid_blocks();
+    let mut t = fresh_ctaid_x();
+    let mut it = 0u32;
+    while t < walk.count() {
+        let (m0, n0) = walk.origin(t);
+        let mut kt = 0;
+        while kt < ktiles {
+            let s = it % STAGES;
+            let round = it / STAGES;
+            // SAFETY: initialised barriers (`Ring::new`); the consumers released the slot (the
+            // empty barrier's phase of the previous round) before TMA writes it again.
+            unsafe {
+                if round > 0 {
+                    mbar_wait(ring.empty(s), (round - 1) & 1);
+                }
+                mbar_arrive_expect_tx(ring.full(s), bytes);
+            }
+            load(ring.slot(s), ring.full(s), kt, m0, n0);
+            kt += 1;
+            it += 1;
+        }
+        t += step;
+    }
+}
+
+/// A consumer warp group: for each of this block's tiles, waits for each slice, calls
+/// `mma(state, slot, first)` (which issues `wgmma.fence`, the slice's wgmma, the first of a tile
+/// with scale-d 0 when `first`, and `commit_group`), waits until at most `DEPTH` (0 or 1) groups
+/// are in flight and releases the slices whose wgmma retired, then calls `after(state, kt)`;
+/// after the tile's last slice it waits for every group and calls `epilogue(state, m0, n0)`.
+///
+/// # Safety
+/// `ring` and `walk` as the producer's (same arguments), `lead` true in exactly one thread of
+/// the warp group; `mma` must read only the slot it is given.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn consume<const STAGES: u32, const DEPTH: u32, S>(
+    ring: Ring<STAGES>,
+    walk: Walk,
+    ktiles: u32,
+    lead: bool,
+    state: &mut S,
+    mut mma: impl FnMut(&mut S, u32, bool),
+    mut after: impl FnMut(&mut S, u32),
+    mut epilogue: impl FnMut(&mut S, u32, u32),
+) {
+    let step = grid_blocks();
+    let mut t = fresh_ctaid_x();
+    let mut it = 0u32;
+    while t < walk.count() {
+        let (m0, n0) = walk.origin(t);
+        let mut kt = 0;
+        while kt < ktiles {
+            let s = it % STAGES;
+            // SAFETY: the full barrier's phase of this round completes once TMA has written the
+            // slot; a slot is released (empty barrier) only after `wgmma.wait_group` retired
+            // every wgmma reading it.
+            unsafe {
+                mbar_wait(ring.full(s), (it / STAGES) & 1);
+                mma(state, ring.slot(s), kt == 0);
+                wgmma_wait::<DEPTH>();
+                if lead {
+                    if DEPTH == 0 {
+                        mbar_arrive(ring.empty(s));
+                    } else if kt > 0 {
+                        mbar_arrive(ring.empty((it + STAGES - 1) % STAGES));
+                    }
+                }
+            }
+            after(state, kt);
+            kt += 1;
+            it += 1;
+        }
+        if DEPTH > 0 {
+            wgmma_wait::<0>();
+            if lead {
+                // SAFETY: the tile's last slot, its wgmma retired just above.
+                unsafe { mbar_arrive(ring.empty((it + STAGES - 1) % STAGES)) };
+            }
+        }
+        epilogue(state, m0, n0);
+        t += step;
+    }
+}
+
+/// Where a consumer stores its results: `c = alpha·acc + beta·c` inside `m x n`, rows `ldc` apart.
+#[derive(Clone, Copy)]
+pub(super) struct Out {
+    pub c: *mut f32,
+    pub m: u32,
+    pub n: u32,
+    pub ldc: u32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+impl Out {
+    /// Whether two neighbours at an even column may be stored as one 8-byte access.
+    #[inline(always)]
+    pub(super) fn pairs(&self) -> bool {
+        self.ldc.is_multiple_of(2) && (self.c as usize).is_multiple_of(8)
+    }
+
+    /// Stores the f32 bits `v0`, `v1` at (row, col) and (row, col + 1), those inside C; `col`
+    /// is even, and with `pairs` ([`Out::pairs`]) both go in one 8-byte store.
+    ///
+    /// # Safety
+    /// `c` must be `m x n` f32 with rows `ldc` apart, (row, col..col + 2) written by no other
+    /// thread.
+    #[inline(always)]
+    pub(super) unsafe fn store_pair(&self, pairs: bool, row: u32, col: u32, v0: u32, v1: u32) {
+        if row >= self.m {
+            return;
+        }
+        // SAFETY: (row, col) is inside C when col < n (checked before each access), and with
+        // `pairs` (row·ldc + col)·4 is a multiple of 8 (even col and ldc, 8-byte aligned c).
+        unsafe {
+            let at = self.c.add(row as usize * self.ldc as usize + col as usize) as *mut u32;
+            let scale = |v: u32, old: u32| {
+                let mut x = self.alpha * f32::from_bits(v);
+                if self.beta != 0.0 {
+                    x += self.beta * f32::from_bits(old);
+                }
+                x.to_bits()
+            };
+            if pairs && col + 1 < self.n {
+                let old = if self.beta != 0.0 {
+                    ld_global_v2(at)
+                } else {
+                    [0, 0]
+                };
+                st_global::<2>(at, [scale(v0, old[0]), scale(v1, old[1])]);
+            } else {
+                if col < self.n {
+                    let old = if self.beta != 0.0 { ld_global(at) } else { 0 };
+                    st_global::<1>(at, [scale(v0, old)]);
+                }
+                if col + 1 < self.n {
+                    let old = if self.beta != 0.0 {
+                        ld_global(at.add(1))
+                    } else {
+                        0
+                    };
+                    st_global::<1>(at.add(1), [scale(v1, old)]);
+                }
+            }
+        }
+    }
+}
