@@ -210,11 +210,11 @@ const FW_FLOAT_ROWS: [KernelSpec; FLOAT_TYPES.len() + 2 * FW_FLOAT.len()] = {
         let o = FLOAT_TYPES.len() + 2 * i;
         out[o] = KernelSpec {
             block,
-            ..fw(c.phase2, Family::FwFloat, 1, c.block, None)
+            ..fw(c.phase2, Family::FwFloat, 1, c.block, c.max_registers)
         };
         out[o + 1] = KernelSpec {
             block,
-            ..fw(c.phase3, Family::FwFloat, 1, c.block, None)
+            ..fw(c.phase3, Family::FwFloat, 1, c.block, c.max_registers)
         };
         i += 1;
     }
