@@ -83,9 +83,9 @@ macro_rules! for_each_fw_float {
             (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, none),
             (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, none),
             (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 128),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, none),
             (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, none),
             (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, none),
-            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, none),
             (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, none),
         }
     };
