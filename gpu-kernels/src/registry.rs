@@ -218,11 +218,11 @@ const FW_FLOAT_ROWS: [KernelSpec; FLOAT_TYPES.len() + 2 * FW_FLOAT.len()] = {
         let o = FLOAT_TYPES.len() + 2 * i;
         out[o] = KernelSpec {
             block,
-            ..fw(c.phase2, Family::FwFloat, 1, c.block, None)
+            ..fw(c.phase2, Family::FwFloat, 1, c.block, c.max_registers)
         };
         out[o + 1] = KernelSpec {
             block,
-            ..fw(c.phase3, Family::FwFloat, 1, c.block, None)
+            ..fw(c.phase3, Family::FwFloat, 1, c.block, c.max_registers)
         };
         i += 1;
     }
@@ -479,13 +479,18 @@ mod tests {
             let fw = FW_CONFIGS
                 .iter()
                 .find(|c| [c.phase1, c.phase2, c.phase3].contains(&k.name));
+            // Float phases 2-3 carry their tile shape's cap; phase 1 none.
+            let fw_float = FW_FLOAT
+                .iter()
+                .find(|c| [c.phase2, c.phase3].contains(&k.name))
+                .and_then(|c| c.max_registers);
             let tc = TC
                 .iter()
                 .find(|c| c.name == k.name)
                 .and_then(|c| c.kind.max_registers());
             assert_eq!(
                 k.max_registers,
-                fw.and_then(|c| c.max_registers).or(tc),
+                fw.and_then(|c| c.max_registers).or(fw_float).or(tc),
                 "{}",
                 k.name
             );

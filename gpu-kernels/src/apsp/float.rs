@@ -38,6 +38,9 @@ pub struct FwFloatConfig {
     pub phase3: &'static str,
     /// The add-min throughput kernel of this weight type (the ceiling phase 3 is measured against).
     pub peak: &'static str,
+    /// The register cap (`.maxnreg`) phases 2–3 are compiled under, if any: fewer registers,
+    /// more blocks per SM (the shared memory of a block must allow as many).
+    pub max_registers: Option<u32>,
 }
 
 impl FwFloatConfig {
@@ -68,7 +71,8 @@ macro_rules! for_each_float_type {
 }
 
 /// Invokes `$m!` with, for each weight type and phase-2/3 tile shape, `(variant, phase2,
-/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages)`: the single source of
+/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, cap)` (`cap`: `none` or
+/// the `.maxnreg` of phases 2–3): the single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
 /// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
 /// `host apsp-float` times against it. A block's operands stay under the 48 KB of static
@@ -76,17 +80,13 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
-            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1),
-            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2),
-            (t8x8_k16x2, fwf32b_phase2_b64, fwf32b_phase3_b64, f32, 8, 8, 8, 8, 16, 2),
-            (r8c4_k32x2, fwf32c_phase2_b64, fwf32c_phase3_b64, f32, 16, 8, 8, 4, 32, 2),
-            (r4c8_k32x2, fwf32d_phase2_b64, fwf32d_phase3_b64, f32, 8, 16, 4, 8, 32, 2),
-            (r8c4_k64, fwf32e_phase2_b64, fwf32e_phase3_b64, f32, 16, 8, 8, 4, 64, 1),
-            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2),
-            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1),
-            (t4x4_k16x2, fwf64a_phase2_b64, fwf64a_phase3_b64, f64, 16, 16, 4, 4, 16, 2),
-            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2),
-            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1),
+            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, none),
+            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, none),
+            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 128),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, none),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, none),
+            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, none),
+            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, none),
         }
     };
 }
@@ -129,9 +129,19 @@ pub(super) const fn float_type(weight: &str) -> FloatType {
     panic!("a float variant of a type without kernels")
 }
 
+/// A list row's `cap` as [`FwFloatConfig::max_registers`].
+macro_rules! fw_float_cap {
+    (none) => {
+        None
+    };
+    ($n:literal) => {
+        Some($n)
+    };
+}
+
 macro_rules! fw_float_table {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt)),* $(,)?) => {
+        $st:tt, $cap:tt)),* $(,)?) => {
         /// Every float weight type's phase-2/3 tile shapes with their kernels and launch
         /// geometry: f32's, then f64's, each type's default first.
         pub const FW_FLOAT: [FwFloatConfig; [$(stringify!($v)),*].len()] = [$({
@@ -152,6 +162,7 @@ macro_rules! fw_float_table {
                 phase2: stringify!($p2),
                 phase3: stringify!($p3),
                 peak: t.peak,
+                max_registers: fw_float_cap!($cap),
             }
         }),*];
     };
