@@ -37,6 +37,8 @@ pub enum Family {
     SkinnyCols,
     /// The skinny kernels' split-K reduction (`skinny_reduce.rs`).
     SplitKReduce,
+    /// Strided batches of problems of M, N ≤ 32, several per block (`batched_small_kernel.rs`).
+    BatchedSmall,
     /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
     FwPhase1,
     /// Floyd–Warshall phase 2, the pivot row and column.
@@ -71,7 +73,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 30] = [
+    pub const ALL: [Family; 31] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -87,6 +89,7 @@ impl Family {
         Family::SkinnyRows,
         Family::SkinnyCols,
         Family::SplitKReduce,
+        Family::BatchedSmall,
         Family::FwPhase1,
         Family::FwPhase2,
         Family::FwPhase3,
@@ -123,6 +126,7 @@ impl Family {
             Family::SkinnyRows => "skinny_rows",
             Family::SkinnyCols => "skinny_cols",
             Family::SplitKReduce => "splitk_reduce",
+            Family::BatchedSmall => "batched_small",
             Family::FwPhase1 => "fw_phase1",
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
@@ -159,7 +163,8 @@ impl Family {
     }
 
     /// A kernel of the library's SGEMM (the flagship module group): the flagship and its
-    /// transposing and batched variants, the skinny kernels and their reduction.
+    /// transposing and batched variants, the skinny kernels and their reduction, the batched
+    /// small-matrix kernel.
     pub const fn is_library_sgemm(self) -> bool {
         matches!(
             self,
@@ -168,6 +173,7 @@ impl Family {
                 | Family::SkinnyRows
                 | Family::SkinnyCols
                 | Family::SplitKReduce
+                | Family::BatchedSmall
         )
     }
 }

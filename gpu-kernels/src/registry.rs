@@ -16,6 +16,7 @@ pub use crate::family::Family;
 use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, FLAGSHIP_OPS,
     NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
+    batched_small::{BATCHED_SMALL_KERNEL, BATCHED_SMALL_THREADS},
     skinny::{
         SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
         SkinnyConfig,
@@ -248,6 +249,11 @@ const PARTS: &[&[KernelSpec]] = &[
         Family::SplitKReduce,
         SPLITK_REDUCE_THREADS,
     )],
+    &[flat(
+        BATCHED_SMALL_KERNEL,
+        Family::BatchedSmall,
+        BATCHED_SMALL_THREADS,
+    )],
     &FW_ROWS,
     &FW_MULTI_ROWS,
     &FW_PATHS_ROWS,
@@ -366,6 +372,7 @@ mod tests {
         expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
         expected.extend(SKINNY_COLS.iter().map(|c| (c.name, Family::SkinnyCols)));
         expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
+        expected.push((BATCHED_SMALL_KERNEL, Family::BatchedSmall));
         for c in FW_CONFIGS {
             expected.push((c.phase1, Family::FwPhase1));
             expected.push((c.phase2, Family::FwPhase2));
