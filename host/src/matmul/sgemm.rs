@@ -7,16 +7,18 @@
 //! kernel, so nothing is padded or copied. The kernel for a problem, its rasterization group and
 //! its schedule come from `select` (the shape's class, the tuning cache that `host tune` writes,
 //! else the defaults); the launch from `flagship` or `skinny`. Transposed operands and strided batches run the
-//! variants of `flagship_ops`, picked by `select_ops`. This module reaches neither the tuner nor
+//! variants of `flagship_ops`, picked by `select_ops`, except batches of N,N problems of M, N ≤
+//! 32, which run `batched_small` (several problems per block). This module reaches neither the tuner nor
 //! cuBLAS.
 use anyhow::Context as _;
 use cust::{
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
     stream::Stream,
 };
-use gpu_kernels::matmul::stream_k::Schedule;
+use gpu_kernels::matmul::{batched_small::BATCHED_SMALL_KERNEL, stream_k::Schedule};
 
 use super::{
+    batched_small::{self, BatchedSmallLaunch},
     flagship::{FlagshipLaunch, flagship_config},
     flagship_ops::{FlagshipOpsLaunch, flagship_ops_config},
     problem::{Gemm, check_len, check_shape},
@@ -150,6 +152,20 @@ fn gemm_device_on(
     let own = stream.is_none_or(|s| s.as_inner() == gpu.stream.as_inner());
     let on = stream.unwrap_or(&gpu.stream);
     let bad = |e: anyhow::Error| anyhow::Error::new(rgk_core::BadInput(e.to_string()));
+    // Batches of N,N problems of M, N <= 32: several problems per block (`batched_small`).
+    let batched = match choice {
+        Some((name, _)) => name == BATCHED_SMALL_KERNEL,
+        None => batched_small::takes(op),
+    };
+    if batched {
+        BatchedSmallLaunch::new(gpu, op, [a, b, c])?.launch_on(on)?;
+        if stream.is_none() {
+            gpu.stream
+                .synchronize()
+                .context("SGEMM failed on the GPU")?;
+        }
+        return Ok(());
+    }
     let ops_kernel = match choice {
         Some((name, _)) => flagship_ops_config(name).ok(),
         None if op.is_plain() => None,
