@@ -44,6 +44,10 @@
 #                                  problem the library vs cuBLAS's matching call, geometric mean;
 #                                  JSON Lines to $OUT/sgemm_shapes.jsonl, table to $OUT/sgemm_shapes.txt,
 #                                  the SM clock during the run to $OUT/clock.csv
+#   scripts/gpu-run.sh skinny      issue 20's skinny classes (scripts/gpu-skinny.sh): the suite and
+#                                  host/data/sgemm-shapes-skinny.txt through bench sgemm-shapes,
+#                                  then host matmul with named tile and row kernels on thin shapes;
+#                                  JSON/tables to $OUT/{suite,extra,variants}, SM clock $OUT/clock.csv
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
 #                                  JSON to $OUT; prints (compute + statistics) / compute
@@ -261,6 +265,9 @@ PY
     done
     kill "$smi"
     python3 -c "import csv,sys; c=[int(r[' clocks.current.sm [MHz]'].split()[0]) for r in csv.DictReader(open(sys.argv[1]))]; print(f'SM clock MHz: min {min(c)} max {max(c)} over {len(c)} samples')" "$OUT_DIR/clock_small.csv" || true
+    ;;
+skinny)
+    run scripts/gpu-skinny.sh "$HOST" "$OUT_DIR"
     ;;
 batch)
     BUNDLE=$B OUT=$OUT_DIR bash scripts/gpu-batch.sh "$@" || status=1

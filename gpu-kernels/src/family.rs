@@ -40,6 +40,8 @@ pub enum Family {
     /// The library SGEMM's operand pre-pass, a transposing or re-pitching copy
     /// (`matmul/split_k_kernels.rs`).
     Transpose,
+    /// Strided batches of problems of M, N ≤ 32, several per block (`batched_small_kernel.rs`).
+    BatchedSmall,
     /// Floyd–Warshall phase 1, the pivot block (`apsp/fw.rs`).
     FwPhase1,
     /// Floyd–Warshall phase 2, the pivot row and column.
@@ -74,7 +76,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 31] = [
+    pub const ALL: [Family; 32] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -91,6 +93,7 @@ impl Family {
         Family::SkinnyCols,
         Family::SplitKReduce,
         Family::Transpose,
+        Family::BatchedSmall,
         Family::FwPhase1,
         Family::FwPhase2,
         Family::FwPhase3,
@@ -128,6 +131,7 @@ impl Family {
             Family::SkinnyCols => "skinny_cols",
             Family::SplitKReduce => "splitk_reduce",
             Family::Transpose => "transpose",
+            Family::BatchedSmall => "batched_small",
             Family::FwPhase1 => "fw_phase1",
             Family::FwPhase2 => "fw_phase2",
             Family::FwPhase3 => "fw_phase3",
@@ -164,7 +168,8 @@ impl Family {
     }
 
     /// A kernel of the library's SGEMM (the flagship module group): the flagship and its
-    /// transposing and batched variants, the skinny kernels and their reduction.
+    /// transposing and batched variants, the skinny kernels and their reduction, the batched
+    /// small-matrix kernel.
     pub const fn is_library_sgemm(self) -> bool {
         matches!(
             self,
@@ -174,6 +179,7 @@ impl Family {
                 | Family::SkinnyCols
                 | Family::SplitKReduce
                 | Family::Transpose
+                | Family::BatchedSmall
         )
     }
 }

@@ -10,7 +10,8 @@
 //! after the rungs of the SGEMM study the project follows (`r01_naive.rs` … `r11_double_buffer.rs`,
 //! `ladder.rs`); rungs 3 and 6 (`r03_tiled.rs`, `r06_vectorized.rs`) have their lists here, the
 //! flagship (`flagship.rs`) in `flagship_config.rs`, the skinny kernels for tiny M or N
-//! (`skinny_rows.rs`, `skinny_cols.rs`, `skinny_reduce.rs`) in `skinny.rs`.
+//! (`skinny_rows.rs`, `skinny_cols.rs`, `skinny_reduce.rs`) in `skinny.rs`, the batched kernel for
+//! many small problems (`batched_small_kernel.rs`) in `batched_small.rs`.
 
 /// Shared-memory tiled kernel, one output per thread, `tile x tile` threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +124,7 @@ mod ladder;
 mod flagship_config;
 #[macro_use]
 pub mod skinny;
+pub mod batched_small;
 #[macro_use]
 mod flagship_ops_config;
 #[cfg(target_arch = "nvptx64")]
@@ -168,6 +170,8 @@ mod flagship_ops;
 pub mod split_k;
 pub mod stream_k;
 
+#[cfg(target_arch = "nvptx64")]
+mod batched_small_kernel;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_cols;
 #[cfg(target_arch = "nvptx64")]

@@ -123,9 +123,11 @@ pub struct KSplit {
 /// flight on every multiprocessor (Little's law: 4.8 TB/s x ~1 µs is ~36 KB per SM of the
 /// H200's 132; a block of these kernels has 8-16 KB in flight).
 pub const SPLIT_BLOCKS_PER_SM: u32 = 4;
-/// Fewest granules (shared slices) a split gets: fewer and the partial sums' traffic and the
-/// block's start-up outweigh the parallelism.
-pub const SPLIT_MIN_GRANULES: u32 = 2;
+/// Fewest granules (shared slices) a split gets. One: at 1 x 4096 x 4096 the column kernel's 4
+/// blocks need 64 splits of 64 k to put 2 blocks on each multiprocessor (with 2 granules, 32
+/// splits left one block per multiprocessor, below what bandwidth needs); the partial sums are
+/// 64 x 4096 floats against the 64 MB of B.
+pub const SPLIT_MIN_GRANULES: u32 = 1;
 /// Most splits: bounds the workspace and the reduction's reads.
 pub const MAX_SPLITS: u32 = 64;
 
@@ -156,7 +158,10 @@ pub const fn splits(cfg: &SkinnyConfig, blocks: u32, k: u32, sms: u32) -> KSplit
 }
 
 /// Invokes `$m!` with, for every row kernel (small N), `(name, nc, rw)`: `nc` columns of C per
-/// column group, `rw` rows of A per warp.
+/// column group, `rw` rows of A per warp. A block stages B's `nc x 256` slice for its `8 * rw`
+/// rows of A, so B's share of the traffic is `nc / (8 * rw)` of A's, and a lane does `4 * rw`
+/// FMAs per 16-byte shared load: `rw = 4` at N = 16 halves the one and doubles the other against `rw = 2` (H200: 8192 x
+/// 16 x 8192 at 36 % of cuBLAS with `rw = 2` and B's loads serialised, docs/matmul.md).
 macro_rules! for_each_skinny_rows {
     ($m:ident) => {
         $m! {
@@ -164,7 +169,8 @@ macro_rules! for_each_skinny_rows {
             (sgemm_rows_n2, 2, 4),
             (sgemm_rows_n4, 4, 4),
             (sgemm_rows_n8, 8, 4),
-            (sgemm_rows_n16, 16, 2),
+            (sgemm_rows_n16, 16, 4),
+            (sgemm_rows_n32, 32, 2),
         }
     };
 }
@@ -249,7 +255,7 @@ mod tests {
             }
             assert_eq!(narrowest(t, 1).width, 1);
             assert_eq!(narrowest(t, 7).width, 8);
-            assert_eq!(narrowest(t, 100).width, 16);
+            assert_eq!(narrowest(t, 100).width, t[t.len() - 1].width);
         }
         // The row kernels' B slice (width x (ROWS_KC + 4) floats) fits in static shared memory.
         for c in SKINNY_ROWS {

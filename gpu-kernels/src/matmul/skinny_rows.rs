@@ -39,8 +39,6 @@ macro_rules! skinny_rows_kernels {
         pub unsafe fn $name(p: SkinnyParams) {
             const NC: u32 = $nc;
             const RW: u32 = $rw;
-            /// B slice elements each thread stages (at least 1; threads past the slice idle).
-            const PER: u32 = (NC * ROWS_KC).div_ceil(SKINNY_THREADS);
             #[address_space(shared)]
             static mut BS: [MaybeUninit<f32>; (NC * BP) as usize] =
                 [MaybeUninit::uninit(); (NC * BP) as usize];
@@ -66,58 +64,65 @@ macro_rules! skinny_rows_kernels {
 
             let mut k0 = kb;
             while k0 < ke {
-                // Every warp is done with the previous slice.
-                thread::sync_threads();
-                seq!(I in 0..$nc {
-                    // Element e of the slice: column e % NC, k e / NC (consecutive threads read
-                    // consecutive columns of a row of B).
-                    let e = tid + I * SKINNY_THREADS;
-                    if I < PER && e < NC * ROWS_KC {
-                        let (j, kk) = (e % NC, e / NC);
-                        let (col, kg) = (col0 + j, k0 + kk);
-                        let v = if col < p.n && kg < ke {
-                            // SAFETY: kg < k and col < n: a cell of B.
-                            let q = unsafe { p.b.add(kg as usize * p.ldb as usize + col as usize) };
-                            // SAFETY: a readable cell of B, which no thread writes.
-                            f32::from_bits(unsafe { ld_global_nc::<1>(q as *const u32) }[0])
-                        } else {
-                            0.0
-                        };
-                        // SAFETY: j < NC, kk < KC: word j * BP + kk of BS; between the barriers
-                        // only this thread writes it.
-                        unsafe { st_shared::<1>(bs + 4 * (j * BP + kk), [v.to_bits()]) };
-                    }
-                });
-                thread::sync_threads();
-
-                seq!(U in 0..2 {{
-                    let kl = U * 128 + 4 * lane;
-                    let kg = k0 + kl;
-                    let mut av = [[0.0f32; 4]; $rw];
+                // Both steps' loads of A (2 * RW per lane) go out first: their DRAM latency
+                // overlaps B's staging (L2) and the barriers, which need no A.
+                let mut av = [[[0.0f32; 4]; $rw]; 2];
+                seq!(U in 0..2 {
+                    let kg = k0 + U * 128 + 4 * lane;
                     seq!(R in 0..$rw {
                         if vec && kg + 4 <= ke {
                             // SAFETY: kg + 4 <= k: 4 cells of row R of A, 16-byte aligned (vec:
                             // lda % 4 == 0, A aligned, kg a multiple of 4 as k_chunk is); never
                             // written.
                             let v = unsafe { ld_global_nc::<4>(rows[R].add(kg as usize) as *const u32) };
-                            seq!(J in 0..4 { av[R][J] = f32::from_bits(v[J]); });
+                            seq!(J in 0..4 { av[U][R][J] = f32::from_bits(v[J]); });
                         } else {
                             seq!(J in 0..4 {
                                 if kg + J < ke {
                                     // SAFETY: kg + J < k: a cell of row R of A, never written.
                                     let v = unsafe { ld_global_nc::<1>(rows[R].add((kg + J) as usize) as *const u32) };
-                                    av[R][J] = f32::from_bits(v[0]);
+                                    av[U][R][J] = f32::from_bits(v[0]);
                                 }
                             });
                         }
                     });
+                });
+                // Every warp is done with the previous slice.
+                thread::sync_threads();
+                // The slice has NC x KC = 256 x NC elements: NC per thread. All NC loads are
+                // issued before the first store (the asm keeps program order), so their L2
+                // latencies overlap instead of adding up.
+                let mut sv = [0u32; $nc];
+                seq!(I in 0..$nc {
+                    // Element e of the slice: column e % NC, k e / NC (consecutive threads read
+                    // consecutive columns of a row of B).
+                    let e = tid + I * SKINNY_THREADS;
+                    let (col, kg) = (col0 + e % NC, k0 + e / NC);
+                    if col < p.n && kg < ke {
+                        // SAFETY: kg < k and col < n: a cell of B, which no thread writes.
+                        let q = unsafe { p.b.add(kg as usize * p.ldb as usize + col as usize) };
+                        // SAFETY: as above.
+                        sv[I] = unsafe { ld_global_nc::<1>(q as *const u32) }[0];
+                    }
+                });
+                seq!(I in 0..$nc {{
+                    let e = tid + I * SKINNY_THREADS;
+                    let (j, kk) = (e % NC, e / NC);
+                    // SAFETY: j < NC, kk < KC (e < NC * KC): word j * BP + kk of BS; between the
+                    // barriers only this thread writes it.
+                    unsafe { st_shared::<1>(bs + 4 * (j * BP + kk), [sv[I]]) };
+                }});
+                thread::sync_threads();
+
+                seq!(U in 0..2 {{
+                    let kl = U * 128 + 4 * lane;
                     seq!(J in 0..$nc {{
                         // SAFETY: word J * BP + kl (kl + 4 <= KC, a multiple of 4) of BS, 16-byte
                         // aligned (BP % 4 == 0); written before the barrier above.
                         let bv = unsafe { ld_shared::<4>(bs + 4 * (J * BP + kl)) };
                         seq!(Q in 0..4 {
                             let b = f32::from_bits(bv[Q]);
-                            seq!(R in 0..$rw { acc[R][J] += av[R][Q] * b; });
+                            seq!(R in 0..$rw { acc[R][J] += av[U][R][Q] * b; });
                         });
                     }});
                 }});

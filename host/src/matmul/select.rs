@@ -197,8 +197,9 @@ const SHORT_K: usize = tuning::SHORT_K;
 /// The largest tile whose grid has a block for at least 90% of the multiprocessors (large
 /// tiles load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors
 /// idle: at 1024² the 128x256 tile makes 32 blocks for 132 SMs, 37% of cuBLAS, against 103% for
-/// the 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win), and no
-/// 128-row tile when K is below `SHORT_K` (2048).
+/// the 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win) and of which
+/// less than half is padding ([`mostly_padding`]), and no 128-row tile when K is below
+/// `SHORT_K` (2048); the smallest tile when none qualifies.
 pub fn choose_kernel(
     m: usize,
     n: usize,
@@ -215,12 +216,21 @@ pub fn choose_kernel(
     let enough = sms.saturating_mul(9).div_ceil(10);
     let mut last = None;
     for cfg in configs {
-        if cfg.tiles(m, n) >= enough {
+        if cfg.tiles(m, n) >= enough && !mostly_padding(cfg, m, n) {
             return cfg;
         }
         last = Some(cfg);
     }
     last.expect("the choice lists are not empty")
+}
+
+/// Whether half or more of `cfg`'s tiles over an `m x n` C would be padding: thin shapes whose
+/// M or N is at most half a tile side (16384 x 64 x 4096 ran the 128x256 tile, three quarters
+/// of it padding, at 30 % of cuBLAS; docs/matmul.md). The transposing and batched variants
+/// follow the same rule (`select_ops::choose_ops_kernel`).
+fn mostly_padding(cfg: &FlagshipConfig, m: u32, n: u32) -> bool {
+    let padded = u64::from(m.next_multiple_of(cfg.bm)) * u64::from(n.next_multiple_of(cfg.bn));
+    2 * u64::from(m) * u64::from(n) <= padded
 }
 
 #[cfg(test)]
@@ -245,6 +255,13 @@ mod tests {
         assert_eq!(pick(4097, 4095, 1023, false), "sgemm_64x128x16_s3_8x8_u");
         assert_eq!(pick(4097, 4095, 4095, false), "sgemm_128x256x8_s4_16x8_u");
         assert_eq!(pick(17, 33, 5, false), "sgemm_64x128x16_s3_8x8_u");
+        // Thin shapes: no tile that is half padding (N or M of 64 fills a 64-wide tile side).
+        assert_eq!(pick(16384, 64, 4096, true), "sgemm_64x64x16_s4_8x4");
+        assert_eq!(pick(64, 16384, 4096, true), "sgemm_64x128x16_s3_8x8");
+        assert_eq!(pick(8192, 48, 8192, true), "sgemm_64x64x16_s4_8x4");
+        assert_eq!(pick(12288, 128, 12288, true), "sgemm_64x128x16_s3_8x8");
+        assert_eq!(pick(128, 12288, 12288, true), "sgemm_64x128x16_s3_8x8");
+        assert_eq!(pick(16384, 100, 4096, false), "sgemm_128x128x8_s4_16x8_u");
     }
 
     #[test]

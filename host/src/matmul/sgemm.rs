@@ -7,16 +7,18 @@
 //! kernel, so nothing is padded or copied. The kernel for a problem, its rasterization group and
 //! its schedule come from `select` (the shape's class, the tuning cache that `host tune` writes,
 //! else the defaults); the launch from `flagship` or `skinny`. Transposed operands and strided batches run the
-//! variants of `flagship_ops`, picked by `select_ops`. This module reaches neither the tuner nor
-//! cuBLAS.
+//! variants of `flagship_ops`, picked by `select_ops`, except batches of N,N problems of M, N ≤
+//! 32, which run `batched_small` (several problems per block). This module reaches neither the
+//! tuner nor cuBLAS.
 use anyhow::Context as _;
 use cust::{
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
     stream::Stream,
 };
-use gpu_kernels::matmul::stream_k::Schedule;
+use gpu_kernels::matmul::{batched_small::BATCHED_SMALL_KERNEL, stream_k::Schedule};
 
 use super::{
+    batched_small::{self, BatchedSmallLaunch},
     flagship::{FlagshipLaunch, flagship_config},
     flagship_ops::{FlagshipOpsLaunch, flagship_ops_config},
     problem::{Gemm, check_len, check_shape},
@@ -172,6 +174,34 @@ fn gemm_device_on(
     op.check_buffers([a, b, c])?;
     let own = stream.is_none_or(|s| s.as_inner() == gpu.stream.as_inner());
     let on = stream.unwrap_or(&gpu.stream);
+    // Batches of N,N problems of M, N <= 32: several problems per block (`batched_small`).
+    let batched = match choice {
+        Some((name, _)) => name == BATCHED_SMALL_KERNEL,
+        None => batched_small::takes(op),
+    };
+    if batched {
+        BatchedSmallLaunch::new(gpu, op, [a, b, c])?.launch_on(on)?;
+    } else {
+        gemm_direct_or_routed(gpu, on, own, choice, op, [a, b, c])?;
+    }
+    if stream.is_none() {
+        gpu.stream
+            .synchronize()
+            .context("SGEMM failed on the GPU")?;
+    }
+    Ok(())
+}
+
+/// [`gemm_device_on`] past the small batches: the named kernel, the route of `pick_route`, or
+/// the default kernel.
+fn gemm_direct_or_routed(
+    gpu: &Gpu,
+    on: &Stream,
+    own: bool,
+    choice: Option<(&str, Schedule)>,
+    op: &Gemm,
+    [a, b, c]: [&DeviceSlice<f32>; 3],
+) -> Result<()> {
     match choice {
         Some(named) => launch_named(gpu, on, own, named, op, [a, b, c])?,
         // The pre-pass's and the split's scratch memory, like stream-K's workspace, belong to
@@ -185,11 +215,6 @@ fn gemm_device_on(
             }
         }
         None => launch_default(gpu, on, own, op, [a, b, c])?,
-    }
-    if stream.is_none() {
-        gpu.stream
-            .synchronize()
-            .context("SGEMM failed on the GPU")?;
     }
     Ok(())
 }

@@ -1,0 +1,166 @@
+//! GPU tests of the batched small-matrix kernel (`sgemm_batched_32`: strided N,N batches of M,
+//! N ≤ 32) against the f64 reference: through the library's own choice and by name, sizes 1 to
+//! 32 with K below, at and past one 32-deep slice, a batch not a multiple of 4 problems,
+//! strides wider than the matrices (gaps NaN, checked untouched), leading dimensions and
+//! buffers that rule out 128-bit loads, alpha/beta other than (1, 0), a shared A (stride 0),
+//! NaN/Inf, and a problem it does not take refused in one sentence. Without a GPU they print
+//! "SKIPPED …".
+use cust::memory::{CopyDestination, DeviceBuffer};
+use gpu_kernels::matmul::{Op, batched_small::BATCHED_SMALL_KERNEL, stream_k::Schedule};
+use host::{
+    Gemm, gemm_device,
+    gpu::gpu_for_test,
+    matmul::{
+        batched_small::takes,
+        layout::{self, Operand},
+        sgemm::gemm_device_with_kernel,
+    },
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference;
+
+/// Runs `op` (by the library's choice, or the batched kernel by name) on buffers `off` floats
+/// into their allocations (1: misaligned, the 4-byte loads) and checks every problem against
+/// the f64 reference and every gap of C untouched. `poison` edits A and B first.
+fn check(
+    gpu: &host::Gpu,
+    op: &Gemm,
+    by_name: bool,
+    off: usize,
+    poison: impl Fn(&mut [f32], &mut [f32]),
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(op.m as u64 * 1000 + op.k as u64);
+    let [mut a, mut b, c0] =
+        [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
+    poison(&mut a, &mut b);
+    let pad = |x: &[f32]| {
+        std::iter::repeat_n(f32::NAN, off)
+            .chain(x.iter().copied())
+            .collect::<Vec<f32>>()
+    };
+    let d_a = DeviceBuffer::from_slice(&pad(&a)).unwrap();
+    let d_b = DeviceBuffer::from_slice(&pad(&b)).unwrap();
+    let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
+    let (sa, sb) = (&d_a[off..], &d_b[off..]);
+    if by_name {
+        gemm_device_with_kernel(
+            gpu,
+            BATCHED_SMALL_KERNEL,
+            Schedule::DataParallel,
+            op,
+            sa,
+            sb,
+            &mut d_c,
+        )
+    } else {
+        gemm_device(gpu, op, sa, sb, &mut d_c)
+    }
+    .unwrap_or_else(|e| panic!("{op:?}: {e}"));
+    let mut c = vec![0f32; c0.len()];
+    d_c.copy_to(&mut c[..]).unwrap();
+    for i in 0..op.batch {
+        let re = layout::reference_of(op, [&a, &b, &c0], i, None);
+        let r = reference::check(&layout::rows_of(op, &c, i, &re), &re);
+        assert!(
+            r.passed(),
+            "{op:?} problem {i}: {} failures, worst {:?}",
+            r.failures,
+            r.worst
+        );
+    }
+    let mut inside = vec![false; c.len()];
+    for i in 0..op.batch {
+        for r in 0..op.m {
+            let at = i * op.stride_c + r * op.ldc;
+            inside[at..at + op.n].iter_mut().for_each(|x| *x = true);
+        }
+    }
+    for (j, (&got, &was)) in c.iter().zip(&c0).enumerate() {
+        if !inside[j] {
+            assert_eq!(got.to_bits(), was.to_bits(), "{op:?}: gap {j} written");
+        }
+    }
+}
+
+#[test]
+fn batches_of_small_problems_against_the_reference() {
+    let Some(gpu) = gpu_for_test("batches_of_small_problems_against_the_reference") else {
+        return;
+    };
+    for &(m, n, k, batch) in &[
+        (32, 32, 32, 67),
+        (16, 16, 16, 9),
+        (1, 1, 1, 2),
+        (31, 17, 33, 5),
+        (32, 1, 100, 3),
+        (5, 32, 64, 4),
+        (24, 24, 1000, 6),
+    ] {
+        let op = Gemm::new(m, n, k).batch(batch);
+        assert!(takes(&op), "{op:?}");
+        check(&gpu, &op, false, 0, |_, _| {});
+        // Alpha/beta, odd leading dimensions, gaps between the problems, misaligned buffers.
+        let op = Gemm::new(m, n, k)
+            .alpha(-1.5)
+            .beta(0.75)
+            .leading_dims(k + 3, n + 1, n + 2)
+            .batch(batch);
+        let (sa, sb, sc) = op.spans();
+        let op = op.strides(sa + 5, sb + 2, sc + 7);
+        check(&gpu, &op, true, 1, |_, _| {});
+        // One A for every problem (stride 0), aligned rows of 4.
+        let op = Gemm::new(m, n, k)
+            .leading_dims(k.next_multiple_of(4), n.next_multiple_of(4), n)
+            .batch(batch);
+        let op = op.strides(0, op.stride_b, op.stride_c);
+        check(&gpu, &op, true, 0, |_, _| {});
+    }
+}
+
+#[test]
+fn nan_and_inf_propagate() {
+    let Some(gpu) = gpu_for_test("nan_and_inf_propagate") else {
+        return;
+    };
+    let op = Gemm::new(20, 30, 40).batch(6);
+    check(&gpu, &op, false, 0, |a, b| {
+        a[op.stride_a * 2 + 3 * op.lda + 5] = f32::NAN; // problem 2, row 3
+        b[op.stride_b * 4 + 7 * op.ldb + 11] = f32::INFINITY; // problem 4, column 11
+        b[op.stride_b * 5 + 39 * op.ldb] = f32::NEG_INFINITY; // problem 5, the last k
+    });
+}
+
+#[test]
+fn problems_it_does_not_take_are_refused_in_one_sentence() {
+    let Some(gpu) = gpu_for_test("problems_it_does_not_take_are_refused_in_one_sentence") else {
+        return;
+    };
+    let a = DeviceBuffer::from_slice(&vec![1.0f32; 64 * 64 * 4]).unwrap();
+    let b = DeviceBuffer::from_slice(&vec![1.0f32; 64 * 64 * 4]).unwrap();
+    let mut c = DeviceBuffer::from_slice(&vec![0.0f32; 64 * 64 * 4]).unwrap();
+    for op in [
+        Gemm::new(33, 8, 8).batch(4),
+        Gemm::new(8, 8, 8).ops(Op::T, Op::N).batch(4),
+    ] {
+        let e = gemm_device_with_kernel(
+            &gpu,
+            BATCHED_SMALL_KERNEL,
+            Schedule::DataParallel,
+            &op,
+            &a,
+            &b,
+            &mut c,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("takes N,N problems") && !e.contains('\n'), "{e}");
+    }
+    // A stride smaller than a matrix is the library's sentence, before any launch.
+    let op = Gemm::new(8, 8, 8).batch(4);
+    let op = op.strides(op.stride_a, op.stride_b, 10);
+    let e = gemm_device(&gpu, &op, &a, &b, &mut c)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("stride_c"), "{e}");
+}
