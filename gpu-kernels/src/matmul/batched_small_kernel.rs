@@ -131,10 +131,8 @@ pub unsafe fn sgemm_batched_32(p: BatchedSmallParams) {
         }});
         thread::sync_threads();
 
-        // A loop, not unrolled by hand: unrolled, ptxas hoisted every group's shared loads (128
-        // registers, two blocks per multiprocessor); a cap of 80 made it spill.
-        let mut kk = 0;
-        while kk < BATCHED_SMALL_KC {
+        seq!(G in 0..8 {{
+            let kk = 4 * G;
             let mut av = [[0u32; 4]; 4];
             seq!(I in 0..4 {
                 // SAFETY: row 4 ty + I < 32, words kk..kk + 4 < AP: this slot's A slice,
@@ -150,8 +148,7 @@ pub unsafe fn sgemm_batched_32(p: BatchedSmallParams) {
                     seq!(J in 0..4 { acc[I][J] += x * f32::from_bits(bv[J]); });
                 });
             }});
-            kk += 4;
-        }
+        }});
         k0 += BATCHED_SMALL_KC;
     }
 

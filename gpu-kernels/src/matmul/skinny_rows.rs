@@ -62,8 +62,10 @@ macro_rules! skinny_rows_kernels {
             });
             let mut acc = [[0.0f32; $nc]; $rw];
 
-            // Both steps' loads of A for the slice at `k0` (2 * RW per lane).
-            let load_a = |k0: u32| {
+            let mut k0 = kb;
+            while k0 < ke {
+                // Both steps' loads of A (2 * RW per lane) go out first: their DRAM latency
+                // overlaps B's staging (L2) and the barriers, which need no A.
                 let mut av = [[[0.0f32; 4]; $rw]; 2];
                 seq!(U in 0..2 {
                     let kg = k0 + U * 128 + 4 * lane;
@@ -85,18 +87,6 @@ macro_rules! skinny_rows_kernels {
                         }
                     });
                 });
-                av
-            };
-            // A is prefetched one slice ahead: the next slice's loads are in flight while this
-            // one's B is staged and its FMAs run (without it a block waited for DRAM once per
-            // slice: 8192 x 16 x 8192 at 73 % of cuBLAS; docs/matmul.md).
-            let mut next = load_a(kb);
-            let mut k0 = kb;
-            while k0 < ke {
-                let av = next;
-                if k0 + ROWS_KC < ke {
-                    next = load_a(k0 + ROWS_KC);
-                }
                 // Every warp is done with the previous slice.
                 thread::sync_threads();
                 // The slice has NC x KC = 256 x NC elements: NC per thread. All NC loads are
