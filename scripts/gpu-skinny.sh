@@ -4,7 +4,8 @@
 # outside it) through `host bench sgemm-shapes`, then `host matmul` with named kernels against
 # cuBLAS on the shapes whose default choice was decided by measurement (tile vs row kernel).
 # Called by `scripts/gpu-run.sh skinny`; arguments: the host binary, the output folder.
-# Writes $OUT_DIR/{suite,extra}/sgemm_shapes.{jsonl,txt}, $OUT_DIR/variants/*.json, the SM clock
+# Writes $OUT_DIR/{suite,extra}/sgemm_shapes.{jsonl,txt}, $OUT_DIR/variants.tar.gz (one JSON
+# per shape; one archive, as the device tool returns few files), the SM clock
 # every 200 ms to $OUT_DIR/clock.csv, and prints the tables.
 set -uo pipefail
 HOST=$1
@@ -26,10 +27,9 @@ F=sgemm_64x64x16_s4_8x4,sgemm_64x128x16_s3_8x8,sgemm_128x128x8_s4_16x8
 for v in \
     16384x64x4096:$F,sgemm_128x256x8_s4_8x16 \
     64x16384x4096:$F \
-    8192x16x8192:sgemm_rows_n16,sgemm_rows_n32,sgemm_64x64x16_s4_8x4 \
-    8192x24x8192:sgemm_rows_n32,sgemm_64x64x16_s4_8x4_u \
-    8192x32x8192:sgemm_rows_n32,sgemm_64x64x16_s4_8x4 \
-    8192x48x8192:sgemm_rows_n32,sgemm_64x64x16_s4_8x4 \
+    8192x16x8192:sgemm_rows_n16,sgemm_64x64x16_s4_8x4 \
+    8192x32x8192:sgemm_rows_n16,sgemm_64x64x16_s4_8x4 \
+    8192x48x8192:sgemm_64x64x16_s4_8x4,sgemm_64x128x16_s3_8x8 \
     32x8192x8192:sgemm_cols_m16,sgemm_64x64x16_s4_8x4,sgemm_64x128x16_s3_8x8; do
     s=${v%%:*}; kernels=${v#*:}
     IFS=x read -r m n k <<< "$s"
@@ -54,6 +54,7 @@ for r in rows(json.load(open(sys.argv[1]))):
 PY
 done
 kill "$smi"
+tar czf "$OUT_DIR/variants.tar.gz" -C "$OUT_DIR" variants && rm -r "$OUT_DIR/variants"
 awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
             END { if (n) printf "SM clock during the run: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv"
 exit $status

@@ -160,8 +160,10 @@ pub const fn splits(cfg: &SkinnyConfig, blocks: u32, k: u32, sms: u32) -> KSplit
 /// Invokes `$m!` with, for every row kernel (small N), `(name, nc, rw)`: `nc` columns of C per
 /// column group, `rw` rows of A per warp. A block stages B's `nc x 256` slice for its `8 * rw`
 /// rows of A, so B's share of the traffic is `nc / (8 * rw)` of A's, and a lane does `4 * rw`
-/// FMAs per 16-byte shared load: `rw = 4` at N = 16 halves the one and doubles the other against `rw = 2` (H200: 8192 x
-/// 16 x 8192 at 36 % of cuBLAS with `rw = 2` and B's loads serialised, docs/matmul.md).
+/// FMAs per 16-byte shared load: `rw = 4` at N = 16 halves the one and doubles the other
+/// against `rw = 2` (H200: 8192 x 16 x 8192 at 36 % of cuBLAS with `rw = 2` and B's loads
+/// serialised, docs/matmul.md). No wider row kernel: one of 32 columns (`rw = 2`, 254
+/// registers) ran 8192 x 32 x 8192 at 33 % of cuBLAS, the 64x64 flagship tile at 53 %.
 macro_rules! for_each_skinny_rows {
     ($m:ident) => {
         $m! {
@@ -170,7 +172,6 @@ macro_rules! for_each_skinny_rows {
             (sgemm_rows_n4, 4, 4),
             (sgemm_rows_n8, 8, 4),
             (sgemm_rows_n16, 16, 4),
-            (sgemm_rows_n32, 32, 2),
         }
     };
 }
