@@ -88,12 +88,12 @@ macro_rules! for_each_fw_float {
             (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128),
             (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none),
             (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128),
+            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128),
             (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none),
             (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none),
             (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none),
             (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none),
             (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none),
-            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128),
             (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none),
         }
     };

@@ -232,8 +232,8 @@ macro_rules! fwf_ld_a {
 /// KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's. With
 /// `ST` = 2 stages the next slice's copies are in flight while the current one is used (one
 /// barrier per slice); with 1, copy, wait and use follow each other. Copies are `cp.async` of 16
-/// bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k (2: half
-/// the A registers live at once, for shapes that must fit a register cap).
+/// bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
+/// (2: half the A registers live at once, for shapes that must fit a register cap).
 macro_rules! fwf_tile_update {
     ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt), $pitch:ident,
         own: $own:expr, a: $a:expr, b: $bb:expr) => {{
