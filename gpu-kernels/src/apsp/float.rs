@@ -33,6 +33,9 @@ pub struct FwFloatConfig {
     /// 1: the slices one after the other; 2: double-buffered (the next slice's copies are in
     /// flight while the current one is used).
     pub stages: u32,
+    /// Values of k per shared load of the A operand (4: one 16-byte f32 load per row, 2: half
+    /// as many A registers live at once, for a lower register count).
+    pub a_load_k: u32,
     pub phase1: &'static str,
     pub phase2: &'static str,
     pub phase3: &'static str,
@@ -71,8 +74,8 @@ macro_rules! for_each_float_type {
 }
 
 /// Invokes `$m!` with, for each weight type and phase-2/3 tile shape, `(variant, phase2,
-/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, cap)` (`cap`: `none` or
-/// the `.maxnreg` of phases 2–3): the single source of
+/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap)` (`cap`:
+/// `none` or the `.maxnreg` of phases 2–3): the single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
 /// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
 /// `host apsp-float` times against it. A block's operands stay under the 48 KB of static
@@ -80,13 +83,18 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
-            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, none),
-            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, none),
-            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 128),
-            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, none),
-            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, none),
-            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, none),
-            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, none),
+            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none),
+            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none),
+            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128),
+            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none),
+            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128),
+            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none),
+            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none),
+            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none),
+            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none),
+            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none),
         }
     };
 }
@@ -141,7 +149,7 @@ macro_rules! fw_float_cap {
 
 macro_rules! fw_float_table {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $cap:tt)),* $(,)?) => {
+        $st:tt, $ak:tt, $cap:tt)),* $(,)?) => {
         /// Every float weight type's phase-2/3 tile shapes with their kernels and launch
         /// geometry: f32's, then f64's, each type's default first.
         pub const FW_FLOAT: [FwFloatConfig; [$(stringify!($v)),*].len()] = [$({
@@ -158,6 +166,7 @@ macro_rules! fw_float_table {
                 tile_cols: $cc,
                 k_chunk: $kc,
                 stages: $st,
+                a_load_k: $ak,
                 phase1: t.phase1,
                 phase2: stringify!($p2),
                 phase3: stringify!($p3),
@@ -186,6 +195,7 @@ const _: () = {
         assert!(c.tile_threads_y * c.tile_rows == c.block && c.tile_rows.is_multiple_of(4));
         assert!(c.block.is_multiple_of(c.k_chunk) && c.k_chunk.is_multiple_of(4));
         assert!(c.stages == 1 || (c.stages == 2 && c.block / c.k_chunk >= 2));
+        assert!(c.a_load_k == 2 || c.a_load_k == 4);
         assert!(c.tile_shared_bytes() <= 48 * 1024);
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
         let threads = c.tile_threads();

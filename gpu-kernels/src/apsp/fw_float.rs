@@ -35,6 +35,9 @@ trait Cell: Copy + PartialOrd + core::ops::Add<Output = Self> {
     /// As [`ld_shared`] for the 4 cells' words at `addr` (16-byte aligned).
     unsafe fn ld4_shared(addr: u32) -> [Self; 4];
     /// # Safety
+    /// As [`ld_shared`] for the 2 cells' words at `addr` (aligned to 2 cells).
+    unsafe fn ld2_shared(addr: u32) -> [Self; 2];
+    /// # Safety
     /// As [`ld_shared`] for the cell's words at `addr` (aligned to the cell's size).
     unsafe fn ld1_shared(addr: u32) -> Self;
     /// # Safety
@@ -64,6 +67,13 @@ impl Cell for f32 {
     unsafe fn ld4_shared(addr: u32) -> [f32; 4] {
         // SAFETY: the caller's contract is `ld_shared`'s with N = 4.
         unsafe { ld_shared::<4>(addr) }.map(f32::from_bits)
+    }
+    /// # Safety
+    /// As [`Cell::ld2_shared`].
+    #[inline(always)]
+    unsafe fn ld2_shared(addr: u32) -> [f32; 2] {
+        // SAFETY: the caller's contract is `ld_shared`'s with N = 2.
+        unsafe { ld_shared::<2>(addr) }.map(f32::from_bits)
     }
     /// # Safety
     /// As [`Cell::ld1_shared`].
@@ -156,6 +166,14 @@ impl Cell for f64 {
         ]
     }
     /// # Safety
+    /// As [`Cell::ld2_shared`].
+    #[inline(always)]
+    unsafe fn ld2_shared(addr: u32) -> [f64; 2] {
+        // SAFETY: 16 bytes of shared memory at a 16-byte aligned `addr` (the caller's contract).
+        let x = unsafe { ld_shared::<4>(addr) };
+        [f64_of(x[0], x[1]), f64_of(x[2], x[3])]
+    }
+    /// # Safety
     /// As [`Cell::ld1_shared`].
     #[inline(always)]
     unsafe fn ld1_shared(addr: u32) -> f64 {
@@ -197,6 +215,16 @@ fn block_ptr<W, const B: u32>(d: *mut W, pitch: u32, bi: u32, bj: u32) -> *mut W
     unsafe { d.add(block_origin(B, pitch, bi, bj)) }
 }
 
+/// `$ak` cells of an A row at shared address `$addr` (4: 16 bytes f32 / 32 bytes f64; 2).
+macro_rules! fwf_ld_a {
+    ($ty:ty, 4, $addr:expr) => {
+        <$ty as Cell>::ld4_shared($addr)
+    };
+    ($ty:ty, 2, $addr:expr) => {
+        <$ty as Cell>::ld2_shared($addr)
+    };
+}
+
 /// `own = min(own, A ⊗ B)` for `B x B` blocks at `$own`, `$a`, `$b` (pointers to their top-left
 /// cells, row pitch `$pitch`), by `TX x TY` threads with `CR x CC` cells each: rows
 /// `(R / 4) * 4TY + 4 * ty + R % 4`, columns `(Q / 4) * 4TX + 4 * tx + Q % 4`, as the int32
@@ -204,9 +232,10 @@ fn block_ptr<W, const B: u32>(d: *mut W, pitch: u32, bi: u32, bj: u32) -> *mut W
 /// KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's. With
 /// `ST` = 2 stages the next slice's copies are in flight while the current one is used (one
 /// barrier per slice); with 1, copy, wait and use follow each other. Copies are `cp.async` of 16
-/// bytes; shared loads are 16 bytes (f64: two of them), each A load covering 4 k.
+/// bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
+/// (2: half the A registers live at once, for shapes that must fit a register cap).
 macro_rules! fwf_tile_update {
-    ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt), $pitch:ident,
+    ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt), $pitch:ident,
         own: $own:expr, a: $a:expr, b: $bb:expr) => {{
         const B: u32 = $b;
         const TX: u32 = $tx;
@@ -320,15 +349,19 @@ macro_rules! fwf_tile_update {
             let s = if ST == 1 { 0 } else { c % 2 };
             let a_base = sa + s * SA_BYTES + ES * (4 * ty * SC);
             let b_base = sb + s * SB_BYTES + ES * (4 * tx);
+            // One step per A load: `$ak` values of k. ptxas issues a step's shared loads
+            // together ahead of its updates, so the step's operands (A: CR x AK cells, B: AK x
+            // CC) are live at once next to the CR x CC cells: AK = 2 halves them.
             let mut k = 0;
             while k < KC {
-                let mut a = [[<$ty>::INFINITY; 4]; $cr];
+                let mut a = [[<$ty>::INFINITY; $ak]; $cr];
                 seq!(R in 0..$cr {
                     // SAFETY: row (R / 4) * GR + 4 * ty + R % 4 < B of the stage's A slice,
-                    // cells k..k + 4 <= KC < SC, 16-byte aligned; landed before the barrier above.
-                    a[R] = unsafe { <$ty as Cell>::ld4_shared(a_base + ES * (((R / 4) * GR + R % 4) * SC + k)) };
+                    // cells k..k + AK <= KC < SC, aligned to AK cells (k and SC multiples of
+                    // 4, the rows 16-byte aligned); landed before the barrier above.
+                    a[R] = unsafe { fwf_ld_a!($ty, $ak, a_base + ES * (((R / 4) * GR + R % 4) * SC + k)) };
                 });
-                seq!(U in 0..4 {
+                seq!(U in 0..$ak {
                     let mut b = [<$ty>::INFINITY; $cc];
                     let mut vb = [<$ty>::INFINITY; 4];
                     seq!(Q in 0..$cc {
@@ -343,7 +376,7 @@ macro_rules! fwf_tile_update {
                         cell[R][Q] = <$ty as Cell>::add_min(cell[R][Q], a[R][U], b[Q]);
                     }); });
                 });
-                k += 4;
+                k += $ak;
             }
             if ST == 2 && c + 1 < CHUNKS {
                 // Every thread is done with this stage before step c + 1 refills it.
@@ -473,7 +506,7 @@ for_each_float_type!(fw_float_type_kernels);
 
 macro_rules! fw_float_tile_kernels {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $cap:tt)),* $(,)?) => {$(
+        $st:tt, $ak:tt, $cap:tt)),* $(,)?) => {$(
         /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
         /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
         /// skipping the pivot.
@@ -496,7 +529,7 @@ macro_rules! fw_float_tile_kernels {
             let a = if in_row { pivot } else { own() };
             let b = if in_row { own() } else { pivot };
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st), pitch, own: own(), a: a, b: b);
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak), pitch, own: own(), a: a, b: b);
         }
 
         /// Phase 3: every block outside the pivot row and column.
@@ -512,7 +545,7 @@ macro_rules! fw_float_tile_kernels {
             }
             let own = || block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st), pitch, own: own(),
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak), pitch, own: own(),
                 a: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, bi, round),
                 b: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, bj));
         }
