@@ -51,13 +51,16 @@ fn check_split(gpus: &MultiGpu) {
         let (want_d, _) = cpu::solve(&g).unwrap();
         for kind in PathKind::ALL {
             let what = format!("{what}, {kind:?}, {n} GPU(s)");
-            let sol = multi::solve_paths(gpus, &g, 64, kind)
-                .unwrap_or_else(|e| panic!("{what}: {e:#}"));
+            let sol =
+                multi::solve_paths(gpus, &g, 64, kind).unwrap_or_else(|e| panic!("{what}: {e:#}"));
             let rows = sol.paths().expect("solved with paths");
             let (mut d, mut p) = (vec![-1; v * v], vec![-1; v * v]);
             sol.copy_rows(0, &mut d).unwrap();
             rows.copy_rows(0, &mut p).unwrap();
-            assert!(d == want_d.as_slice(), "{what}: distances differ from the CPU");
+            assert!(
+                d == want_d.as_slice(),
+                "{what}: distances differ from the CPU"
+            );
             let (_, want_p) = solve_blocked(&g, kind, 64);
             if let Some(at) = (0..v * v).find(|&x| p[x] != want_p.cells[x]) {
                 panic!(
@@ -114,7 +117,16 @@ fn cli_paths_on_two_gpus_equal_one_gpu_byte_for_byte() {
             let (o, p) = (dir.join(o), dir.join(p));
             let [o, p] = [&o, &p].map(|x| x.to_str().unwrap().to_string());
             let args = [
-                "apsp", &i, "-o", &o, "--paths", &p, "--path-kind", kind.name(), "--gpus", gpus,
+                "apsp",
+                &i,
+                "-o",
+                &o,
+                "--paths",
+                &p,
+                "--path-kind",
+                kind.name(),
+                "--gpus",
+                gpus,
                 "--verify",
             ];
             let r = host(&dir, &args, None);
