@@ -73,7 +73,8 @@ fn prefetch_flag() -> u32 {
     }
 }
 
-/// The path kernels' `mode` argument for `kind`: the kind's code and [`prefetch_flag`].
+/// The path kernels' `mode` argument for `kind`: the kind's code and the L2 prefetch flag
+/// (`prefetch_flag`).
 pub fn mode(kind: PathKind) -> u32 {
     kind.code() | prefetch_flag()
 }

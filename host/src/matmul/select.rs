@@ -198,7 +198,7 @@ const SHORT_K: usize = tuning::SHORT_K;
 /// tiles load the fewest bytes per FMA, but a grid smaller than the GPU leaves multiprocessors
 /// idle: at 1024² the 128x256 tile makes 32 blocks for 132 SMs, 37% of cuBLAS, against 103% for
 /// the 64x128 tile's 128 blocks; at 2048² the 128x256 tile's 128 blocks still win) and of which
-/// less than half is padding ([`mostly_padding`]), and no 128-row tile when K is below
+/// less than half is padding (`mostly_padding`), and no 128-row tile when K is below
 /// `SHORT_K` (2048); the smallest tile when none qualifies.
 pub fn choose_kernel(
     m: usize,
