@@ -105,16 +105,25 @@ fn bad_vertices_and_files_are_one_sentence() {
             ][..],
             "block factor 64 only, not 16",
         ),
-        (
-            &[
-                "apsp", "g.in", "-o", "g2.out", "--paths", "p", "--gpus", "2",
-            ][..],
-            "one GPU in one process for now",
-        ),
     ] {
         let run = s.host(args).expect(1);
         let line = run.one_line_error();
         assert!(line.contains(says), "{args:?}: {line}");
+    }
+    // `--paths` with `--gpus 2` runs the split (docs/apsp.md): without two GPUs it stops in one
+    // sentence, the no-GPU one (exit 3) or the one naming how many GPUs there are (exit 1).
+    let args = [
+        "apsp", "g.in", "-o", "g2.out", "--paths", "p", "--gpus", "2",
+    ];
+    let run = s.host(&args);
+    if run.code == Some(0) {
+        return; // two GPUs are here: gpu_apsp_multi_paths checks what they wrote
+    }
+    let line = run.one_line_error();
+    match run.code {
+        Some(3) => assert!(line.contains("no NVIDIA driver"), "{line}"),
+        Some(1) => assert!(line.contains("asks for 2 GPUs"), "{line}"),
+        _ => panic!("{args:?} exited with {:?}: {line}", run.code),
     }
     assert!(!s.path("g2.out").exists() && !s.path("p").exists());
 }
