@@ -5,7 +5,7 @@
 //! path too (its own kernels, no broadcast); several GPUs only where present (else "SKIPPED …").
 mod common;
 
-use common::{host, temp_dir};
+use common::{graphs::weighted, host, temp_dir};
 use host::{
     apsp::{
         multi::{self, MultiGpu, gpus_for_test},
@@ -13,29 +13,12 @@ use host::{
     },
     gpu::device_count,
 };
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rgk_core::apsp::{
     cpu,
-    format::{Edge, Graph, write_graph},
+    format::write_graph,
     paths::{PathKind, blocked::solve_blocked, check_paths},
     random::generate,
 };
-
-/// A graph with weights from `weights`, zero ones only upwards (no zero-weight cycle, which
-/// `--paths` on the GPU refuses).
-fn weighted(v: usize, e: usize, weights: &[i32], seed: u64) -> Graph {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let edges = (0..e)
-        .filter_map(|_| {
-            let (src, dst) = (rng.gen_range(0..v) as i32, rng.gen_range(0..v) as i32);
-            let w = weights[rng.gen_range(0..weights.len())];
-            let w = if w == 0 && src > dst { 1 } else { w };
-            (src != dst).then_some(Edge { src, dst, w })
-        })
-        .collect();
-    Graph::from_edges(v, edges).unwrap()
-}
 
 /// Solves each graph with both kinds on `gpus` through the split and checks it.
 fn check_split(gpus: &MultiGpu) {

@@ -4,15 +4,13 @@
 //! GPU the tests print "SKIPPED …" and pass.
 mod common;
 
-use common::{host, temp_dir};
+use common::{graphs::weighted, host, temp_dir};
 use host::{
     apsp::{gpu as agpu, paths::solve_paths_on_device, rows::DeviceRows},
     gpu::{Gpu, gpu_for_test},
 };
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rgk_core::apsp::{
-    format::{Edge, Graph, read_graph, write_graph},
+    format::{Graph, read_graph, write_graph},
     paths::{
         PathKind, PathMatrix, blocked::solve_blocked, check_paths, file::PathFile,
         zero_weight_cycle,
@@ -56,21 +54,6 @@ fn check(gpu: &Gpu, g: &Graph, what: &str) {
                 .unwrap_or_else(|e| panic!("{what}, {kind:?}, block {}: {e:#}", c.block));
         }
     }
-}
-
-/// A graph with weights from `weights`, zero ones only on edges to a higher vertex.
-fn weighted(v: usize, e: usize, weights: &[i32], seed: u64) -> Graph {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let edges = (0..e)
-        .filter_map(|_| {
-            let (src, dst) = (rng.gen_range(0..v) as i32, rng.gen_range(0..v) as i32);
-            let w = weights[rng.gen_range(0..weights.len())];
-            // Zero weights only upwards: no cycle of zero-weight edges (which --paths refuses).
-            let w = if w == 0 && src > dst { 1 } else { w };
-            (src != dst).then_some(Edge { src, dst, w })
-        })
-        .collect();
-    Graph::from_edges(v, edges).unwrap()
 }
 
 #[test]

@@ -5,6 +5,9 @@
 //! buffers that rule out 128-bit loads, alpha/beta other than (1, 0), a shared A (stride 0),
 //! NaN/Inf, and a problem it does not take refused in one sentence. Without a GPU they print
 //! "SKIPPED …".
+mod common;
+
+use common::gemm::assert_batch_result;
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::{Op, batched_small::BATCHED_SMALL_KERNEL, stream_k::Schedule};
 use host::{
@@ -18,7 +21,6 @@ use host::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rgk_core::matmul::reference;
 
 /// Runs `op` (by the library's choice, or the batched kernel by name) on buffers `off` floats
 /// into their allocations (1: misaligned, the 4-byte loads) and checks every problem against
@@ -59,28 +61,8 @@ fn check(
     .unwrap_or_else(|e| panic!("{op:?}: {e}"));
     let mut c = vec![0f32; c0.len()];
     d_c.copy_to(&mut c[..]).unwrap();
-    for i in 0..op.batch {
-        let re = layout::reference_of(op, [&a, &b, &c0], i, None);
-        let r = reference::check(&layout::rows_of(op, &c, i, &re), &re);
-        assert!(
-            r.passed(),
-            "{op:?} problem {i}: {} failures, worst {:?}",
-            r.failures,
-            r.worst
-        );
-    }
-    let mut inside = vec![false; c.len()];
-    for i in 0..op.batch {
-        for r in 0..op.m {
-            let at = i * op.stride_c + r * op.ldc;
-            inside[at..at + op.n].iter_mut().for_each(|x| *x = true);
-        }
-    }
-    for (j, (&got, &was)) in c.iter().zip(&c0).enumerate() {
-        if !inside[j] {
-            assert_eq!(got.to_bits(), was.to_bits(), "{op:?}: gap {j} written");
-        }
-    }
+    let problems: Vec<usize> = (0..op.batch).collect();
+    assert_batch_result("", op, [&a, &b, &c0], &c, &problems, None);
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! a file-size limit that simulates a full disk (`host_command`).
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod gemm;
+pub mod graphs;
+
 use std::{
     os::unix::process::CommandExt,
     path::{Path, PathBuf},

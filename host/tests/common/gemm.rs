@@ -1,0 +1,44 @@
+//! The result check of the GPU GEMM tests that run strided batches (`gpu_blas`, `gpu_route`,
+//! `gpu_batched_small`): one copy of the reference comparison and of the gap check.
+use host::{Gemm, matmul::layout};
+use rgk_core::matmul::reference;
+
+/// Asserts that `c`, the whole C buffer after the call, holds for each of `problems` the f64
+/// reference of `op` on `a`, `b` and the C before the call `c0`, within the reference's bound
+/// (on `rows` only where given), and that every element outside the problems' C is still
+/// `c0`'s, bit for bit (NaN gaps stay NaN). `what` starts the failure messages.
+pub fn assert_batch_result(
+    what: &str,
+    op: &Gemm,
+    [a, b, c0]: [&[f32]; 3],
+    c: &[f32],
+    problems: &[usize],
+    rows: Option<&[usize]>,
+) {
+    for &i in problems {
+        let re = layout::reference_of(op, [a, b, c0], i, rows);
+        let r = reference::check(&layout::rows_of(op, c, i, &re), &re);
+        assert!(
+            r.passed(),
+            "{what} {op:?} problem {i}: {} failures, worst {:?}",
+            r.failures,
+            r.worst
+        );
+    }
+    let mut inside = vec![false; c.len()];
+    for i in 0..op.batch {
+        for r in 0..op.m {
+            let at = i * op.stride_c + r * op.ldc;
+            inside[at..at + op.n].iter_mut().for_each(|x| *x = true);
+        }
+    }
+    for (j, (&got, &was)) in c.iter().zip(c0).enumerate() {
+        if !inside[j] {
+            assert_eq!(
+                got.to_bits(),
+                was.to_bits(),
+                "{what} {op:?}: gap {j} written"
+            );
+        }
+    }
+}
