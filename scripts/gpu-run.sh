@@ -232,8 +232,7 @@ sm90)
     [ $# -gt 0 ] || set -- 4096 8192
     run "$HOST" sm90 --check "$@" > "$OUT_DIR/sm90.json"
     kill "$smi" 2>/dev/null
-    awk -F', ' 'NR > 1 { sub(/ MHz/, "", $2); if ($2 + 0 > max) max = $2 + 0; s += $2; n++ }
-        END { if (n) printf "SM clock during the run: mean %.0f MHz, max %d MHz (%d samples)\n", s / n, max, n }' "$OUT_DIR/sm90_clock.csv"
+    bash scripts/clock-summary.sh "$OUT_DIR/sm90_clock.csv"
     ;;
 matmul)
     for n in "$@"; do
@@ -280,8 +279,7 @@ shapes)
     "$HOST" bench -o "$OUT_DIR/sgemm_shapes.jsonl" sgemm-shapes "${suite[@]}" > /dev/null 2> "$OUT_DIR/sgemm_shapes.txt" || { echo "FAILED: sgemm-shapes"; status=1; }
     cat "$OUT_DIR/sgemm_shapes.txt"
     kill "$smi"
-    awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
-                END { if (n) printf "SM clock during the run: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv" | tee -a "$OUT_DIR/sgemm_shapes.txt"
+    bash scripts/clock-summary.sh "$OUT_DIR/clock.csv" | tee -a "$OUT_DIR/sgemm_shapes.txt"
     ;;
 tc)
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/tc_clock.csv" &
@@ -309,7 +307,7 @@ for f in sorted(glob.glob(f"{d}/tc_*.json")):
               f'{(r["percent_of_cublas"] or 0):>6.1f}% cuBLAS  err/bound {r["max_scaled_error"]}  '
               f'rel err p50 {e.get("p50", float("nan")):.2e} p99 {e.get("p99", float("nan")):.2e} max {e.get("max", float("nan")):.2e}')
 PY
-    awk -F', ' 'NR > 1 { s += $2 + 0; n++ } END { if (n) printf "SM clock during the run: mean %.0f MHz over %d samples\n", s / n, n }' "$OUT_DIR/tc_clock.csv"
+    bash scripts/clock-summary.sh "$OUT_DIR/tc_clock.csv"
     ;;
 peak)
     run "$HOST" apsp-peak --json > "$OUT_DIR/apsp_peak.json"

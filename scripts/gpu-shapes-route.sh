@@ -19,6 +19,5 @@ grep -E '^(P|B) ' "$OUT_DIR/route_timings.txt"
     || { echo "FAILED: route tests"; status=1; }
 grep -E '^test |test result' "$OUT_DIR/route_tests.log"
 kill "$smi"
-awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
-            END { if (n) printf "SM clock: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/route_clock.csv"
+bash scripts/clock-summary.sh "$OUT_DIR/route_clock.csv"
 exit $status
