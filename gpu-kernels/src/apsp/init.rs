@@ -13,6 +13,29 @@ use super::{
     offsets::cell,
 };
 
+/// Calls `f(row, c)` for each quad of cells `c..c + 4` (`c` a multiple of 4) of `rows` rows of
+/// `pitch` cells that this thread owns: x covers `pitch / 4` quads with `INIT_QUADS_PER_THREAD`
+/// per thread, y strides over the rows, so every (row, quad) belongs to exactly one thread of
+/// any grid. The one launch geometry of the matrix-filling kernels below.
+#[inline(always)]
+fn for_each_own_quad(pitch: u32, rows: u32, mut f: impl FnMut(u32, u32)) {
+    let quads = pitch / 4;
+    let mut row = thread::block_idx_y();
+    while row < rows {
+        let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
+            + thread::thread_idx_x();
+        let mut n = 0;
+        while n < INIT_QUADS_PER_THREAD {
+            if q < quads {
+                f(row, 4 * q);
+            }
+            q += thread::block_dim_x();
+            n += 1;
+        }
+        row += thread::grid_dim_y();
+    }
+}
+
 /// Sets every cell of `rows` rows of `pitch` cells to INF, and the diagonal to 0 (padding rows
 /// and columns included, so that padding never shortens a path). The rows are rows
 /// `row0..row0 + rows` of the whole matrix (one GPU's share of it when several split it), which
@@ -26,31 +49,18 @@ use super::{
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn apsp_init_matrix(d: *mut i32, pitch: u32, rows: u32, row0: u32) {
-    let quads = pitch / 4;
-    let mut row = thread::block_idx_y();
-    while row < rows {
-        // SAFETY: row < rows (the loop condition): the start of a row of the caller's `rows` x
-        // `pitch` cells.
-        let base = unsafe { d.add(cell(pitch, row, 0)) } as *mut u32;
-        let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
-            + thread::thread_idx_x();
-        let mut n = 0;
-        while n < INIT_QUADS_PER_THREAD {
-            if q < quads {
-                let c = 4 * q;
-                let cell = |k: u32| if row0 + row == c + k { 0 } else { INF as u32 };
-                // SAFETY: q < quads = pitch / 4, so cells c..c + 4 lie in the row, 16-byte aligned
-                // (d aligned, pitch and c multiples of 4); each (row, quad) belongs to one thread
-                // (x by quad, y by row stride).
-                unsafe {
-                    st_global::<4>(base.add(c as usize), [cell(0), cell(1), cell(2), cell(3)])
-                };
-            }
-            q += thread::block_dim_x();
-            n += 1;
-        }
-        row += thread::grid_dim_y();
-    }
+    for_each_own_quad(pitch, rows, |row, c| {
+        let cell_value = |k: u32| if row0 + row == c + k { 0 } else { INF as u32 };
+        // SAFETY: row < rows and c + 4 <= pitch (`for_each_own_quad`): cells c..c + 4 of a row
+        // of the caller's `rows` x `pitch` cells, 16-byte aligned (d aligned, pitch and c
+        // multiples of 4); each (row, quad) belongs to one thread.
+        unsafe {
+            st_global::<4>(
+                d.add(cell(pitch, row, c)) as *mut u32,
+                [cell_value(0), cell_value(1), cell_value(2), cell_value(3)],
+            )
+        };
+    });
 }
 
 /// `d[src][dst] = min(d[src][dst], w)` for each of the `n` edges (`src, dst, w` triples as in
@@ -96,41 +106,28 @@ pub unsafe fn apsp_init_paths(
     row0: u32,
     mode: u32,
 ) {
-    let quads = pitch / 4;
     let pred = mode == PATHS_MODE_PREDECESSORS;
-    let mut row = thread::block_idx_y();
-    while row < rows {
+    for_each_own_quad(pitch, rows, |row, c| {
         let i = row0 + row;
-        let mut q = thread::block_idx_x() * thread::block_dim_x() * INIT_QUADS_PER_THREAD
-            + thread::thread_idx_x();
-        let mut n = 0;
-        while n < INIT_QUADS_PER_THREAD {
-            if q < quads {
-                let c = 4 * q;
-                // SAFETY: row < rows and c + 4 <= pitch: 16 aligned bytes of row `row` of both
-                // matrices; each (row, quad) belongs to one thread.
-                unsafe {
-                    let at = cell(pitch, row, c);
-                    let dq = ld_global_v4(d.add(at) as *const u32);
-                    let mut out = [0u32; 4];
-                    seq!(K in 0..4 {
-                        let j = c + K;
-                        out[K] = if i == j {
-                            if pred { NO_PREDECESSOR as u32 } else { i }
-                        } else if (dq[K] as i32) < INF {
-                            if pred { i } else { j }
-                        } else if pred {
-                            NO_PREDECESSOR as u32
-                        } else {
-                            NO_SUCCESSOR as u32
-                        };
-                    });
-                    st_global::<4>(p.add(at) as *mut u32, out);
-                }
-            }
-            q += thread::block_dim_x();
-            n += 1;
+        // SAFETY: row < rows and c + 4 <= pitch (`for_each_own_quad`): 16 aligned bytes of row
+        // `row` of both matrices; each (row, quad) belongs to one thread.
+        unsafe {
+            let at = cell(pitch, row, c);
+            let dq = ld_global_v4(d.add(at) as *const u32);
+            let mut out = [0u32; 4];
+            seq!(K in 0..4 {
+                let j = c + K;
+                out[K] = if i == j {
+                    if pred { NO_PREDECESSOR as u32 } else { i }
+                } else if (dq[K] as i32) < INF {
+                    if pred { i } else { j }
+                } else if pred {
+                    NO_PREDECESSOR as u32
+                } else {
+                    NO_SUCCESSOR as u32
+                };
+            });
+            st_global::<4>(p.add(at) as *mut u32, out);
         }
-        row += thread::grid_dim_y();
-    }
+    });
 }
