@@ -15,8 +15,8 @@
 //!   temporary file and exits with one sentence, which closes its connections, so the others
 //!   do the same. No output is left.
 //!
-//! Rounds run without the look-ahead of the one-process path (the owner's pivot row is
-//! broadcast when the round starts): see docs/apsp-scale.md for what that costs.
+//! - The rounds are the one-process loop (`multi::Rounds`, look-ahead included) on this
+//!   rank's GPU, its broadcasts through this rank's communicator.
 mod bootstrap;
 
 pub use bootstrap::{Control, join, serve};
@@ -30,16 +30,12 @@ use std::{
 };
 
 use anyhow::{Context as _, Result};
-use cust::{
-    function::{BlockSize, GridSize},
-    launch,
-    memory::{DeviceBuffer, DevicePointer},
-};
+use cust::memory::DeviceBuffer;
 use rgk_core::{
     apsp::{
         format::{Edge, Graph, encode, output_len, row_bytes},
         limits::ensure_gpu_addressable,
-        split::{block_rows, bytes_per_gpu, owner},
+        split::{PIVOT_BUFFERS, block_rows, bytes_per_gpu},
     },
     ranks::Ranks,
 };
@@ -47,9 +43,8 @@ use serde::Serialize;
 
 use super::{
     gpu::{geometry, init_on_device},
-    multi::config,
+    multi::{Collective, Kernels, Lane, Rounds, config, warm_up},
     nccl::{AbortHandle, RankComm, UNIQUE_ID_BYTES, UniqueId, unique_id},
-    phases::prefer_shared_memory,
 };
 use crate::gpu::{Gpu, check_free_memory};
 
@@ -166,11 +161,9 @@ pub fn run_rank(
         ),
     )?;
     let t = Instant::now();
-    let alloc = |cells: usize| {
-        // SAFETY: written (init kernel, broadcast) before anything reads it.
-        unsafe { DeviceBuffer::<i32>::uninitialized(cells.max(1)) }.context("allocating on the GPU")
-    };
-    let (d, pivot) = (alloc(rows.len() * pitch)?, alloc(b * pitch)?);
+    // SAFETY: written by the init kernel before anything reads it.
+    let d = unsafe { DeviceBuffer::<i32>::uninitialized((rows.len() * pitch).max(1)) }
+        .context("allocating on the GPU")?;
     let upload = if rows.is_empty() {
         None
     } else {
@@ -193,77 +186,45 @@ pub fn run_rank(
     drop(upload);
     rep.fill_s = t.elapsed().as_secs_f64();
 
-    // The rounds: the owner closes its pivot row, everyone receives it, everyone updates.
-    let get = |name| gpu.function(name);
-    let (kp, kr, kc, kx) = (
-        get(cfg.pivot)?,
-        get(cfg.row)?,
-        get(cfg.col)?,
-        get(cfg.rest)?,
-    );
-    for f in [&kr, &kc, &kx] {
-        prefer_shared_memory(f)?;
-    }
-    let (pt, tt) = (
-        BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
-        BlockSize::xy(cfg.tile_threads, cfg.tile_threads),
-    );
-    let stream = &gpu.stream;
-    let at = |cells: usize| {
-        DevicePointer::<i32>::from_raw(d.as_device_ptr().as_raw() + 4 * cells as u64)
+    // The rounds: the one-process loop (look-ahead included) on this rank's one GPU, its
+    // broadcasts through this rank's communicator.
+    let mut lanes = [Lane::new(
+        gpu,
+        Kernels::new(gpu, cfg, None)?,
+        (!rows.is_empty()).then(|| d.as_device_ptr()),
+        None,
+        mine.clone(),
+        PIVOT_BUFFERS,
+        nb,
+        b * pitch,
+    )?];
+    let collective = Collective::Rank {
+        comm: &comm,
+        first: rank,
+        world,
     };
-    let (p32, nb32, local) = (pitch as u32, nb as u32, mine.len() as u32);
+    warm_up(collective, &lanes, b * pitch)?;
     control.barrier()?;
     let t = Instant::now();
-    for r in 0..nb {
-        let root = owner(&parts, r);
-        let round = r as u32;
-        let piv = if root == rank {
-            at((r - mine.start) * b * pitch)
-        } else {
-            pivot.as_device_ptr()
-        };
-        if root == rank {
-            // SAFETY: (row, pitch, round) on block row r of this rank's rows; one pivot block
-            // and nb tiles along it, inside `d`, which outlives the synchronize below.
-            unsafe {
-                launch!(kp<<<GridSize::x(1), pt, 0, stream>>>(piv, p32, round))?;
-                launch!(kr<<<GridSize::x(nb32), tt, 0, stream>>>(piv, p32, round))?;
-            }
-        }
-        // SAFETY: `piv` holds one block row (b x pitch i32) on this GPU: the owner's own row
-        // (sent in place) or the pivot buffer; the stream orders it after the owner's kernels
-        // and before the updates below.
-        unsafe {
-            comm.broadcast_i32(
-                piv.as_raw(),
-                piv.as_raw(),
-                b * pitch,
-                root,
-                stream.as_inner() as _,
-            )
-        }?;
-        if local > 0 {
-            let skip = if root == rank {
-                (r - mine.start) as u32
-            } else {
-                u32::MAX
-            };
-            let rows_ptr = d.as_device_ptr();
-            // SAFETY: the multi-GPU kernels on this rank's `local` block rows and the received
-            // pivot row, with the grids of `multi::rounds` (one tile per block row for the
-            // column, nb x local tiles for the rest); both buffers outlive the solve.
-            unsafe {
-                launch!(kc<<<GridSize::x(local), tt, 0, stream>>>(rows_ptr, piv, p32, round, skip))?;
-                launch!(kx<<<GridSize::xy(nb32, local), tt, 0, stream>>>(rows_ptr, piv, p32, round, 0u32, skip))?;
-            }
-        }
+    Rounds {
+        lanes: &mut lanes,
+        collective,
+        parts: parts.clone(),
+        nb,
+        b,
+        pitch,
     }
-    stream
+    .all()?;
+    gpu.stream
         .synchronize()
         .context("the distributed Floyd–Warshall failed")?;
+    lanes[0]
+        .comm
+        .synchronize()
+        .context("a pivot-row broadcast failed")?;
     comm.async_error()?;
     rep.compute_s = t.elapsed().as_secs_f64();
+    drop(lanes);
 
     // The output: rank 0 sizes it, every rank writes its rows, rank 0 puts it in place.
     let t = Instant::now();

@@ -16,17 +16,14 @@
 mod rounds;
 mod rows;
 
-use rounds::{Kernels, Lane, PathKernels, Rounds, greatest_priority, warm_up};
+use rounds::PathKernels;
+pub(crate) use rounds::{Collective, Kernels, Lane, Rounds, warm_up};
 pub use rows::SplitPaths;
 
 use std::{ffi::c_int, ops::Range, path::Path, str::FromStr, time::Instant};
 
 use anyhow::{Context as _, Result};
-use cust::{
-    event::{Event, EventFlags},
-    memory::DeviceBuffer,
-    stream::{Stream, StreamFlags},
-};
+use cust::{event::Event, memory::DeviceBuffer};
 use gpu_kernels::apsp::{FwMultiConfig, fw_multi_config};
 use rgk_core::apsp::{
     format::{Edge, Graph, count_repeated},
@@ -351,46 +348,32 @@ fn solve_with<'a>(
     let mut lanes = Vec::with_capacity(n);
     for (g, gpu) in multi.gpus.iter().enumerate() {
         gpu.make_current()?;
-        let buffers = |count: usize| -> Result<Vec<DeviceBuffer<i32>>> {
-            (0..count)
-                // SAFETY: a pivot buffer is read only after a broadcast has filled it.
-                .map(|_| unsafe { DeviceBuffer::<i32>::uninitialized(b * pitch) })
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(Into::into)
-        };
-        let several = if n > 1 { PIVOT_BUFFERS } else { 0 };
-        let with_paths = if kind.is_some() { several } else { 0 };
-        lanes.push(Lane {
+        lanes.push(Lane::new(
             gpu,
-            kernels: Kernels::new(gpu, cfg, path_kernels)?,
-            comm: Stream::new(StreamFlags::NON_BLOCKING, Some(greatest_priority()?))?,
-            rows: rows[g]
-                .as_ref()
-                .map(|d: &DeviceBuffer<i32>| d.as_device_ptr()),
-            path_rows: path_rows[g]
-                .as_ref()
-                .map(|p: &DeviceBuffer<i32>| p.as_device_ptr()),
-            blocks: parts[g].clone(),
-            pivots: buffers(several)?,
-            path_pivots: buffers(with_paths)?,
-            start: Vec::with_capacity(nb),
-            end: Vec::with_capacity(nb),
-            recv: Vec::with_capacity(nb),
-            ready: Vec::new(),
-            begin: Event::new(EventFlags::DEFAULT)?,
-        });
+            Kernels::new(gpu, cfg, path_kernels)?,
+            rows[g].as_ref().map(|d| d.as_device_ptr()),
+            path_rows[g].as_ref().map(|p| p.as_device_ptr()),
+            parts[g].clone(),
+            if n > 1 { PIVOT_BUFFERS } else { 0 },
+            nb,
+            b * pitch,
+        )?);
     }
     for lane in &lanes {
         lane.gpu.make_current()?;
         lane.gpu.stream.synchronize()?;
     }
 
-    warm_up(multi, &lanes, b * pitch)?;
+    let collective = match multi.nccl.as_ref() {
+        Some(nccl) => Collective::Group(nccl),
+        None => Collective::Alone,
+    };
+    warm_up(collective, &lanes, b * pitch)?;
 
     let t = Instant::now();
     let run = Rounds {
         lanes: &mut lanes,
-        multi,
+        collective,
         parts: parts.clone(),
         nb,
         b,

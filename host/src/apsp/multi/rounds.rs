@@ -1,5 +1,8 @@
 //! The round loop of the multi-GPU Floyd–Warshall (see the parent module): per GPU its kernels,
 //! streams and events (`Lane`), and the order of launches, broadcasts and waits (`Rounds`).
+//! The same loop runs the GPUs of one process (`--gpus N`, NCCL's group calls over them) and
+//! one rank of several processes (`--distributed`, one GPU, its rank's communicator): what
+//! differs is only who else takes part in a broadcast (`Collective`).
 use std::ops::Range;
 
 use anyhow::{Context as _, Result};
@@ -8,21 +11,23 @@ use cust::{
     function::{BlockSize, Function, GridSize},
     launch,
     memory::{DeviceBuffer, DevicePointer},
-    stream::{Stream, StreamWaitEventFlags},
+    stream::{Stream, StreamFlags, StreamWaitEventFlags},
 };
 use cust_raw::driver_sys;
 use gpu_kernels::apsp::{FwMultiConfig, FwMultiPathNames};
 use rgk_core::apsp::split::{PIVOT_BUFFERS, owner};
 
-use super::MultiGpu;
 use crate::{
-    apsp::{nccl::BroadcastPart, phases::prefer_shared_memory},
+    apsp::{
+        nccl::{BroadcastPart, Nccl, RankComm},
+        phases::prefer_shared_memory,
+    },
     gpu::{Gpu, check_driver},
 };
 
 /// One GPU's kernels and launch geometry: the distance kernels of `multi.rs`, or with a path
 /// matrix those of `multi_paths.rs` (same roles and grids, the path pointers and `mode` added).
-pub(super) struct Kernels<'a> {
+pub(crate) struct Kernels<'a> {
     pivot: Function<'a>,
     row: Function<'a>,
     col: Function<'a>,
@@ -34,7 +39,7 @@ pub(super) struct Kernels<'a> {
 }
 
 impl<'a> Kernels<'a> {
-    pub(super) fn new(
+    pub(crate) fn new(
         gpu: &'a Gpu,
         cfg: FwMultiConfig,
         paths: Option<PathKernels>,
@@ -62,9 +67,9 @@ impl<'a> Kernels<'a> {
 
 /// The path kernels of the split and the `mode` they run with.
 #[derive(Clone, Copy)]
-pub(super) struct PathKernels {
-    pub(super) names: FwMultiPathNames,
-    pub(super) mode: u32,
+pub(crate) struct PathKernels {
+    pub(crate) names: FwMultiPathNames,
+    pub(crate) mode: u32,
 }
 
 /// A block row (or a GPU's block rows) of the distances and, with paths, of the path matrix at
@@ -91,7 +96,7 @@ impl Mats {
 }
 
 /// The highest priority a stream can have in the current context (cuda.h: lower is higher).
-pub(super) fn greatest_priority() -> Result<i32> {
+pub(crate) fn greatest_priority() -> Result<i32> {
     let (mut least, mut greatest) = (0, 0);
     // SAFETY: two valid places for the ints the call writes.
     let status = unsafe { driver_sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
@@ -105,36 +110,134 @@ fn offset(base: DevicePointer<i32>, cells: usize) -> DevicePointer<i32> {
 }
 
 /// Per-GPU state during the solve.
-pub(super) struct Lane<'a> {
-    pub(super) gpu: &'a Gpu,
-    pub(super) kernels: Kernels<'a>,
-    pub(super) comm: Stream,
-    pub(super) rows: Option<DevicePointer<i32>>,
+pub(crate) struct Lane<'a> {
+    pub(crate) gpu: &'a Gpu,
+    pub(crate) kernels: Kernels<'a>,
+    pub(crate) comm: Stream,
+    pub(crate) rows: Option<DevicePointer<i32>>,
     /// This GPU's rows of the path matrix (with paths only).
-    pub(super) path_rows: Option<DevicePointer<i32>>,
-    pub(super) blocks: Range<usize>,
-    pub(super) pivots: Vec<DeviceBuffer<i32>>,
+    pub(crate) path_rows: Option<DevicePointer<i32>>,
+    pub(crate) blocks: Range<usize>,
+    pub(crate) pivots: Vec<DeviceBuffer<i32>>,
     /// Pivot buffers of the path matrix (with paths on several GPUs only).
-    pub(super) path_pivots: Vec<DeviceBuffer<i32>>,
+    pub(crate) path_pivots: Vec<DeviceBuffer<i32>>,
     /// Per round: compute start (after the wait for the pivot row) and end.
-    pub(super) start: Vec<Event>,
-    pub(super) end: Vec<Event>,
+    pub(crate) start: Vec<Event>,
+    pub(crate) end: Vec<Event>,
     /// Per round: the broadcast of its pivot row done on this GPU (several GPUs only).
-    pub(super) recv: Vec<Event>,
+    pub(crate) recv: Vec<Event>,
     /// Per round this GPU owns: (round, its pivot row ready to send).
-    pub(super) ready: Vec<(usize, Event)>,
+    pub(crate) ready: Vec<(usize, Event)>,
     /// Recorded before the first round.
-    pub(super) begin: Event,
+    pub(crate) begin: Event,
+}
+
+impl<'a> Lane<'a> {
+    /// GPU `gpu`'s lane for a solve of `nb` rounds, holding block rows `blocks` (at `rows`, and
+    /// the path matrix's at `path_rows`), with `pivots` buffers of one block row (`b x pitch`
+    /// i32) for received pivot rows, as many for the path matrix when it has `path_rows`, and
+    /// a high-priority comm stream for the broadcasts. Its context must be current.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        gpu: &'a Gpu,
+        kernels: Kernels<'a>,
+        rows: Option<DevicePointer<i32>>,
+        path_rows: Option<DevicePointer<i32>>,
+        blocks: Range<usize>,
+        pivots: usize,
+        nb: usize,
+        row_cells: usize,
+    ) -> Result<Lane<'a>> {
+        let buffers = |count: usize| -> Result<Vec<DeviceBuffer<i32>>> {
+            (0..count)
+                // SAFETY: a pivot buffer is read only after a broadcast has filled it.
+                .map(|_| unsafe { DeviceBuffer::<i32>::uninitialized(row_cells) })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Into::into)
+        };
+        let path_pivots = if kernels.paths.is_some() { pivots } else { 0 };
+        Ok(Lane {
+            gpu,
+            kernels,
+            comm: Stream::new(StreamFlags::NON_BLOCKING, Some(greatest_priority()?))?,
+            rows,
+            path_rows,
+            blocks,
+            pivots: buffers(pivots)?,
+            path_pivots: buffers(path_pivots)?,
+            start: Vec::with_capacity(nb),
+            end: Vec::with_capacity(nb),
+            recv: Vec::with_capacity(nb),
+            ready: Vec::new(),
+            begin: Event::new(EventFlags::DEFAULT)?,
+        })
+    }
+}
+
+/// Who takes part in a pivot row's broadcast besides this process's lanes.
+#[derive(Clone, Copy)]
+pub(crate) enum Collective<'a> {
+    /// One GPU: no broadcast at all.
+    Alone,
+    /// Every GPU of the solve is a lane of this process: one communicator each, in a group
+    /// call; lane g is rank g.
+    Group(&'a Nccl),
+    /// This process is rank `first` of a communicator of `world` ranks, with one lane.
+    Rank {
+        comm: &'a RankComm,
+        first: usize,
+        world: usize,
+    },
+}
+
+impl Collective<'_> {
+    /// The rank of this process's first lane (lane g is rank `first + g`).
+    fn first(self) -> usize {
+        match self {
+            Collective::Rank { first, .. } => first,
+            _ => 0,
+        }
+    }
+
+    /// One broadcast of `count` i32 from `root`, one part per lane of this process.
+    ///
+    /// # Safety
+    /// As [`Nccl::broadcast_i32`]: each part's buffers hold `count` i32 on its lane's GPU and
+    /// outlive the work enqueued on its stream.
+    unsafe fn broadcast(self, parts: &[BroadcastPart], count: usize, root: usize) -> Result<()> {
+        match self {
+            Collective::Alone => Ok(()),
+            // SAFETY: the caller's contract, one part per communicator.
+            Collective::Group(nccl) => unsafe { nccl.broadcast_i32(parts, count, root) },
+            Collective::Rank { comm, .. } => {
+                let [p] = parts else {
+                    anyhow::bail!("a rank drives one GPU, not {}", parts.len());
+                };
+                // SAFETY: the caller's contract for this rank's one part.
+                unsafe { comm.broadcast_i32(p.send, p.recv, count, root, p.stream) }
+            }
+        }
+    }
+
+    /// How many ranks broadcast (this process's lanes for a group).
+    fn ranks(self, lanes: usize) -> usize {
+        match self {
+            Collective::Alone => 1,
+            Collective::Group(_) => lanes,
+            Collective::Rank { world, .. } => world,
+        }
+    }
 }
 
 /// One broadcast of `count` i32 from every rank, into the pivot buffers, before the clock
 /// starts: NCCL sets up its connections at the first collective that needs them (about 30 ms
-/// here), which is set-up, not Floyd–Warshall.
-pub(super) fn warm_up(multi: &MultiGpu, lanes: &[Lane], count: usize) -> Result<()> {
-    let Some(nccl) = multi.nccl.as_ref() else {
+/// here, measured; 0.14 s in a 2-process run whose rounds paid for it), which is set-up, not
+/// Floyd–Warshall.
+pub(crate) fn warm_up(collective: Collective, lanes: &[Lane], count: usize) -> Result<()> {
+    if let Collective::Alone = collective {
         return Ok(());
-    };
-    for root in 0..lanes.len() {
+    }
+    for root in 0..collective.ranks(lanes.len()) {
         let parts: Vec<_> = lanes
             .iter()
             .map(|l| {
@@ -147,9 +250,9 @@ pub(super) fn warm_up(multi: &MultiGpu, lanes: &[Lane], count: usize) -> Result<
             })
             .collect();
         // SAFETY: every lane's first pivot buffer holds a block row (B x pitch i32, allocated
-        // by `solve`), of which `count` is at most one; the comm streams belong to the lanes'
-        // GPUs; the buffers outlive the lanes, which wait for the comm streams below.
-        unsafe { nccl.broadcast_i32(&parts, count, root) }.context("warming up NCCL")?;
+        // by the solver), of which `count` is at most one; the comm streams belong to the
+        // lanes' GPUs; the buffers outlive the lanes, which wait for the comm streams below.
+        unsafe { collective.broadcast(&parts, count, root) }.context("warming up NCCL")?;
     }
     for lane in lanes {
         lane.gpu.make_current()?;
@@ -159,18 +262,22 @@ pub(super) fn warm_up(multi: &MultiGpu, lanes: &[Lane], count: usize) -> Result<
 }
 
 /// The round loop over every GPU (see the module documentation).
-pub(super) struct Rounds<'l, 'a> {
-    pub(super) lanes: &'l mut [Lane<'a>],
-    pub(super) multi: &'a MultiGpu,
-    pub(super) parts: Vec<Range<usize>>,
-    pub(super) nb: usize,
-    pub(super) b: usize,
-    pub(super) pitch: usize,
+pub(crate) struct Rounds<'l, 'a> {
+    pub(crate) lanes: &'l mut [Lane<'a>],
+    pub(crate) collective: Collective<'a>,
+    /// Block rows per rank (every rank's, not only this process's lanes').
+    pub(crate) parts: Vec<Range<usize>>,
+    pub(crate) nb: usize,
+    pub(crate) b: usize,
+    pub(crate) pitch: usize,
 }
 
 impl Rounds<'_, '_> {
-    fn owner(&self, r: usize) -> usize {
+    /// The lane of this process that owns block row `r`, if one does.
+    fn owner(&self, r: usize) -> Option<usize> {
         owner(&self.parts, r)
+            .checked_sub(self.collective.first())
+            .filter(|&g| g < self.lanes.len())
     }
 
     /// The owner's copy of block row `r` in its rows (both matrices).
@@ -186,7 +293,7 @@ impl Rounds<'_, '_> {
     /// Where GPU `g` reads pivot row `r`: its own rows on the owner (broadcast in place), else
     /// the buffers the broadcast fills.
     fn pivot_ptr(&self, g: usize, r: usize) -> Mats {
-        if self.owner(r) == g {
+        if self.owner(r) == Some(g) {
             self.row_ptr(g, r)
         } else {
             let lane = &self.lanes[g];
@@ -198,7 +305,7 @@ impl Rounds<'_, '_> {
         }
     }
 
-    pub(super) fn all(mut self) -> Result<()> {
+    pub(crate) fn all(mut self) -> Result<()> {
         let pitch = self.pitch as u32;
         let nb = self.nb as u32;
         for lane in self.lanes.iter() {
@@ -206,14 +313,19 @@ impl Rounds<'_, '_> {
             lane.begin.record(&lane.gpu.stream)?;
         }
         // Row 0: phases 1 and 2-row on its owner, then its broadcast.
-        let o = self.owner(0);
-        self.lanes[o].gpu.make_current()?;
-        let ready = self.pivot_row(o, 0)?;
-        self.lanes[o].ready.push((0, ready));
+        if let Some(o) = self.owner(0) {
+            self.lanes[o].gpu.make_current()?;
+            let ready = self.pivot_row(o, 0)?;
+            self.lanes[o].ready.push((0, ready));
+        }
         self.broadcast(0)?;
         for r in 0..self.nb {
             let own_r = self.owner(r);
-            let next_owner = (r + 1 < self.nb).then(|| self.owner(r + 1));
+            let next_owner = if r + 1 < self.nb {
+                self.owner(r + 1)
+            } else {
+                None
+            };
             for g in 0..self.lanes.len() {
                 let lane = &self.lanes[g];
                 lane.gpu.make_current()?;
@@ -227,7 +339,7 @@ impl Rounds<'_, '_> {
                 if let Some(rows) = lane.rows {
                     let k = &lane.kernels;
                     let local = lane.blocks.len() as u32;
-                    let skip = if own_r == g {
+                    let skip = if own_r == Some(g) {
                         (r - lane.blocks.start) as u32
                     } else {
                         u32::MAX
@@ -335,14 +447,15 @@ impl Rounds<'_, '_> {
     /// the row is ready (on the owner) and after round `r - 2`, the last reader of the buffer
     /// it fills, is done (elsewhere). Nothing to do on one GPU.
     fn broadcast(&mut self, r: usize) -> Result<()> {
-        let Some(nccl) = self.multi.nccl.as_ref() else {
+        if let Collective::Alone = self.collective {
             return Ok(());
-        };
-        let root = self.owner(r);
+        }
+        let root = owner(&self.parts, r);
+        let mine = self.owner(r);
         let mut parts = Vec::with_capacity(self.lanes.len());
         for (g, lane) in self.lanes.iter().enumerate() {
             lane.gpu.make_current()?;
-            let after = if g == root {
+            let after = if mine == Some(g) {
                 lane.ready.iter().find(|(i, _)| *i == r).map(|(_, e)| e)
             } else {
                 r.checked_sub(PIVOT_BUFFERS).map(|i| &lane.end[i])
@@ -373,7 +486,7 @@ impl Rounds<'_, '_> {
             // path matrix: the owner's own row r (inside its rows) or a pivot buffer of that
             // size; the comm streams belong to the lanes' GPUs; the rows and buffers outlive
             // the solve, which waits for every stream.
-            unsafe { nccl.broadcast_i32(&bufs, count, root) }
+            unsafe { self.collective.broadcast(&bufs, count, root) }
                 .with_context(|| format!("broadcasting pivot row {r}"))?;
         }
         for lane in self.lanes.iter_mut() {
