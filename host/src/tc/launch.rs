@@ -36,7 +36,7 @@ pub fn config_for(precision: Precision, op: &TcGemm) -> Result<&'static TcConfig
         op.b_layout == Layout::RowMajor,
     );
     TC.iter()
-        .find(|c| c.kind == kind && c.a_rows == ar && c.b_rows == br && c.stages >= 3)
+        .find(|c| c.kind == kind && c.a_rows == ar && c.b_rows == br && c.library)
         .with_context(|| format!("no tensor-core kernel for {precision} {ar} {br}"))
 }
 
