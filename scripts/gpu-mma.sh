@@ -5,7 +5,7 @@
 #
 #   scripts/gpu-mma.sh [N…]      N default 4096 8192; with MMA_NCU=0 no ncu, MMA_SASS=0 no SASS
 #
-# Writes to $OUT/mma (default gpu-out/mma):
+# Writes $OUT/mma.tar.gz (default gpu-out/), the folder mma/ with:
 #   peak_<p>_<N>.json    host matmul N --precision p --kernel peak: cuBLAS of p and the register-only
 #                        mma.sync ceiling kernel (tc_mma_peak_*) in the same process
 #   ladder_<N>.json      every BF16 row-major kernel (the ladder and session 6's variants) vs cuBLAS
@@ -17,7 +17,8 @@
 #   clock.csv            nvidia-smi every 200 ms during the timings; summary.txt the table
 set -uo pipefail
 B=${BUNDLE:-.device/bundle}
-D=${OUT:-gpu-out}/mma
+ROOT=${OUT:-gpu-out}
+D=$ROOT/mma
 mkdir -p "$D"
 HOST=$B/host
 if [ -z "${CUBLAS_LIBRARY:-}" ]; then
@@ -126,4 +127,6 @@ for f in sorted(glob.glob(f"{d}/*.json")):
 PY
 awk -F', ' 'NR > 1 { sub(/ MHz/, "", $2); if ($2 + 0 > max) max = $2 + 0; s += $2; n++ }
     END { if (n) printf "SM clock during the timings: mean %.0f MHz, max %d MHz (%d samples)\n", s / n, max, n }' "$D/clock.csv" | tee -a "$D/summary.txt"
+# One archive instead of ~20 files (the device tool returns only a few files per call).
+tar czf "$ROOT/mma.tar.gz" -C "$ROOT" mma && rm -rf "$D"
 exit $status

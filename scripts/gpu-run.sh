@@ -30,7 +30,7 @@
 #                                  $OUT/tc_clock.csv, 3xTF32-vs-FP32 error distribution printed
 #   scripts/gpu-run.sh mma [N…]    the mma.sync path against its register-only ceiling and cuBLAS
 #                                  BF16 (every BF16 row-major variant, FP16, layouts), SASS counts,
-#                                  one ncu launch per kernel; to $OUT/mma (scripts/gpu-mma.sh)
+#                                  one ncu launch per kernel; to $OUT/mma.tar.gz (scripts/gpu-mma.sh)
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
