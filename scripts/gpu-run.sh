@@ -28,6 +28,9 @@
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
 #                                  $OUT/tc_clock.csv, 3xTF32-vs-FP32 error distribution printed
+#   scripts/gpu-run.sh mma [N…]    the mma.sync path against its register-only ceiling and cuBLAS
+#                                  BF16 (every BF16 row-major variant, FP16, layouts), SASS counts,
+#                                  one ncu launch per kernel; to $OUT/mma.tar.gz (scripts/gpu-mma.sh)
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
@@ -219,6 +222,11 @@ shapes-route)
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].
     OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-tf32.sh" "$@"
+    exit $?
+    ;;
+mma)
+    # The mma.sync path against its ceiling: scripts/gpu-mma.sh [N…].
+    OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-mma.sh" "$@"
     exit $?
     ;;
 wgmma)

@@ -29,7 +29,7 @@ use crate::sm90::{
     WGMMA,
     tf32::{SPLIT_KERNEL, SPLIT_THREADS, WGMMA_TF32},
 };
-use crate::tc::TC;
+use crate::tc::{MMA_PEAK, MMA_PEAK_THREADS, TC};
 
 /// One kernel of the PTX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,9 +285,10 @@ const PARTS: &[&[KernelSpec]] = &[
     ],
     &rows!(TC, c => KernelSpec {
         dynamic_shared_bytes: c.shared_bytes(),
-        max_registers: c.kind.max_registers(),
+        max_registers: c.max_registers(),
         ..sgemm(c.name, Family::TensorCore, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
+    &rows!(MMA_PEAK, c => flat(c.name, Family::TensorCore, MMA_PEAK_THREADS)),
     &rows!(FW_SMALL, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
     &rows!(BATCH_KERNELS, c => KernelSpec {
         block: c.threads(),
@@ -427,6 +428,7 @@ mod tests {
         expected.push((STATS_TILES_KERNEL, Family::ApspStats));
         expected.push((STATS_FINISH_KERNEL, Family::ApspStats));
         expected.extend(TC.iter().map(|c| (c.name, Family::TensorCore)));
+        expected.extend(MMA_PEAK.iter().map(|c| (c.name, Family::TensorCore)));
         expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
         expected.extend(BATCH_KERNELS.iter().map(|c| (c.kernel, Family::ApspBatch)));
         let c = BATCH_BLOCKED;
@@ -494,7 +496,7 @@ mod tests {
             let tc = TC
                 .iter()
                 .find(|c| c.name == k.name)
-                .and_then(|c| c.kind.max_registers());
+                .and_then(|c| c.max_registers());
             assert_eq!(
                 k.max_registers,
                 fw.and_then(|c| c.max_registers).or(fw_float).or(tc),

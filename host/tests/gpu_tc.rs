@@ -186,6 +186,35 @@ fn every_kernel_matches_the_reference_on_squares_and_odd_shapes() {
     }
 }
 
+/// The 16-bit kernels of session 6 (64 x 64 warp tiles, fragment prefetch across slices):
+/// K over many slices with a remainder (not a multiple of 32 or 64), M and N over several
+/// 128 x 256 tiles with partial ones, leading dimensions wider than the matrices, alpha and beta.
+#[test]
+fn prefetching_and_wide_kernels_on_deep_k_with_alpha_beta() {
+    let Some(gpu) = gpu_for_test("prefetching_and_wide_kernels_on_deep_k_with_alpha_beta") else {
+        return;
+    };
+    let wide = TC.iter().filter(|c| c.prefetch || c.warp_n() == 64);
+    for (i, cfg) in wide.enumerate() {
+        let p = precision_of(cfg.kind);
+        for (j, shape) in [(300, 520, 999), (129, 257, 327), (64, 64, 2048)]
+            .into_iter()
+            .enumerate()
+        {
+            let (alpha, beta) = [(1.5f32, -0.5f32), (1.0, 0.0), (-0.25, 1.0)][j];
+            let mut case = Case::new(
+                p,
+                shape,
+                layouts(cfg),
+                16 * (j % 2),
+                (100 + i * 10 + j) as u64,
+            );
+            case.op = case.op.alpha(alpha).beta(beta);
+            case.check(&gpu, Some(cfg.name));
+        }
+    }
+}
+
 /// TF32 and 3xTF32 through the library on odd shapes, K not a multiple of the tile depth (32 on
 /// the Hopper path, where the library runs the f32 `wgmma` kernels and their split pass) and
 /// every layout.

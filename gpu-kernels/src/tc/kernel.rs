@@ -4,7 +4,12 @@
 //! Structure (why):
 //! - A block of 8 warps computes a 128 x 128 tile of C, each warp 64 x 32 of it: 4 x 4 tiles of
 //!   16 x 8 accumulators (64 f32 registers per thread), so each A fragment feeds 4 `mma` and
-//!   each B fragment 4.
+//!   each B fragment 4. The `_w64` kernels (16-bit) give each warp 64 x 64 (4 x 8 tiles, 128
+//!   accumulators): 8 `ldmatrix.x4` per 32 `mma` instead of 6 per 16.
+//! - `prefetch` (16-bit): the fragments of k-step `s + 1` are loaded before the `mma` of step
+//!   `s` are issued, across slices too: the wait and barrier for the next slice come before the
+//!   current slice's last k-step, whose fragments are already in registers (CUTLASS's sm_80
+//!   multistage loop), so no warp waits on `ldmatrix` after a barrier.
 //! - Global → shared moves in 16-byte `cp.async.cg` pieces (no register holds the data), one
 //!   commit group per 32-deep k-slice, `STAGES` slices in flight, one barrier per slice.
 //!   Operand slices are stored with their contiguous dimension as in global memory, so every
@@ -30,8 +35,9 @@ use crate::ptx::{cp_async_commit, cp_async_wait, ld_global, ld_shared, shared_ad
 /// Byte offset of 16-byte piece `c` of stored row `r` in a slice with rows `pitch` bytes apart
 /// and `e`-byte elements. f32 rows are padded (`row_pitch`); 16-bit rows are unpadded and, with
 /// `swizzle`, XOR-swizzled: 64-byte rows (4 pieces, two rows per 128-byte bank line) by bits
-/// 1–2 of the row, 256-byte rows (16 pieces) by bits 0–2, so the 8 rows `r0 .. r0 + 7` of one
-/// `ldmatrix` matrix (r0 a multiple of 8) fall on 8 distinct 16-byte bank groups.
+/// 1–2 of the row, rows of 128 bytes or more (8, 16 or 32 pieces) by bits 0–2, so the 8 rows
+/// `r0 .. r0 + 7` of one `ldmatrix` matrix (r0 a multiple of 8) fall on 8 distinct 16-byte
+/// bank groups.
 #[inline(always)]
 fn piece_offset(r: u32, c: u32, pitch: u32, e: u32, swizzle: bool) -> u32 {
     if e == 4 || !swizzle {
@@ -47,6 +53,23 @@ fn piece_offset(r: u32, c: u32, pitch: u32, e: u32, swizzle: bool) -> u32 {
 #[inline(always)]
 fn f32_offset(r: u32, col: u32, pitch: u32) -> u32 {
     r * pitch + 4 * col
+}
+
+/// `acc += a·b` over a warp tile of `NT8` 16 x 8 columns (4 or 8) and 4 rows of 16: every A
+/// fragment meets every B fragment; `acc[mi * 8 + ni]` is tile (mi, ni).
+#[inline(always)]
+fn mma_tile<const BF16: bool, const NT8: u32>(
+    acc: &mut [[f32; 4]; 32],
+    af: &[[u32; 4]; 4],
+    bf: &[[u32; 2]; 8],
+) {
+    seq!(MI in 0..4 {
+        seq!(NI in 0..8 {
+            if NI < NT8 {
+                mma_16x8x16::<BF16>(&mut acc[MI * 8 + NI], af[MI], bf[NI]);
+            }
+        });
+    });
 }
 
 /// Stores `v` to C at `(row, col)`, `(row, col + 1)` as `alpha·v + beta·C`, skipping cells
@@ -89,12 +112,14 @@ unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair: bool) {
 
 macro_rules! tc_kernels {
     ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
-        swizzle: $sw:tt })),* $(,)?) => {$(
+        swizzle: $sw:tt, tile: [$bm:tt, $bn:tt, $bk:tt], warps: [$wm:tt, $wn:tt],
+        prefetch: $pf:tt, library: $lib:tt })),* $(,)?) => {$(
         /// # Safety
         /// `p` must satisfy the [`TcParams`] contract for this kernel's kind and layouts (A, B
         /// and C inside their buffers, leading dimensions multiples of 16 bytes, A and B 16-byte
-        /// aligned, C overlapping neither), and the launch must use 256 threads, one block per
-        /// tile of C (`TcConfig::tiles`) and `TcConfig::shared_bytes` of dynamic shared memory.
+        /// aligned, C overlapping neither), and the launch must use `TcConfig::threads`
+        /// threads, one block per tile of C (`TcConfig::tiles`) and `TcConfig::shared_bytes`
+        /// of dynamic shared memory.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: TcParams) {
@@ -103,11 +128,17 @@ macro_rules! tc_kernels {
             const EPC: u32 = 16 / E;
             const BF16: bool = matches!(KIND, TcKind::Bf16);
             const SPLIT: bool = matches!(KIND, TcKind::Tf32x3);
-            const BM: u32 = 128;
-            const BN: u32 = 128;
-            const BK: u32 = 32;
-            const WN: u32 = 4;
-            const NT: u32 = 256;
+            const BM: u32 = $bm;
+            const BN: u32 = $bn;
+            const BK: u32 = $bk;
+            const WN: u32 = $wn;
+            const NT: u32 = 32 * $wm * $wn;
+            /// A warp's tile: 64 rows (4 x 16) by `WTN` columns (`NT8` x 8).
+            const WTN: u32 = BN / WN;
+            const NT8: u32 = WTN / 8;
+            /// 16-deep k-steps per slice (16-bit kinds).
+            const KG: u32 = BK / 16;
+            const PREFETCH: bool = $pf;
             const AR: bool = $ar;
             const BR: bool = $br;
             const SW: bool = $sw;
@@ -124,9 +155,11 @@ macro_rules! tc_kernels {
             const CA: u32 = BM * BK / EPC / NT;
             const CB: u32 = BN * BK / EPC / NT;
             const _: () = {
-                assert!(CA >= 1 && CA <= 4 && CB >= 1 && CB <= 4 && NT % PA == 0 && NT % PB == 0);
+                assert!(CA >= 1 && CA <= 8 && CB >= 1 && CB <= 8 && NT % PA == 0 && NT % PB == 0);
                 assert!(STAGES >= 2 && STAGES <= 4);
-                assert!(E == 4 || PA == 4 || PA == 16);
+                assert!(E == 4 || (PA == 4 || PA % 8 == 0) && (PB == 4 || PB % 8 == 0));
+                assert!(BM / $wm == 64 && (WTN == 32 || WTN == 64) && KG >= 1 && KG <= 4);
+                assert!(E == 2 || (WTN == 32 && BK == 32 && !PREFETCH));
             };
 
             let (m, n, k) = (p.m, p.n, p.k);
@@ -142,7 +175,7 @@ macro_rules! tc_kernels {
                 let rows = core::cmp::min(tiles_m - first, p.group);
                 ((first + pid % width % rows) * BM, (pid % width / rows) * BN)
             };
-            let (wm0, wn0) = (warp / WN * 64, warp % WN * 32);
+            let (wm0, wn0) = (warp / WN * 64, warp % WN * WTN);
             let smem = shared_addr(dynamic_shared_mem::<u32>());
 
             // Issues the copies of k-slice `kt` into the stage at byte offset `stage`. Stored
@@ -150,7 +183,7 @@ macro_rules! tc_kernels {
             // `i` along the contiguous dimension; (oe, ie) are the extents of the two.
             let load = |kt: u32, stage: u32| {
                 let k0 = kt * BK;
-                seq!(J in 0..4 {
+                seq!(J in 0..8 {
                     if J < CA {
                         let (sr, c) = (tid / PA + J * (NT / PA), tid % PA);
                         let (o, i, oe, ie) = if AR { (m0 + sr, k0 + c * EPC, m, k) } else { (k0 + sr, m0 + c * EPC, k, m) };
@@ -167,7 +200,7 @@ macro_rules! tc_kernels {
                         unsafe { cp_async16(smem + stage + piece_offset(sr, c, PITCH_A, E, SW), src, bytes) };
                     }
                 });
-                seq!(J in 0..4 {
+                seq!(J in 0..8 {
                     if J < CB {
                         let (sr, c) = (tid / PB + J * (NT / PB), tid % PB);
                         let (o, i, oe, ie) = if BR { (k0 + sr, n0 + c * EPC, k, n) } else { (n0 + sr, k0 + c * EPC, n, k) };
@@ -192,13 +225,88 @@ macro_rules! tc_kernels {
                 }
             });
 
-            let mut acc = [[0f32; 4]; 16];
+            // Accumulator tile (mi, ni) is acc[mi * 8 + ni]; with 4 columns of tiles (NT8 = 4)
+            // the upper half is never touched and the compiler drops it.
+            let mut acc = [[0f32; 4]; 32];
             let (li, l8, g, t) = (lane / 8, lane % 8, lane / 4, lane % 4);
             let (mut read, mut write) = (0, (STAGES - 1) * STAGE_BYTES);
+            let next_stage = |s: u32| if s + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { s + STAGE_BYTES };
+            // 16-bit fragments of k-step `kk` of the slice at byte offset `stage`: A's 4 x 16
+            // rows, B's NT8 x 8 columns (`ldmatrix.x4` gives two B fragments).
+            let frags16 = |stage: u32, kk: u32| {
+                let (a_s, b_s) = (smem + stage, smem + stage + A_BYTES);
+                let mut af = [[0u32; 4]; 4];
+                seq!(MI in 0..4 {
+                    let off = if AR {
+                        piece_offset(wm0 + 16 * MI + li % 2 * 8 + l8, 2 * kk + li / 2, PITCH_A, 2, SW)
+                    } else {
+                        piece_offset(16 * kk + li / 2 * 8 + l8, (wm0 + 16 * MI) / 8 + li % 2, PITCH_A, 2, SW)
+                    };
+                    // SAFETY: all lanes (warp-uniform call); a 16-byte row of the stage's A
+                    // slice (row < its rows, piece < PA), landed and ordered before this read
+                    // by the wait and barrier the caller passed.
+                    af[MI] = unsafe { ldmatrix_x4::<{ !AR }>(a_s + off) };
+                });
+                let mut bf = [[0u32; 2]; 8];
+                seq!(NJ in 0..4 {
+                    if NJ < NT8 / 2 {
+                        let off = if BR {
+                            piece_offset(16 * kk + li % 2 * 8 + l8, (wn0 + 16 * NJ) / 8 + li / 2, PITCH_B, 2, SW)
+                        } else {
+                            piece_offset(wn0 + 16 * NJ + li / 2 * 8 + l8, 2 * kk + li % 2, PITCH_B, 2, SW)
+                        };
+                        // SAFETY: as for A, in the B slice.
+                        let r = unsafe { ldmatrix_x4::<{ BR }>(b_s + off) };
+                        bf[2 * NJ] = [r[0], r[1]];
+                        bf[2 * NJ + 1] = [r[2], r[3]];
+                    }
+                });
+                (af, bf)
+            };
             let mut kt = 0;
+            if E == 2 && PREFETCH {
+                // Slice 0 landed for every thread (the prologue committed STAGES - 1 groups),
+                // then its first k-step's fragments.
+                // SAFETY: waits only.
+                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                thread::sync_threads();
+                let mut cur = frags16(0, 0);
+                while kt < ktiles {
+                    // The stage written here held slice kt - 1, which every warp finished
+                    // reading before the barrier of the previous round (its last k-step's
+                    // fragments were already in registers); at kt = 0 it is the unused stage.
+                    if kt + STAGES - 1 < ktiles {
+                        load(kt + STAGES - 1, write);
+                    }
+                    // SAFETY: closes this thread's group; no memory access.
+                    unsafe { cp_async_commit() };
+                    write = next_stage(write);
+                    seq!(KK in 0..4 {
+                        if KK < KG {
+                            let next = if KK + 1 < KG {
+                                frags16(read, KK + 1)
+                            } else {
+                                // Slice kt + 1 landed for every thread (STAGES - 1 + kt + 1
+                                // groups committed, at most STAGES - 2 pending), and every
+                                // warp is past its reads of slice kt. Past the last slice the
+                                // read is of a stage no copy writes any more, and unused.
+                                // SAFETY: waits only.
+                                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                                thread::sync_threads();
+                                read = next_stage(read);
+                                frags16(read, 0)
+                            };
+                            mma_tile::<{ BF16 }, { NT8 }>(&mut acc, &cur.0, &cur.1);
+                            cur = next;
+                        }
+                    });
+                    kt += 1;
+                }
+            }
             while kt < ktiles {
-                // Slice kt has landed for every thread, and every warp is done with the stage
-                // the copies below overwrite (read in the previous round).
+                // (Every kernel but the prefetching ones.) Slice kt has landed for every
+                // thread, and every warp is done with the stage the copies below overwrite
+                // (read in the previous round).
                 // SAFETY: waits only.
                 unsafe { cp_async_wait::<{ $st - 2 }>() };
                 thread::sync_threads();
@@ -207,39 +315,15 @@ macro_rules! tc_kernels {
                 }
                 // SAFETY: closes this thread's group; no memory access.
                 unsafe { cp_async_commit() };
-                write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
+                write = next_stage(write);
                 let (a_s, b_s) = (smem + read, smem + read + A_BYTES);
                 if E == 2 {
-                    seq!(KK in 0..2 {{
-                        let mut af = [[0u32; 4]; 4];
-                        seq!(MI in 0..4 {
-                            let off = if AR {
-                                piece_offset(wm0 + 16 * MI + li % 2 * 8 + l8, 2 * KK + li / 2, PITCH_A, 2, SW)
-                            } else {
-                                piece_offset(16 * KK + li / 2 * 8 + l8, (wm0 + 16 * MI) / 8 + li % 2, PITCH_A, 2, SW)
-                            };
-                            // SAFETY: all lanes; a 16-byte row of this stage's A slice (row <
-                            // its rows, piece < PA), landed and ordered by the wait and barrier.
-                            af[MI] = unsafe { ldmatrix_x4::<{ !AR }>(a_s + off) };
-                        });
-                        let mut bf = [[0u32; 2]; 4];
-                        seq!(NJ in 0..2 {
-                            let off = if BR {
-                                piece_offset(16 * KK + li % 2 * 8 + l8, (wn0 + 16 * NJ) / 8 + li / 2, PITCH_B, 2, SW)
-                            } else {
-                                piece_offset(wn0 + 16 * NJ + li / 2 * 8 + l8, 2 * KK + li % 2, PITCH_B, 2, SW)
-                            };
-                            // SAFETY: as for A, in the B slice.
-                            let r = unsafe { ldmatrix_x4::<{ BR }>(b_s + off) };
-                            bf[2 * NJ] = [r[0], r[1]];
-                            bf[2 * NJ + 1] = [r[2], r[3]];
-                        });
-                        seq!(MI in 0..4 {
-                            seq!(NI in 0..4 {
-                                mma_16x8x16::<{ BF16 }>(&mut acc[MI * 4 + NI], af[MI], bf[NI]);
-                            });
-                        });
-                    }});
+                    seq!(KK in 0..4 {
+                        if KK < KG {
+                            let (af, bf) = frags16(read, KK);
+                            mma_tile::<{ BF16 }, { NT8 }>(&mut acc, &af, &bf);
+                        }
+                    });
                 } else {
                     seq!(KK in 0..4 {{
                         let (mut ah, mut al) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
@@ -275,15 +359,15 @@ macro_rules! tc_kernels {
                             seq!(NI in 0..4 {
                                 if SPLIT {
                                     // The small products first, then the large one.
-                                    mma_16x8x8_tf32(&mut acc[MI * 4 + NI], al[MI], bh[NI]);
-                                    mma_16x8x8_tf32(&mut acc[MI * 4 + NI], ah[MI], bl[NI]);
+                                    mma_16x8x8_tf32(&mut acc[MI * 8 + NI], al[MI], bh[NI]);
+                                    mma_16x8x8_tf32(&mut acc[MI * 8 + NI], ah[MI], bl[NI]);
                                 }
-                                mma_16x8x8_tf32(&mut acc[MI * 4 + NI], ah[MI], bh[NI]);
+                                mma_16x8x8_tf32(&mut acc[MI * 8 + NI], ah[MI], bh[NI]);
                             });
                         });
                     }});
                 }
-                read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
+                read = next_stage(read);
                 kt += 1;
             }
             // No copy may still be writing shared memory when the block ends.
@@ -292,14 +376,16 @@ macro_rules! tc_kernels {
 
             let pair = p.ldc % 2 == 0 && (p.c as usize) % 8 == 0;
             seq!(MI in 0..4 {
-                seq!(NI in 0..4 {{
+                seq!(NI in 0..8 {{
+                    if NI < NT8 {
                     let (row, col) = (m0 + wm0 + 16 * MI + g, n0 + wn0 + 8 * NI + 2 * t);
-                    let d = acc[MI * 4 + NI];
+                    let d = acc[MI * 8 + NI];
                     // SAFETY: `p` is the launch's; the cells (row, col..col + 2) and 8 rows
                     // below are this thread's fragment of this block's tile, stored by it alone.
                     unsafe {
                         store2(&p, row, col, [d[0], d[1]], pair);
                         store2(&p, row + 8, col, [d[2], d[3]], pair);
+                    }
                     }
                 }});
             });

@@ -71,8 +71,12 @@ pub struct TcParams {
 }
 
 /// One tensor-core kernel: `bm x bn` tiles of C, `bk`-deep k-slices in a `stages`-deep
-/// `cp.async` pipeline, `warps[0] x warps[1]` warps. `a_rows`/`b_rows`: A / B row-major.
-/// `swizzle`: shared memory XOR-swizzled for `ldmatrix` (16-bit kinds; TF32 uses padded rows).
+/// `cp.async` pipeline, `warps[0] x warps[1]` warps (each `bm / warps[0]` x `bn / warps[1]` of
+/// C). `a_rows`/`b_rows`: A / B row-major. `swizzle`: shared memory XOR-swizzled for `ldmatrix`
+/// (16-bit kinds; TF32 uses padded rows). `prefetch`: the next k-step's fragments are loaded
+/// into a second set of registers while the current step's `mma` run, across slices too (the
+/// barrier moves before the slice's last k-step). `library`: the kernel `gemm_tc` runs for
+/// its kind and layouts (one per pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcConfig {
     pub name: &'static str,
@@ -85,6 +89,8 @@ pub struct TcConfig {
     pub a_rows: bool,
     pub b_rows: bool,
     pub swizzle: bool,
+    pub prefetch: bool,
+    pub library: bool,
 }
 
 /// Bytes between stored rows of an operand's slice of `cols` elements per row: 16-bit rows are
@@ -128,79 +134,154 @@ impl TcConfig {
     pub const fn tiles(&self, m: u32, n: u32) -> u32 {
         m.div_ceil(self.bm) * n.div_ceil(self.bn)
     }
+    /// Columns of C per warp: 32 (4 x 4 accumulator tiles of 16 x 8) or 64 (4 x 8).
+    pub const fn warp_n(&self) -> u32 {
+        self.bn / self.warps[1]
+    }
+    /// The register cap (`.maxnreg`): the kind's for 64 x 32 warp tiles; none for 64 x 64
+    /// ones, whose 128 accumulators and two fragment sets need up to 255 registers (one block
+    /// of 8 warps per SM, as CUTLASS's 128 x 256 sm_80 tiles).
+    pub const fn max_registers(&self) -> Option<u32> {
+        if self.warp_n() == 32 {
+            self.kind.max_registers()
+        } else {
+            None
+        }
+    }
 }
 
 /// The register cap of the 16-bit tensor-core kernels ([`TcKind::max_registers`]).
 pub const TC_MAX_REGISTERS: u32 = 128;
 
 /// Invokes `$m!` with every tensor-core kernel: `(name { kind, a_rows, b_rows, stages,
-/// swizzle })`; the block tile is 128 x 128 x 32 with 8 warps of 64 x 32 for all of them.
+/// swizzle, tile: [bm, bn, bk], warps: [rows, columns], prefetch, library })`.
 /// The `_s2` / `_s2_lin` BF16 rows are rungs of the ladder in docs/tensor-cores.md (two stages;
-/// linear, unswizzled shared memory).
+/// linear, unswizzled shared memory); the `_w64` rows (128 x 256 tiles, 8 warps of 64 x 64)
+/// and the BF16 variants after them are session 6's steps toward the `mma.sync` ceiling.
+/// (Rows are long: one kernel per line keeps the list readable.)
+#[rustfmt::skip]
 macro_rules! for_each_tc {
     ($m:ident) => {
         $m! {
-            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true }),
-            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true }),
-            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true }),
-            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true }),
-            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true }),
-            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true }),
-            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true }),
-            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true }),
-            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false }),
-            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false }),
-            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false }),
-            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false }),
-            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false }),
-            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false }),
-            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false }),
-            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false }),
-            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true }),
-            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false }),
+            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
+            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: false }),
+            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: false }),
+            // Session 6: 64 x 64 warp tiles with fragment prefetch (docs/tensor-cores.md).
+            (tc_bf16_rr_w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_bf16_rc_w64_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_bf16_cr_w64_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_bf16_cc_w64_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_fp16_rr_w64_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_fp16_rc_w64_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_fp16_cr_w64_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_fp16_cc_w64_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
+            (tc_bf16_rr_w64_s4_np { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: false, library: false }),
+            (tc_bf16_rr_t256_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, library: false }),
+            (tc_bf16_rr_t128w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, library: false }),
         }
     };
 }
 
 macro_rules! tc_table {
     ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
-        swizzle: $sw:tt })),* $(,)?) => {
+        swizzle: $sw:tt, tile: [$bm:tt, $bn:tt, $bk:tt], warps: [$wm:tt, $wn:tt],
+        prefetch: $pf:tt, library: $lib:tt })),* $(,)?) => {
         /// Every tensor-core kernel.
         pub const TC: &[TcConfig] = &[$(TcConfig {
-            name: stringify!($name), kind: TcKind::$kind, bm: 128, bn: 128, bk: 32,
-            warps: [2, 4], stages: $st, a_rows: $ar, b_rows: $br, swizzle: $sw,
+            name: stringify!($name), kind: TcKind::$kind, bm: $bm, bn: $bn, bk: $bk,
+            warps: [$wm, $wn], stages: $st, a_rows: $ar, b_rows: $br, swizzle: $sw,
+            prefetch: $pf, library: $lib,
         }),*];
     };
 }
 for_each_tc!(tc_table);
 
+/// One `mma.sync` ceiling microbenchmark (`peak.rs`, `host matmul N --precision P --kernel
+/// peak`): `tc_mma_peak_*(out: *mut f32, iters: u32)`, each warp issuing `iters` x
+/// [`MMA_PEAK_CHAINS`] independent instructions of `kind` on registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmaPeak {
+    pub name: &'static str,
+    pub kind: TcKind,
+}
+
+impl MmaPeak {
+    /// Floating-point operations of one instruction: `m16n8k16` (16-bit) 2·16·8·16, `m16n8k8`
+    /// (TF32) half of that.
+    pub const fn flops_per_mma(&self) -> u64 {
+        match self.kind {
+            TcKind::Bf16 | TcKind::Fp16 => 4096,
+            TcKind::Tf32 | TcKind::Tf32x3 => 2048,
+        }
+    }
+}
+
+/// Every ceiling kernel (one per instruction; 3xTF32 issues TF32's).
+pub const MMA_PEAK: &[MmaPeak] = &[
+    MmaPeak {
+        name: "tc_mma_peak_bf16",
+        kind: TcKind::Bf16,
+    },
+    MmaPeak {
+        name: "tc_mma_peak_fp16",
+        kind: TcKind::Fp16,
+    },
+    MmaPeak {
+        name: "tc_mma_peak_tf32",
+        kind: TcKind::Tf32,
+    },
+];
+/// Independent accumulators per warp in the ceiling kernels (latency cover), and their block.
+pub const MMA_PEAK_CHAINS: u32 = 16;
+pub const MMA_PEAK_THREADS: u32 = 256;
+
 #[cfg(target_arch = "nvptx64")]
 mod kernel;
 #[cfg(target_arch = "nvptx64")]
 mod mma;
+#[cfg(target_arch = "nvptx64")]
+mod peak;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_kind_and_layout_has_a_pipelined_kernel_that_fits() {
+    fn every_kind_and_layout_has_one_library_kernel_that_fits() {
         for kind in [TcKind::Bf16, TcKind::Fp16, TcKind::Tf32, TcKind::Tf32x3] {
             for (ar, br) in [(true, true), (true, false), (false, true), (false, false)] {
-                let n = TC
+                let lib: Vec<_> = TC
                     .iter()
                     .filter(|c| c.kind == kind && c.a_rows == ar && c.b_rows == br)
-                    .filter(|c| c.stages >= 3)
-                    .count();
-                assert_eq!(n, 1, "{kind:?} {ar} {br}");
+                    .filter(|c| c.library)
+                    .collect();
+                assert_eq!(lib.len(), 1, "{kind:?} {ar} {br}");
+                assert!(lib[0].stages >= 3, "{}", lib[0].name);
             }
         }
         for c in TC {
-            assert!(
-                c.shared_bytes() <= 113 * 1024,
-                "{}: two blocks per SM",
-                c.name
-            );
+            // Capped kernels run two blocks per SM, uncapped ones one (227 KB usable).
+            let limit = if c.max_registers().is_some() {
+                113
+            } else {
+                227
+            };
+            assert!(c.shared_bytes() <= limit * 1024, "{}", c.name);
             assert_eq!(
                 c.swizzle,
                 c.kind.element_bytes() == 2 && !c.name.ends_with("_lin")
@@ -211,6 +292,24 @@ mod tests {
                 if c.b_rows { 'r' } else { 'c' }
             );
             assert!(c.name.contains(&lay), "{}", c.name);
+            // What the kernels' loops cover: warp tiles 64 rows high, 32 or 64 wide; 16-bit
+            // kinds alone take other shapes or prefetch; whole 16-byte copies per thread.
+            assert_eq!(c.bm / c.warps[0], 64, "{}", c.name);
+            assert!(matches!(c.warp_n(), 32 | 64), "{}", c.name);
+            if c.kind.element_bytes() == 4 {
+                assert!(c.warp_n() == 32 && c.bk == 32 && !c.prefetch, "{}", c.name);
+            }
+            let per = c.kind.elements_per_copy() * c.threads();
+            assert!(
+                c.bm * c.bk % per == 0 && c.bn * c.bk % per == 0,
+                "{}",
+                c.name
+            );
+            assert!(
+                c.bm * c.bk / per <= 8 && c.bn * c.bk / per <= 8,
+                "{}",
+                c.name
+            );
         }
     }
 }

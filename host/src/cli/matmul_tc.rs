@@ -12,7 +12,8 @@ use host::{
     sm90::{Schedule, tf32::Tf32Options},
     tc::{
         Layout, Operand, TcGemm,
-        launch::{config_for, tc_config},
+        launch::{config_for, kind_of, tc_config},
+        peak::{peak_of, time_peak},
         select,
     },
 };
@@ -36,6 +37,8 @@ const SAMPLE_ROWS: usize = 64;
 
 #[derive(Serialize)]
 struct Record {
+    /// The kernel; for the `mma.sync` ceiling (`tc_mma_peak_*`, `--kernel peak`) m, n, k are
+    /// cuBLAS's problem and `tflops` the ceiling kernel's own rate (nothing is checked).
     kernel: String,
     /// The precision the kernel computes in (`fp32` for cuBLAS SGEMM and the flagship beside
     /// 3xTF32).
@@ -63,30 +66,41 @@ struct Record {
 /// `host::sm90::Schedule`).
 enum Choice {
     Library,
+    /// The `mma.sync` ceiling of the precision's instruction (`host::tc::peak`).
+    Peak,
     MmaSync(&'static str),
     Wgmma(String, Tf32Options),
     Wgmma16(String, Schedule),
 }
 
 /// The kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16 rungs of
-/// docs/tensor-cores.md), or names separated by commas (`mma.sync` kernels, and the Hopper
+/// docs/tensor-cores.md), `peak` (the `mma.sync` ceiling of the precision), or names separated by commas (`mma.sync` kernels, and the Hopper
 /// variants `wgmma[_token…]`: for every precision the schedule's tokens `w0`, `w1`, `np`, `p`,
 /// `p<N>`, `g<N>` (docs/sm90.md), for TF32 and 3xTF32 also `f<N>`, `rn`, `rz`), each starting
 /// from the library's defaults.
 fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
     Ok(match which {
         "sgemm" => vec![Choice::Library],
-        "ladder" if p == Precision::Bf16 => TC
-            .iter()
-            .filter(|c| c.name.starts_with("tc_bf16_rr_"))
-            .rev()
-            .map(|c| Choice::MmaSync(c.name))
-            .collect(),
+        "peak" if kind_of(p).is_none() => {
+            bail!("--kernel peak takes a tensor-core precision (tf32, 3xtf32, bf16 or fp16)")
+        }
+        "peak" => vec![Choice::Peak],
+        "ladder" if p == Precision::Bf16 => {
+            // The rungs in order: two stages linear then swizzled, the library's kernel, then
+            // session 6's variants in list order.
+            let rr = || TC.iter().filter(|c| c.name.starts_with("tc_bf16_rr_"));
+            let two = rr().filter(|c| c.stages == 2).rev();
+            let rest = rr()
+                .filter(|c| c.library)
+                .chain(rr().filter(|c| c.stages > 2 && !c.library));
+            two.chain(rest).map(|c| Choice::MmaSync(c.name)).collect()
+        }
         "ladder" => vec![Choice::MmaSync(config_for(p, op)?.name)],
         names => names
             .split(',')
             .map(|n| match p {
                 _ if n == "sgemm" => Ok(Choice::Library),
+                _ if n == "peak" && kind_of(p).is_some() => Ok(Choice::Peak),
                 Precision::Tf32 | Precision::Tf32x3 => match select::tf32_options().from_name(n) {
                     Some(o) => Ok(Choice::Wgmma(n.to_string(), o)),
                     None => tc_config(n).map(|c| Choice::MmaSync(c.name)),
@@ -204,7 +218,7 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
         };
 
     let mut records = Vec::new();
-    let mut cublas_ms = None;
+    let mut cublas_tflops = None;
     if !args.no_cublas {
         match CublasEx::load(&gpu) {
             Ok(cublas) => {
@@ -214,19 +228,46 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
                     p
                 };
                 let t = time_on_stream(&gpu.stream, 1, reps, || cublas.gemm(p, &op, oa, ob, &d_c))?;
-                cublas_ms = Some(t.median_ms);
-                records.push(record(cublas_name(p).into(), cp, t, &d_c)?);
+                let r = record(cublas_name(p).into(), cp, t, &d_c)?;
+                cublas_tflops = Some(r.tflops);
+                records.push(r);
             }
             Err(e) => eprintln!("note: cuBLAS unavailable, no reference GEMM: {e:#}"),
         }
     }
     for choice in which {
+        if let Choice::Peak = choice {
+            let Some(kind) = kind_of(p) else {
+                bail!("--kernel peak takes a tensor-core precision (tf32, 3xtf32, bf16 or fp16)")
+            };
+            let peak = peak_of(kind);
+            let (t, peak_flops) = time_peak(&gpu, peak, reps)?;
+            records.push(Record {
+                kernel: peak.name.into(),
+                precision: p.name(),
+                m,
+                n,
+                k,
+                median_ms: t.median_ms,
+                min_ms: t.min_ms,
+                max_ms: t.max_ms,
+                reps: t.reps,
+                tflops: peak_flops / (t.median_ms * 1e-3) / 1e12,
+                percent_of_cublas: None,
+                relative_bound: 0.0,
+                checked_cells: 0,
+                failures: 0,
+                max_scaled_error: None,
+                error: None,
+            });
+            continue;
+        }
         // TF32 and 3xTF32 on 9.0: the f32 Hopper GEMM, prepared once (scratch, tensor maps) and
         // its launches (split passes and GEMM) timed, as cuBLAS keeps its workspace.
         let hopper = match &choice {
             Choice::Library => Some(("wgmma", select::tf32_options())),
             Choice::Wgmma(name, o) => Some((name.as_str(), *o)),
-            Choice::MmaSync(_) | Choice::Wgmma16(..) => None,
+            Choice::MmaSync(_) | Choice::Wgmma16(..) | Choice::Peak => None,
         };
         if let Some((name, opts)) = hopper
             && let Some(prepared) = select::tf32_launch(&gpu, p, &op, oa, ob, &d_c, opts)
@@ -278,8 +319,9 @@ pub fn run(args: &MatmulArgs, p: Precision) -> Result<()> {
         })?;
         records.push(record("flagship_sgemm".into(), Precision::Fp32, t, &d_c2)?);
     }
+    // By rate, not time: the ceiling kernel does other work than the problem's.
     for r in &mut records {
-        r.percent_of_cublas = cublas_ms.map(|c| 100.0 * c / r.median_ms);
+        r.percent_of_cublas = cublas_tflops.map(|c| 100.0 * r.tflops / c);
     }
 
     if args.json {

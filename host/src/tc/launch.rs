@@ -28,16 +28,38 @@ pub const fn kind_of(p: Precision) -> Option<TcKind> {
     }
 }
 
-/// The pipelined kernel of `precision` for the layouts of `op` (the library's kernel).
+/// Problems whose C has at least this many tiles of the 128 x 128 library kernel (two per SM of
+/// an A100 or an H200: from 2048² on) run the kind's 128 x 256 prefetching kernel (`_w64_s4`)
+/// instead: on the H200 it was 3–5 % faster at 2048², 4096² and 8192² in row-major layouts and
+/// 11–16 % with B column-major, but 27 % slower at 1000³, where its 32 tiles leave most SMs idle
+/// (docs/tensor-cores.md, "The mma.sync ceiling on Hopper").
+pub const WIDE_MIN_TILES: u32 = 256;
+
+/// The pipelined kernel of `precision` for the layouts of `op` (the library's kernel): the
+/// row's `library` kernel, or for large problems ([`WIDE_MIN_TILES`]) its 64 x 64 warp-tile
+/// sibling with fragment prefetch, where the kind has one.
 pub fn config_for(precision: Precision, op: &TcGemm) -> Result<&'static TcConfig> {
     let kind = kind_of(precision).context("FP32 runs on the flagship SGEMM, not here")?;
     let (ar, br) = (
         op.a_layout == Layout::RowMajor,
         op.b_layout == Layout::RowMajor,
     );
-    TC.iter()
-        .find(|c| c.kind == kind && c.a_rows == ar && c.b_rows == br && c.stages >= 3)
-        .with_context(|| format!("no tensor-core kernel for {precision} {ar} {br}"))
+    let same = |c: &&TcConfig| c.kind == kind && c.a_rows == ar && c.b_rows == br;
+    let lib = TC
+        .iter()
+        .filter(same)
+        .find(|c| c.library)
+        .with_context(|| format!("no tensor-core kernel for {precision} {ar} {br}"))?;
+    // `check` bounded m and n by 16384.
+    if lib.tiles(op.m as u32, op.n as u32) >= WIDE_MIN_TILES
+        && let Some(wide) = TC
+            .iter()
+            .filter(same)
+            .find(|c| c.prefetch && c.warp_n() == 64 && (c.bm, c.bn) == (128, 256))
+    {
+        return Ok(wide);
+    }
+    Ok(lib)
 }
 
 /// The tensor-core kernel named `name`.
@@ -150,5 +172,37 @@ mod tests {
             }
         }
         assert!(config_for(Precision::Fp32, &TcGemm::new(8, 8, 8)).is_err());
+    }
+
+    #[test]
+    fn large_16_bit_problems_take_the_wide_prefetching_kernel() {
+        for p in [
+            Precision::Bf16,
+            Precision::Fp16,
+            Precision::Tf32,
+            Precision::Tf32x3,
+        ] {
+            for (a, b) in [Layout::RowMajor, Layout::ColMajor]
+                .into_iter()
+                .flat_map(|a| [(a, Layout::RowMajor), (a, Layout::ColMajor)])
+            {
+                let small = config_for(p, &TcGemm::new(1000, 1000, 1000).layouts(a, b)).unwrap();
+                let large = config_for(p, &TcGemm::new(2048, 2048, 64).layouts(a, b)).unwrap();
+                assert!(small.library, "{}", small.name);
+                if p.input_bytes() == 2 {
+                    assert!(
+                        large.name.ends_with("_w64_s4") && large.prefetch,
+                        "{}",
+                        large.name
+                    );
+                    assert_eq!(
+                        (large.kind, large.a_rows, large.b_rows),
+                        (small.kind, small.a_rows, small.b_rows)
+                    );
+                } else {
+                    assert_eq!(large, small);
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The mma.sync path against its own ceiling and cuBLAS BF16 (docs/tensor-cores.md, "The
+# mma.sync ceiling on Hopper"): runs on the GPU machine from the repository root with the bundle
+# of `cargo xtask gpu-bundle` (BUNDLE, default .device/bundle).
+#
+#   scripts/gpu-mma.sh [N…]      N default 4096 8192; with MMA_NCU=0 no ncu, MMA_SASS=0 no SASS
+#
+# Writes $OUT/mma.tar.gz (default gpu-out/), the folder mma/ with:
+#   peak_<p>_<N>.json    host matmul N --precision p --kernel peak: cuBLAS of p and the register-only
+#                        mma.sync ceiling kernel (tc_mma_peak_*) in the same process
+#   ladder_<N>.json      every BF16 row-major kernel (the ladder and session 6's variants) vs cuBLAS
+#   fp16_<N>.json        the FP16 library kernel and its 64 x 64 warp-tile variant vs cuBLAS FP16
+#   layouts_4096.json…   the other layouts' library kernel and _w64 variant (BF16, 4096)
+#   sass_counts.txt      HMMA / LDSM / LDGSTS / BAR per kernel and in its main loop (cuobjdump)
+#   ncu_<kernel>.txt     Nsight Compute: SpeedOfLight, WarpStateStats, ComputeWorkloadAnalysis,
+#                        one launch at 4096 (--clock-control none)
+#   clock.csv            nvidia-smi every 200 ms during the timings; summary.txt the table
+set -uo pipefail
+B=${BUNDLE:-.device/bundle}
+ROOT=${OUT:-gpu-out}
+D=$ROOT/mma
+mkdir -p "$D"
+HOST=$B/host
+if [ -z "${CUBLAS_LIBRARY:-}" ]; then
+    CUBLAS_LIBRARY=$(ls /usr/local/cuda/lib64/libcublas.so.* 2>/dev/null | head -1)
+    export CUBLAS_LIBRARY
+fi
+status=0
+run() { echo "+ $*" >&2; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(4096 8192)
+BEST=${MMA_BEST:-tc_bf16_rr_w64_s4}
+
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$D/clock.csv" &
+smi=$!
+for n in "${sizes[@]}"; do
+    for p in bf16 fp16 tf32; do
+        run "$HOST" matmul "$n" --precision "$p" --kernel peak --reps 20 --verify none --json > "$D/peak_${p}_$n.json"
+    done
+    run "$HOST" matmul "$n" --precision bf16 --kernel ladder --reps 20 --verify sample --json > "$D/ladder_$n.json"
+    run "$HOST" matmul "$n" --precision fp16 --kernel tc_fp16_rr_s4,tc_fp16_rr_w64_s4 --reps 20 --verify sample --json > "$D/fp16_$n.json"
+done
+for t in "--trans-b:rc" "--trans-a:cr" "--trans-a --trans-b:cc"; do
+    flags=${t%:*} lay=${t#*:}
+    # shellcheck disable=SC2086
+    run "$HOST" matmul 4096 --precision bf16 $flags --kernel "tc_bf16_${lay}_s4,tc_bf16_${lay}_w64_s4" --reps 20 --verify sample --json > "$D/layouts_4096_$lay.json"
+done
+kill "$smi" 2>/dev/null
+
+if [ "${MMA_SASS:-1}" != 0 ]; then
+    cuobjdump --dump-sass "$B"/gpu_kernels.sm_90.cubin > "$D/sass_all.txt" 2>&1 || status=1
+    python3 - "$D/sass_all.txt" "$D/sass_tc.txt" > "$D/sass_counts.txt" <<'PY'
+# Per tc_* kernel: instruction counts in the whole function and in its main loop (the longest
+# span closed by a backward branch), which is what the steady state issues per k-slice.
+import re, sys, collections
+funcs, fn = collections.OrderedDict(), None
+keep = open(sys.argv[2], "w")  # the tc_* kernels' SASS alone
+for line in open(sys.argv[1]):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        fn = m.group(1); funcs[fn] = []
+    if fn and fn.startswith("tc_"):
+        keep.write(line)
+    if m:
+        continue
+    m = re.search(r"/\*([0-9a-f]{4,})\*/\s+(.*?);", line)
+    if fn and m:
+        funcs[fn].append((int(m.group(1), 16), m.group(2)))
+pats = ["HMMA", "LDSM", "LDGSTS", "BAR", "LDS", "STG", "LDL", "STL", "DEPBAR"]
+def count(ins):
+    c = collections.Counter()
+    for _, op in ins:
+        for p in pats:
+            if re.search(r"\b" + p + r"\b", op.split(" ")[0] if not op.startswith("@") else op.split(" ")[1]):
+                c[p] += 1
+    return c
+for fn, ins in funcs.items():
+    if not fn.startswith("tc_"):
+        continue
+    loop = []
+    for i, (addr, op) in enumerate(ins):
+        m = re.search(r"BRA(?:\.\S+)?\s+(?:!?U?P\d,\s*)?(0x[0-9a-f]+)", op)
+        if m and int(m.group(1), 16) < addr:
+            body = [x for x in ins if int(m.group(1), 16) <= x[0] <= addr]
+            if len(body) > len(loop):
+                loop = body
+    tot, lc = count(ins), count(loop)
+    print(f"{fn}: {len(ins)} instructions; " + ", ".join(f"{p} {tot[p]}" for p in pats if tot[p]))
+    print(f"  main loop ({len(loop)} instructions): " + ", ".join(f"{p} {lc[p]}" for p in pats if lc[p])
+          + (f"; HMMA per LDSM {lc['HMMA'] / lc['LDSM']:.2f}" if lc['LDSM'] else ""))
+PY
+    cat "$D/sass_counts.txt"
+    rm -f "$D/sass_all.txt"
+    gzip -f "$D/sass_tc.txt"
+fi
+
+if [ "${MMA_NCU:-1}" != 0 ]; then
+    NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+    for k in "$BEST" tc_bf16_rr_s4; do
+        echo "+ ncu $k" >&2
+        "$NCU" --clock-control none --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
+            -k "regex:^${k}\$" --launch-skip 1 --launch-count 1 \
+            "$HOST" matmul 4096 --precision bf16 --kernel "$k" --reps 1 --no-cublas --verify none > "$D/ncu_$k.txt" 2>&1 \
+            || { echo "FAILED: ncu $k (see ncu_$k.txt)"; status=1; }
+    done
+    # The tensor pipe's active cycles, shared-load bank conflicts and ldmatrix count of both
+    # (a metric a driver lacks fails this run alone).
+    echo "+ ncu metrics" >&2
+    "$NCU" --clock-control none --csv \
+        --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,sm__cycles_elapsed.avg.per_second \
+        -k "regex:^(${BEST}|tc_bf16_rr_s4)\$" --launch-count 4 \
+        "$HOST" matmul 4096 --precision bf16 --kernel "$BEST,tc_bf16_rr_s4" --reps 1 --no-cublas --verify none > "$D/ncu_metrics.csv" 2>&1 \
+        || echo "FAILED: ncu metrics (see ncu_metrics.csv)"
+fi
+
+python3 - "$D" <<'PY' | tee "$D/summary.txt"
+import json, sys, glob, os
+d = sys.argv[1]
+for f in sorted(glob.glob(f"{d}/*.json")):
+    try:
+        env = json.load(open(f))
+    except Exception as e:
+        print(f"{os.path.basename(f)}: unreadable ({e})"); continue
+    for r in env["results"]:
+        print(f'{os.path.basename(f):<22} {r["m"]:>5} {r["kernel"]:<26} {r["precision"]:>5} {r["median_ms"]:>8.3f} ms '
+              f'{r["tflops"]:>7.1f} TFLOP/s {(r["percent_of_cublas"] or 0):>6.1f}% cuBLAS  '
+              f'checked {r["checked_cells"]} failures {r["failures"]} err/bound {r["max_scaled_error"]}')
+PY
+awk -F', ' 'NR > 1 { sub(/ MHz/, "", $2); if ($2 + 0 > max) max = $2 + 0; s += $2; n++ }
+    END { if (n) printf "SM clock during the timings: mean %.0f MHz, max %d MHz (%d samples)\n", s / n, max, n }' "$D/clock.csv" | tee -a "$D/summary.txt"
+# One archive instead of ~20 files (the device tool returns only a few files per call).
+tar czf "$ROOT/mma.tar.gz" -C "$ROOT" mma && rm -rf "$D"
+exit $status
