@@ -175,7 +175,11 @@ impl Walk {
     #[inline(always)]
     fn sk_tiles(&self) -> u32 {
         let count = self.count();
-        if self.sk_tiles > count { count } else { self.sk_tiles }
+        if self.sk_tiles > count {
+            count
+        } else {
+            self.sk_tiles
+        }
     }
 
     /// Tiles computed whole, one block each (those before the stream-K ones).
@@ -217,7 +221,11 @@ impl Walk {
             let tile = dp + c.it / ktiles;
             let kb = c.it % ktiles;
             let left = end - c.it;
-            let ke = if ktiles - kb < left { ktiles } else { kb + left };
+            let ke = if ktiles - kb < left {
+                ktiles
+            } else {
+                kb + left
+            };
             let owned_tail = kb == 0 && ke < ktiles;
             if !owned_tail || c.t >= dp {
                 c.it += ke - kb;

@@ -23,8 +23,8 @@ mod tensor_map;
 pub mod tf32;
 
 pub use gpu_kernels::sm90::{BMajor, Sm90Input};
-use schedule::{MapCache, StreamKWork};
 pub use schedule::{Blocks, Schedule};
+use schedule::{MapCache, StreamKWork};
 
 /// One product: `m x k` A (rows `lda` elements apart), B `k x n` (rows `ldb` apart) or, with
 /// [`BMajor::K`], its transpose `n x k` (rows `ldb` apart), and `m x n` f32 C (rows `ldc` apart).
@@ -182,8 +182,9 @@ pub(crate) fn stream_k_plan(
 
 /// The device address of a workspace (null without one).
 pub(crate) fn work_ptr(work: &Option<Rc<DeviceBuffer<u32>>>) -> *mut u32 {
-    work.as_ref()
-        .map_or(std::ptr::null_mut(), |w| w.as_device_ptr().as_raw() as *mut u32)
+    work.as_ref().map_or(std::ptr::null_mut(), |w| {
+        w.as_device_ptr().as_raw() as *mut u32
+    })
 }
 
 impl<'a> Sm90Launch<'a> {

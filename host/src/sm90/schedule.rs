@@ -129,7 +129,9 @@ impl Schedule {
         if grid == 0 || tiles.is_multiple_of(grid) {
             return 0;
         }
-        let sk = (tiles % grid).saturating_add(w.saturating_mul(grid)).min(tiles);
+        let sk = (tiles % grid)
+            .saturating_add(w.saturating_mul(grid))
+            .min(tiles);
         match sk.checked_mul(ktiles) {
             Some(slices) if slices < 1 << 31 => sk,
             _ => 0,
@@ -152,7 +154,8 @@ impl StreamKWork {
         if let Some(buf) = slot.as_ref().filter(|b| b.len() >= words) {
             return Ok(buf.clone());
         }
-        let buf = Rc::new(DeviceBuffer::zeroed(words).context("allocating the stream-K workspace")?);
+        let buf =
+            Rc::new(DeviceBuffer::zeroed(words).context("allocating the stream-K workspace")?);
         *slot = Some(buf.clone());
         Ok(buf)
     }
@@ -234,8 +237,17 @@ mod tests {
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
         for bad in [
-            "wgmma_", "wgmma_x", "wgmma_p0", "wgmma_g", "wgmmax", "sm90", "wgmma_w2", "wgmma_skx",
-            "wgmma_sk-1", "wgmma_sk+1", "wgmma_sk5000",
+            "wgmma_",
+            "wgmma_x",
+            "wgmma_p0",
+            "wgmma_g",
+            "wgmmax",
+            "sm90",
+            "wgmma_w2",
+            "wgmma_skx",
+            "wgmma_sk-1",
+            "wgmma_sk+1",
+            "wgmma_sk5000",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }
