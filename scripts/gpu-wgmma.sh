@@ -15,8 +15,8 @@ HOST="$BUNDLE/host"
 mkdir -p "$OUT"
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(4096 8192)
-LADDER16=${LADDER16:-wgmma_w0_p,wgmma_w0_p_sk,wgmma_w0_p_sk1,wgmma_w1_p_sk,wgmma_w0_p_sk2,wgmma_w0_np}
-LADDER32=${LADDER32:-wgmma_rn_w0_p,wgmma_rn_w0_p_sk,wgmma_rn_w0_p_sk1,wgmma_rn_w1_p_sk}
+LADDER16=${LADDER16:-wgmma_w0_p,wgmma_w0_p_sk,wgmma_w0_p_skl,wgmma_w1_p,wgmma_w0_np}
+LADDER32=${LADDER32:-wgmma_rn_w0_p,wgmma_rn_w0_p_sk,wgmma_rn_w0_p_skl}
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw \
     --format=csv -lms 200 > "$OUT/wgmma_clock.csv" 2>/dev/null &
 smi=$!
@@ -29,13 +29,13 @@ run() {
 # every schedule (and each walking tiles with 3 blocks), then the f32 kernels' schedules on odd
 # shapes checked in full.
 if [ -x "$BUNDLE/tests/gpu_sm90" ]; then
-    run timeout 120 "$BUNDLE/tests/gpu_sm90" --test-threads 1 > "$OUT/wgmma_tests.txt" 2>&1
+    run timeout 240 "$BUNDLE/tests/gpu_sm90" --test-threads 1 > "$OUT/wgmma_tests.txt" 2>&1
 fi
 run "$HOST" sm90 --check --no-timing --schedules "$LADDER16" > "$OUT/wgmma_check16.json"
 for p in tf32 3xtf32; do
     for t in "" --trans-b; do
         run "$HOST" matmul --m 777 --n 1000 --k 520 --precision $p --reps 2 --verify full --json $t \
-            --no-cublas --kernel wgmma_w0_np,wgmma_w1_np,wgmma_w1_p3_g1,wgmma_w0_p2_g3,wgmma_p3_sk,wgmma_p5_sk9 \
+            --no-cublas --kernel wgmma_w0_np,wgmma_w1_np,wgmma_w1_p3_g1,wgmma_w0_p2_g3,wgmma_p3_sk,wgmma_p5_skl9 \
             > "$OUT/wgmma_check_${p}${t}.json"
     done
 done

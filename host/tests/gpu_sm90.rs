@@ -41,8 +41,8 @@ fn hopper(test: &str) -> Option<Gpu> {
 /// The schedules every shape runs with: both wait depths, a block per tile, and 2 or 3 blocks
 /// walking the tiles (group 1 and 3: partial groups at the bottom edge); then stream-K with 3,
 /// 5 and 7 blocks: the last partial wave split (a tile shared by up to 3 blocks, or a block
-/// with no slices), a wave more, every tile (runs of several whole tiles between a partial
-/// start and an owner's end).
+/// with no slices), a wave more with the split slices after the whole tiles, every tile (runs
+/// of several whole tiles between a partial start and an owner's end).
 const SCHEDULES: [Schedule; 7] = [
     Schedule::CLASSIC,
     Schedule {
@@ -50,36 +50,42 @@ const SCHEDULES: [Schedule; 7] = [
         blocks: Blocks::PerTile,
         group: 8,
         stream_k: None,
+        sk_last: false,
     },
     Schedule {
         depth: 1,
         blocks: Blocks::AtMost(3),
         group: 3,
         stream_k: None,
+        sk_last: false,
     },
     Schedule {
         depth: 0,
         blocks: Blocks::AtMost(2),
         group: 1,
         stream_k: None,
+        sk_last: false,
     },
     Schedule {
         depth: 0,
         blocks: Blocks::AtMost(3),
         group: 8,
         stream_k: Some(0),
+        sk_last: false,
     },
     Schedule {
         depth: 1,
         blocks: Blocks::AtMost(5),
         group: 2,
         stream_k: Some(1),
+        sk_last: true,
     },
     Schedule {
         depth: 0,
         blocks: Blocks::AtMost(7),
         group: 1,
         stream_k: Some(4096),
+        sk_last: false,
     },
 ];
 
@@ -99,12 +105,17 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
     let Some(gpu) = hopper("sm90_stream_k_full_grid") else {
         return;
     };
-    for (w, major) in [(0, BMajor::N), (1, BMajor::K)] {
+    for (w, last, major) in [
+        (0, false, BMajor::N),
+        (1, false, BMajor::K),
+        (0, true, BMajor::N),
+    ] {
         let sched = Schedule {
             depth: 0,
             blocks: Blocks::PerSm,
             group: 8,
             stream_k: Some(w),
+            sk_last: last,
         };
         // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
         // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
@@ -156,10 +167,11 @@ fn tf32_stream_k_matches_the_reference() {
     .enumerate()
     {
         for b_k_major in [false, true] {
-            for (blocks, w) in [
-                (Blocks::AtMost(3), Some(0)),
-                (Blocks::AtMost(5), Some(4096)),
-                (Blocks::PerSm, Some(1)),
+            for (blocks, w, last) in [
+                (Blocks::AtMost(3), Some(0), false),
+                (Blocks::AtMost(5), Some(4096), false),
+                (Blocks::PerSm, Some(1), false),
+                (Blocks::PerSm, Some(0), true),
             ] {
                 let g = Tf32Gemm {
                     m,
@@ -180,6 +192,7 @@ fn tf32_stream_k_matches_the_reference() {
                         blocks,
                         group: 8,
                         stream_k: w,
+                        sk_last: last,
                     },
                     ..Tf32Options::default()
                 };

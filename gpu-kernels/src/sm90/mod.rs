@@ -96,6 +96,9 @@ pub struct WgmmaParams {
     /// Stream-K: how many of the last tiles (in tile order) are cut along k into one run of
     /// slices per block (0: none); `sk_tiles · ceil(k / BK)` below 2^32 and the grid resident.
     pub sk_tiles: u32,
+    /// Stream-K: 0 takes a block's stream-K slices first (its split tile's start after its
+    /// data-parallel tiles), 1 takes them after its data-parallel tiles (`pipeline::Walk`).
+    pub sk_last: u32,
 }
 
 /// Words of one block's stream-K partial tile in the workspace (a `BM x BN` f32 fragment; the

@@ -99,6 +99,7 @@ pub(super) struct Walk {
     bk: u32,
     group: u32,
     sk_tiles: u32,
+    sk_last: u32,
 }
 
 /// One piece of a block's work: slices `kb..ke` of tile `tile` (its origin in C:
@@ -121,7 +122,8 @@ pub(super) struct Cursor {
 impl Walk {
     /// The tiles of an `m x n` C in `bm x bn` tiles of `ceil(k / bk)` slices each, runs of
     /// `group` (0 means 1) tile rows; the last `sk_tiles` (at most all; `sk_tiles · ktiles`
-    /// below 2^32, the host's rule) split along k.
+    /// below 2^32, the host's rule) split along k, each block's share taken before its
+    /// data-parallel tiles, or after them with `sk_last` != 0.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -133,6 +135,7 @@ impl Walk {
         bk: u32,
         group: u32,
         sk_tiles: u32,
+        sk_last: u32,
     ) -> Walk {
         Walk {
             m,
@@ -143,6 +146,7 @@ impl Walk {
             bk,
             group,
             sk_tiles,
+            sk_last,
         }
     }
 
@@ -211,7 +215,9 @@ impl Walk {
     /// ends inside a tile ends with the start of that tile (`kb == 0`, `ke < ktiles`): the
     /// block owns it and must add the next blocks' partial sums, which they compute first
     /// thing; so that it never waits for them, it takes that unit last, after its
-    /// data-parallel tiles.
+    /// data-parallel tiles. With `sk_last`, the data-parallel tiles come first (every block
+    /// starts them at once, so the blocks of a wave read the same k-slices of A and B), then
+    /// the whole run in order.
     #[inline(always)]
     pub(super) fn next(&self, c: &mut Cursor) -> Option<Unit> {
         let dp = self.dp_tiles();
@@ -227,7 +233,7 @@ impl Walk {
                 kb + left
             };
             let owned_tail = kb == 0 && ke < ktiles;
-            if !owned_tail || c.t >= dp {
+            if (self.sk_last == 0 && !owned_tail) || c.t >= dp {
                 c.it += ke - kb;
                 return Some(Unit { tile, kb, ke });
             }

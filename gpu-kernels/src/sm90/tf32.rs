@@ -150,6 +150,8 @@ pub struct Tf32Params {
     pub work: *mut u32,
     /// Stream-K as [`super::WgmmaParams`]'s `sk_tiles` (slices of `TF32_BK`); 0 for 3xTF32.
     pub sk_tiles: u32,
+    /// Stream-K as [`super::WgmmaParams`]'s `sk_last`.
+    pub sk_last: u32,
 }
 
 /// The pass that writes an f32 matrix K-major for the kernels: TF32 hi part (round to nearest,

@@ -57,7 +57,7 @@ macro_rules! tf32_kernels {
             let ktiles = p.k.div_ceil(TF32_BK);
             // 3xTF32 takes no stream-K (its flush groups count from a tile's first slice).
             let sk_tiles = if PARTS == 1 { p.sk_tiles } else { 0 };
-            let walk = Walk::new(p.m, p.n, p.k, TF32_BM, BN, TF32_BK, p.group, sk_tiles);
+            let walk = Walk::new(p.m, p.n, p.k, TF32_BM, BN, TF32_BK, p.group, sk_tiles, p.sk_last);
             let tid = fresh_tid_x();
             let wg = tid / 128;
             if wg == 0 {

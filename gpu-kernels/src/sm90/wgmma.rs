@@ -35,7 +35,7 @@ macro_rules! wgmma_kernels {
             // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
             // thread calls this first.
             let ring = unsafe { Ring::<STAGES>::new(STAGE_BYTES, CONSUMERS) };
-            let walk = Walk::new(p.m, p.n, p.k, BM, BN, BK, p.group, p.sk_tiles);
+            let walk = Walk::new(p.m, p.n, p.k, BM, BN, BK, p.group, p.sk_tiles, p.sk_last);
             let tid = fresh_tid_x();
             let wg = tid / 128;
             if wg == 0 {

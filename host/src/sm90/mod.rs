@@ -232,6 +232,7 @@ impl<'a> Sm90Launch<'a> {
             group: sched.group,
             work: work_ptr(&work),
             sk_tiles,
+            sk_last: u32::from(sched.sk_last),
         };
         Ok(Sm90Launch {
             gpu,

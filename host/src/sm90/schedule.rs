@@ -37,6 +37,9 @@ pub struct Schedule {
     /// [`Schedule::sk_tiles`]). The grid is then at most one block per SM (every block must be
     /// resident: an owner block waits for the partial sums of the next ones).
     pub stream_k: Option<u32>,
+    /// Stream-K: a block takes its share of the split tiles after its data-parallel tiles
+    /// rather than before them.
+    pub sk_last: bool,
 }
 
 impl Schedule {
@@ -46,22 +49,28 @@ impl Schedule {
         blocks: Blocks::PerTile,
         group: 8,
         stream_k: None,
+        sk_last: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
     /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N),
     /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
-    /// 0..=4096), `dp` (no stream-K). False for a token it does not know (or a number out of
-    /// range).
+    /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
+    /// `dp` (no stream-K). False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
-        if let Some(w) = token.strip_prefix("sk") {
+        let (last, rest) = match token.strip_prefix("skl") {
+            Some(w) => (true, Some(w)),
+            None => (false, token.strip_prefix("sk")),
+        };
+        if let Some(w) = rest {
             let digits = w.bytes().all(|b| b.is_ascii_digit());
             match (w.is_empty(), w.parse::<u32>()) {
                 (true, _) => self.stream_k = Some(0),
                 (false, Ok(n)) if n <= 4096 && digits => self.stream_k = Some(n),
                 _ => return false,
             }
+            self.sk_last = last;
             return true;
         }
         match token {
@@ -208,6 +217,11 @@ mod tests {
             stream_k: w,
             ..Schedule::CLASSIC
         };
+        let late = Schedule {
+            sk_last: true,
+            ..sk(Some(0))
+        };
+        assert_eq!(late.sk_tiles(512, 132, 64), 116);
         // 4096² in 128 x 256 tiles on 132 SMs: 512 tiles, 3 whole waves and 116 tiles.
         assert_eq!(sk(None).sk_tiles(512, 132, 64), 0);
         assert_eq!(sk(Some(0)).sk_tiles(512, 132, 64), 116);
@@ -234,6 +248,8 @@ mod tests {
         assert_eq!((s.blocks, s.stream_k), (Blocks::PerSm, Some(0)));
         let s = Schedule::parse_name("wgmma_sk2_g4", base, none).unwrap();
         assert_eq!((s.stream_k, s.group), (Some(2), 4));
+        let s = Schedule::parse_name("wgmma_p_skl1", base, none).unwrap();
+        assert_eq!((s.stream_k, s.sk_last), (Some(1), true));
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
         for bad in [
@@ -248,6 +264,7 @@ mod tests {
             "wgmma_sk-1",
             "wgmma_sk+1",
             "wgmma_sk5000",
+            "wgmma_sklx",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }

@@ -295,6 +295,7 @@ impl<'a> Tf32Launch<'a> {
             flush: opts.flush.max(1),
             work: super::work_ptr(&work),
             sk_tiles,
+            sk_last: u32::from(opts.schedule.sk_last),
         };
         Ok(Tf32Launch {
             gpu,
