@@ -2,8 +2,9 @@
 # Issue 21's Hopper GEMM ladder (docs/sm90.md), run on the GPU machine from the repository root
 # with the bundle of `cargo xtask gpu-bundle` (BUNDLE, default .device/bundle): every schedule of
 # the 16-bit and TF32 kernels (wait depth w0/w1, a block per tile `np` or persistent `p`, tile
-# group g<N>) timed against cuBLAS of the same precision in the same process, after the edge
-# shapes on every schedule; then Nsight Compute on the default BF16 kernel at 4096 (when `ncu`
+# group g<N>, stream-K sk/sk<W>) timed against cuBLAS of the same precision in the same
+# process, after the edge shapes on every schedule and the GPU tests of gpu_sm90 (when the
+# bundle has them); then Nsight Compute on the default BF16 kernel at 4096 (when `ncu`
 # is there). Most important first: a time limit may cut the tail.
 #   scripts/gpu-wgmma.sh [N…]   sizes (default 4096 8192); JSON to $OUT/wgmma_*.json, log to
 #                               $OUT/wgmma.log, SM clock to $OUT/wgmma_clock.csv
@@ -14,8 +15,8 @@ HOST="$BUNDLE/host"
 mkdir -p "$OUT"
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(4096 8192)
-LADDER16=${LADDER16:-wgmma_w0_np,wgmma_w1_np,wgmma_w0_p,wgmma_w1_p,wgmma_w1_p_g4,wgmma_w1_p_g16}
-LADDER32=${LADDER32:-wgmma_rn_w0_np,wgmma_rn_w1_np,wgmma_rn_w0_p,wgmma_rn_w1_p}
+LADDER16=${LADDER16:-wgmma_w0_p,wgmma_w0_p_sk,wgmma_w0_p_skl,wgmma_w1_p,wgmma_w0_np}
+LADDER32=${LADDER32:-wgmma_rn_w0_p,wgmma_rn_w0_p_sk,wgmma_rn_w0_p_skl}
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw \
     --format=csv -lms 200 > "$OUT/wgmma_clock.csv" 2>/dev/null &
 smi=$!
@@ -24,13 +25,17 @@ run() {
     echo "+ $*" >> "$OUT/wgmma.log"
     "$@" 2>>"$OUT/wgmma.log" || status=1
 }
-# Correctness first: the edge shapes on every schedule (and each walking tiles with 3 blocks),
-# then the f32 kernels' schedules on odd shapes checked in full.
+# Correctness first: the GPU tests of the Hopper GEMM (stream-K included), the edge shapes on
+# every schedule (and each walking tiles with 3 blocks), then the f32 kernels' schedules on odd
+# shapes checked in full.
+if [ -x "$BUNDLE/tests/gpu_sm90" ]; then
+    run timeout 240 "$BUNDLE/tests/gpu_sm90" --test-threads 1 > "$OUT/wgmma_tests.txt" 2>&1
+fi
 run "$HOST" sm90 --check --no-timing --schedules "$LADDER16" > "$OUT/wgmma_check16.json"
 for p in tf32 3xtf32; do
     for t in "" --trans-b; do
         run "$HOST" matmul --m 777 --n 1000 --k 520 --precision $p --reps 2 --verify full --json $t \
-            --no-cublas --kernel wgmma_w0_np,wgmma_w1_np,wgmma_w1_p3_g1,wgmma_w0_p2_g3 \
+            --no-cublas --kernel wgmma_w0_np,wgmma_w1_np,wgmma_w1_p3_g1,wgmma_w0_p2_g3,wgmma_p3_sk,wgmma_p5_skl9 \
             > "$OUT/wgmma_check_${p}${t}.json"
     done
 done

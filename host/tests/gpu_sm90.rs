@@ -2,19 +2,28 @@
 //! (BF16 and FP16, B row-major and transposed, wait depth 0 and 1) against an f64 reference on
 //! the same rounded inputs, at aligned and odd shapes, k not a multiple of the tile depth, padded
 //! leading dimensions and alpha/beta, with a block per tile and with few blocks each walking
-//! several tiles (the persistent schedule's path). Without a GPU, or on a GPU other than compute capability 9.0,
-//! they print "SKIPPED …" and pass.
+//! several tiles (the persistent schedule's path), and with stream-K (tiles split along k between
+//! blocks, combined in a fixed order: results repeat bit for bit), for the 16-bit kernels and
+//! TF32. Without a GPU, or on a GPU other than compute capability 9.0, they print "SKIPPED …" and
+//! pass.
 use cust::memory::DeviceBuffer;
 use host::{
     Gpu,
     gpu::gpu_for_test,
     sm90::{
-        BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input, check::worst, download, gemm_sm90,
-        supported, to_input,
+        BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input,
+        check::worst,
+        download, gemm_sm90, supported,
+        tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
+        to_input,
     },
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::{
+    precision::{Precision, round_input},
+    reference::{check_with, reference},
+};
 
 fn hopper(test: &str) -> Option<Gpu> {
     let gpu = gpu_for_test(test)?;
@@ -30,23 +39,53 @@ fn hopper(test: &str) -> Option<Gpu> {
 }
 
 /// The schedules every shape runs with: both wait depths, a block per tile, and 2 or 3 blocks
-/// walking the tiles (group 1 and 3: partial groups at the bottom edge).
-const SCHEDULES: [Schedule; 4] = [
+/// walking the tiles (group 1 and 3: partial groups at the bottom edge); then stream-K with 3,
+/// 5 and 7 blocks: the last partial wave split (a tile shared by up to 3 blocks, or a block
+/// with no slices), a wave more with the split slices after the whole tiles, every tile (runs
+/// of several whole tiles between a partial start and an owner's end).
+const SCHEDULES: [Schedule; 7] = [
     Schedule::CLASSIC,
     Schedule {
         depth: 1,
         blocks: Blocks::PerTile,
         group: 8,
+        stream_k: None,
+        sk_last: false,
     },
     Schedule {
         depth: 1,
         blocks: Blocks::AtMost(3),
         group: 3,
+        stream_k: None,
+        sk_last: false,
     },
     Schedule {
         depth: 0,
         blocks: Blocks::AtMost(2),
         group: 1,
+        stream_k: None,
+        sk_last: false,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::AtMost(3),
+        group: 8,
+        stream_k: Some(0),
+        sk_last: false,
+    },
+    Schedule {
+        depth: 1,
+        blocks: Blocks::AtMost(5),
+        group: 2,
+        stream_k: Some(1),
+        sk_last: true,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::AtMost(7),
+        group: 1,
+        stream_k: Some(4096),
+        sk_last: false,
     },
 ];
 
@@ -58,7 +97,150 @@ fn run_and_check(gpu: &Gpu, g: &Sm90Gemm, seed: u64) {
     }
 }
 
-fn run_and_check_with(gpu: &Gpu, g: &Sm90Gemm, seed: u64, sched: Schedule) {
+/// Stream-K on a full GPU's grid (a block per SM: 132 on an H200) where the tiles do not fill
+/// whole waves: checked against the reference, and a second launch gives the same bits (the
+/// partial sums are added in a fixed order; the flags each launch leaves zero let it run again).
+#[test]
+fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
+    let Some(gpu) = hopper("sm90_stream_k_full_grid") else {
+        return;
+    };
+    for (w, last, major) in [
+        (0, false, BMajor::N),
+        (1, false, BMajor::K),
+        (0, true, BMajor::N),
+    ] {
+        let sched = Schedule {
+            depth: 0,
+            blocks: Blocks::PerSm,
+            group: 8,
+            stream_k: Some(w),
+            sk_last: last,
+        };
+        // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
+        // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
+        // and 100 blocks have none; with `sk1` every tile is split.
+        let g = Sm90Gemm::dense(1792, 2560, 200, Sm90Input::Bf16, major);
+        let first = run_and_check_with(&gpu, &g, 5, sched);
+        // The same operands twice, C overwritten (beta 0).
+        let c0 = (0..g.lens().2).map(|_| f32::NAN).collect::<Vec<_>>();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut fill =
+            |len: usize| -> Vec<f32> { (0..len).map(|_| rng.gen_range(-1.0f32..1.0)).collect() };
+        let (la, lb, _) = g.lens();
+        let (a, b) = (to_input(&fill(la), g.input), to_input(&fill(lb), g.input));
+        let (da, db) = (
+            DeviceBuffer::from_slice(&a).unwrap(),
+            DeviceBuffer::from_slice(&b).unwrap(),
+        );
+        let dc = DeviceBuffer::from_slice(&c0).unwrap();
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            gemm_sm90(&gpu, &g, &da, &db, &dc, sched).unwrap();
+            runs.push(download(&dc).unwrap());
+        }
+        assert!(first.iter().all(|v| v.is_finite()));
+        assert!(
+            runs[0]
+                .iter()
+                .zip(&runs[1])
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{sched:?}: two launches differ"
+        );
+    }
+}
+
+/// TF32 (f32 operands rounded to TF32 first, so the check does not depend on how the kernel
+/// rounds) with stream-K, both layouts of B (split pass and in place), odd shapes, k not a
+/// multiple of 32, alpha/beta: against the f64 reference with TF32's bound.
+#[test]
+fn tf32_stream_k_matches_the_reference() {
+    let Some(gpu) = hopper("sm90_tf32_stream_k") else {
+        return;
+    };
+    for (i, &(m, n, k, alpha, beta)) in [
+        (777usize, 1000usize, 520usize, 1.5f32, -0.5f32),
+        (300, 600, 76, 1.0, 0.0),
+        (1792, 2560, 200, 1.0, 0.0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        for b_k_major in [false, true] {
+            for (blocks, w, last) in [
+                (Blocks::AtMost(3), Some(0), false),
+                (Blocks::AtMost(5), Some(4096), false),
+                (Blocks::PerSm, Some(1), false),
+                (Blocks::PerSm, Some(0), true),
+            ] {
+                let g = Tf32Gemm {
+                    m,
+                    n,
+                    k,
+                    lda: k,
+                    ldb: if b_k_major { k } else { n },
+                    ldc: n,
+                    alpha,
+                    beta,
+                    kind: Tf32Kind::Tf32,
+                    a_k_major: true,
+                    b_k_major,
+                };
+                let opts = Tf32Options {
+                    schedule: Schedule {
+                        depth: 0,
+                        blocks,
+                        group: 8,
+                        stream_k: w,
+                        sk_last: last,
+                    },
+                    ..Tf32Options::default()
+                };
+                tf32_check(&gpu, &g, opts, i as u64);
+            }
+        }
+    }
+}
+
+fn tf32_check(gpu: &Gpu, g: &Tf32Gemm, opts: Tf32Options, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut fill = |len: usize| -> Vec<f32> {
+        (0..len)
+            .map(|_| round_input(Precision::Tf32, rng.gen_range(-1.0f32..1.0)))
+            .collect()
+    };
+    let (a, b, c0) = (fill(g.m * g.k), fill(g.k * g.n), fill(g.m * g.n));
+    let (da, db, dc) = (
+        DeviceBuffer::from_slice(&a).unwrap(),
+        DeviceBuffer::from_slice(&b).unwrap(),
+        DeviceBuffer::from_slice(&c0).unwrap(),
+    );
+    let launch = Tf32Launch::new(gpu, g, &da, &db, &dc, opts).unwrap();
+    launch.launch().unwrap();
+    gpu.stream.synchronize().unwrap();
+    let c = download(&dc).unwrap();
+    // B as k x n row-major for the reference (stored n x k when K-major).
+    let b_rows: Vec<f32> = if g.b_k_major {
+        (0..g.k * g.n)
+            .map(|i| b[(i % g.n) * g.k + i / g.n])
+            .collect()
+    } else {
+        b.clone()
+    };
+    let mut r = reference(&a, &b_rows, g.m, g.n, g.k, None);
+    let (alpha, beta) = (f64::from(g.alpha), f64::from(g.beta));
+    for (i, &old) in c0.iter().enumerate() {
+        let from_c = beta * f64::from(old);
+        r.c[i] = alpha * r.c[i] + from_c;
+        r.bound[i] = alpha.abs() * r.bound[i] + from_c.abs();
+    }
+    let check = check_with(&c, &r, Precision::Tf32.tolerance(g.k));
+    assert!(check.passed(), "{g:?} {opts:?}: {check:?}");
+}
+
+/// C of `g` on random operands (NaN in the gaps of padded rows) under `sched`, checked against
+/// the f64 reference on every row; returns C.
+fn run_and_check_with(gpu: &Gpu, g: &Sm90Gemm, seed: u64, sched: Schedule) -> Vec<f32> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (la, lb, lc) = g.lens();
     let bw = match g.b_major {
@@ -92,6 +274,7 @@ fn run_and_check_with(gpu: &Gpu, g: &Sm90Gemm, seed: u64, sched: Schedule) {
             assert!(v.is_nan(), "{g:?} {sched:?}: C's gap at {i} was written");
         }
     }
+    c
 }
 
 fn every_kernel(m: usize, n: usize, k: usize, pad: usize, alpha: f32, beta: f32) {

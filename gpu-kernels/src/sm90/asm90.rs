@@ -286,3 +286,73 @@ pub fn tf32_rna(x: f32) -> f32 {
     }
     f32::from_bits(r)
 }
+
+/// `bar.sync id, count`: waits until `count` threads (a multiple of 32) of the block arrived at
+/// named barrier `id` (1..=15; 0 is `__syncthreads`'). Orders this thread's memory accesses
+/// before it against the other arrivals' after it (CTA scope).
+#[inline(always)]
+pub fn named_barrier(id: u32, count: u32) {
+    // SAFETY: a barrier; touches no memory of its own.
+    unsafe {
+        asm!("bar.sync {i}, {c};", i = in(reg32) id, c = in(reg32) count,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Sets the flag at `flag` to 1, releasing at GPU scope every write this thread observed first
+/// (its own, and those of the threads of a [`named_barrier`] it passed): `fence.acq_rel.gpu`,
+/// then a relaxed store.
+///
+/// # Safety
+/// `flag` must be an aligned word of global memory that only flag operations touch.
+#[inline(always)]
+pub unsafe fn flag_release(flag: *mut u32) {
+    // SAFETY: `flag` is an aligned global word (the caller's contract).
+    unsafe {
+        asm!("fence.acq_rel.gpu;", "st.relaxed.gpu.global.b32 [{p}], 1;", p = in(reg64) flag,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Spins until the flag at `flag` reads 1 (acquire at GPU scope: the writes released before it
+/// are visible to this thread afterwards), then sets it back to 0 for the next launch.
+///
+/// # Safety
+/// `flag` as [`flag_release`]'s, waited on by this thread alone; another block must release it.
+#[inline(always)]
+pub unsafe fn flag_acquire_reset(flag: *mut u32) {
+    loop {
+        let v: u32;
+        // SAFETY: `flag` is an aligned global word (the caller's contract); the loop ends once
+        // the releasing block (resident: the launch's grid fits the GPU) has stored 1.
+        unsafe {
+            asm!("ld.acquire.gpu.global.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) flag,
+                 options(nostack, preserves_flags));
+        }
+        if v == 1 {
+            break;
+        }
+    }
+    // SAFETY: as above; this thread alone waits on the flag, so nobody reads the reset.
+    unsafe {
+        asm!("st.relaxed.gpu.global.b32 [{p}], 0;", p = in(reg64) flag,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Loads four consecutive words from global memory through L2 only (`ld.global.cg`: another
+/// block wrote them in this launch, so no L1 line may answer).
+///
+/// # Safety
+/// `p` must point to 16 readable bytes of global memory, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_cg_v4(p: *const u32) -> [u32; 4] {
+    let mut o = [0u32; 4];
+    // SAFETY: `p` is 16 aligned readable bytes (the caller's contract).
+    unsafe {
+        asm!("ld.global.cg.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) o[0],
+             b = out(reg32) o[1], c = out(reg32) o[2], d = out(reg32) o[3], p = in(reg64) p,
+             options(nostack, readonly, preserves_flags));
+    }
+    o
+}

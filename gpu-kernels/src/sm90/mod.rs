@@ -21,7 +21,10 @@
 //!   store the last one's). `depth` is how many wgmma groups a consumer leaves in flight when it
 //!   waits (`wgmma.wait_group depth`): with 1 it releases the previous slice while the current
 //!   one multiplies.
-//! - Not done yet (later rungs): stream-K for the tail, clusters with TMA multicast.
+//! - Stream-K (`sk_tiles` > 0, `stream_k.rs`): the last tiles are cut along k into one equal run
+//!   of slices per block, so that a tile count that is not a multiple of the grid still ends
+//!   with every block busy; split tiles are combined in a fixed order.
+//! - Not done yet (later rungs): clusters with TMA multicast.
 
 /// The input element type (both operands); the accumulator and C are f32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +90,25 @@ pub struct WgmmaParams {
     /// Tile order: runs of `group` tile rows walked down before moving one tile column right
     /// (at least 1); block `b` takes tiles `b, b + grid, …` (`pipeline.rs`).
     pub group: u32,
+    /// Stream-K: the workspace of [`stream_k_words`]`(grid)` words (16-byte aligned, flags zero
+    /// before the first launch; every launch leaves them zero), unused when `sk_tiles` is 0.
+    pub work: *mut u32,
+    /// Stream-K: how many of the last tiles (in tile order) are cut along k into one run of
+    /// slices per block (0: none); `sk_tiles · ceil(k / BK)` below 2^32 and the grid resident.
+    pub sk_tiles: u32,
+    /// Stream-K: 0 takes a block's stream-K slices first (its split tile's start after its
+    /// data-parallel tiles), 1 takes them after its data-parallel tiles (`pipeline::Walk`).
+    pub sk_last: u32,
+}
+
+/// Words of one block's stream-K partial tile in the workspace (a `BM x BN` f32 fragment; the
+/// TF32 kernel's tile is the same size).
+pub const SK_PARTIAL_WORDS: u32 = BM * BN;
+
+/// Words of the stream-K workspace of a grid of `grid` blocks: a partial tile per block, then
+/// a flag per block and consumer warp group.
+pub const fn stream_k_words(grid: u32) -> usize {
+    grid as usize * (SK_PARTIAL_WORDS + CONSUMERS) as usize
 }
 
 /// One Hopper GEMM kernel.
@@ -184,6 +206,8 @@ pub mod tf32;
 mod asm90;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod pipeline;
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod stream_k;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod tf32_kernel;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]

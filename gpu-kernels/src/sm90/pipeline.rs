@@ -8,7 +8,9 @@
 //! of `group` tile rows walked down before moving right, so that a wave of blocks shares panels
 //! of A and B in L2). A grid of one block per tile is the classic launch; a grid of one block per
 //! SM is persistent: the ring and its barrier phases run on across tiles, so the producer fills
-//! slices of the next tile while the consumers store the last one.
+//! slices of the next tile while the consumers store the last one. With stream-K the last
+//! `sk_tiles` tiles are instead cut along k into one equal run of slices per block, done first
+//! (`Walk`; the partial sums are combined by `stream_k.rs`).
 use cuda_std::{shared::dynamic_shared_mem, thread};
 
 use super::asm90::{
@@ -78,43 +80,186 @@ impl<const STAGES: u32> Ring<STAGES> {
     }
 }
 
-/// C's tiles in grouped order.
+/// C's tiles in grouped order, and the work of each block: its share of the stream-K tiles
+/// (the last `sk_tiles` of the order, their `sk_tiles · ktiles` slices cut into `grid`
+/// contiguous runs, one per block, so a tile may be split along k between neighbouring
+/// blocks) and the data-parallel tiles `b, b + grid, …` below them: the run's units first,
+/// then the data-parallel tiles, then the run's last unit if it is the start of a split tile
+/// (see [`Walk::next`]; `stream_k.rs` combines the split tiles' partial sums).
 #[derive(Clone, Copy)]
 pub(super) struct Walk {
-    tiles_m: u32,
-    tiles_n: u32,
-    group: u32,
+    // The launch's own values (kernel parameters, which the compiler can read again from the
+    // parameter bank at each use, and constants): everything derived from them is computed
+    // where it is needed, so that nothing of the walk stays live beside the 128 accumulators.
+    m: u32,
+    n: u32,
+    k: u32,
     bm: u32,
     bn: u32,
+    bk: u32,
+    group: u32,
+    sk_tiles: u32,
+    sk_last: u32,
+}
+
+/// One piece of a block's work: slices `kb..ke` of tile `tile` (its origin in C:
+/// [`Walk::origin`], computed where needed: fewer registers live through the k loop).
+#[derive(Clone, Copy)]
+pub(super) struct Unit {
+    pub tile: u32,
+    pub kb: u32,
+    pub ke: u32,
+}
+
+/// Where a block is in its walk: its next stream-K slice `it` (its run ends at the next block's
+/// start), then data-parallel tile `t`.
+#[derive(Clone, Copy)]
+pub(super) struct Cursor {
+    it: u32,
+    t: u32,
 }
 
 impl Walk {
-    /// The tiles of an `m x n` C in `bm x bn` tiles, runs of `group` (at least 1) tile rows.
+    /// The tiles of an `m x n` C in `bm x bn` tiles of `ceil(k / bk)` slices each, runs of
+    /// `group` (0 means 1) tile rows; the last `sk_tiles` (at most all; `sk_tiles · ktiles`
+    /// below 2^32, the host's rule) split along k, each block's share taken before its
+    /// data-parallel tiles, or after them with `sk_last` != 0.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(super) fn new(m: u32, n: u32, bm: u32, bn: u32, group: u32) -> Walk {
+    pub(super) fn new(
+        m: u32,
+        n: u32,
+        k: u32,
+        bm: u32,
+        bn: u32,
+        bk: u32,
+        group: u32,
+        sk_tiles: u32,
+        sk_last: u32,
+    ) -> Walk {
         Walk {
-            tiles_m: m.div_ceil(bm),
-            tiles_n: n.div_ceil(bn),
-            group: if group == 0 { 1 } else { group },
+            m,
+            n,
+            k,
             bm,
             bn,
+            bk,
+            group,
+            sk_tiles,
+            sk_last,
         }
     }
 
     #[inline(always)]
-    fn count(&self) -> u32 {
-        self.tiles_m * self.tiles_n
+    fn tiles_m(&self) -> u32 {
+        self.m.div_ceil(self.bm)
     }
 
-    /// The first row and column of C of tile `t`.
     #[inline(always)]
-    fn origin(&self, t: u32) -> (u32, u32) {
-        let per_group = self.group * self.tiles_n;
-        let first = (t / per_group) * self.group;
-        let rows = if self.tiles_m - first < self.group {
-            self.tiles_m - first
+    fn tiles_n(&self) -> u32 {
+        self.n.div_ceil(self.bn)
+    }
+
+    #[inline(always)]
+    fn group(&self) -> u32 {
+        if self.group == 0 { 1 } else { self.group }
+    }
+
+    /// Slices of a tile.
+    #[inline(always)]
+    pub(super) fn ktiles(&self) -> u32 {
+        self.k.div_ceil(self.bk)
+    }
+
+    #[inline(always)]
+    fn count(&self) -> u32 {
+        self.tiles_m() * self.tiles_n()
+    }
+
+    #[inline(always)]
+    fn sk_tiles(&self) -> u32 {
+        let count = self.count();
+        if self.sk_tiles > count {
+            count
         } else {
-            self.group
+            self.sk_tiles
+        }
+    }
+
+    /// Tiles computed whole, one block each (those before the stream-K ones).
+    #[inline(always)]
+    pub(super) fn dp_tiles(&self) -> u32 {
+        self.count() - self.sk_tiles()
+    }
+
+    /// The first stream-K slice of block `b` of `grid` (`b == grid`: the end): the runs differ
+    /// in length by at most one slice.
+    #[inline(always)]
+    pub(super) fn sk_start(&self, b: u32, grid: u32) -> u32 {
+        let total = self.sk_tiles() * self.ktiles();
+        let (q, r) = (total / grid, total % grid);
+        b * q + if b < r { b } else { r }
+    }
+
+    /// This block's cursor at the start of its walk.
+    #[inline(always)]
+    pub(super) fn cursor(&self) -> Cursor {
+        let b = fresh_ctaid_x();
+        Cursor {
+            it: self.sk_start(b, grid_blocks()),
+            t: b,
+        }
+    }
+
+    /// The block's next unit, `None` at the end of its walk. A run of stream-K slices that
+    /// ends inside a tile ends with the start of that tile (`kb == 0`, `ke < ktiles`): the
+    /// block owns it and must add the next blocks' partial sums, which they compute first
+    /// thing; so that it never waits for them, it takes that unit last, after its
+    /// data-parallel tiles. With `sk_last`, the data-parallel tiles come first (every block
+    /// starts them at once, so the blocks of a wave read the same k-slices of A and B), then
+    /// the whole run in order.
+    #[inline(always)]
+    pub(super) fn next(&self, c: &mut Cursor) -> Option<Unit> {
+        let dp = self.dp_tiles();
+        let ktiles = self.ktiles();
+        let end = self.sk_start(fresh_ctaid_x() + 1, grid_blocks());
+        if c.it < end {
+            let tile = dp + c.it / ktiles;
+            let kb = c.it % ktiles;
+            let left = end - c.it;
+            let ke = if ktiles - kb < left {
+                ktiles
+            } else {
+                kb + left
+            };
+            let owned_tail = kb == 0 && ke < ktiles;
+            if (self.sk_last == 0 && !owned_tail) || c.t >= dp {
+                c.it += ke - kb;
+                return Some(Unit { tile, kb, ke });
+            }
+        }
+        if c.t < dp {
+            let u = Unit {
+                tile: c.t,
+                kb: 0,
+                ke: ktiles,
+            };
+            c.t += grid_blocks();
+            return Some(u);
+        }
+        None
+    }
+
+    /// The first row and column of C of tile `t` (grouped order).
+    #[inline(always)]
+    pub(super) fn origin(&self, t: u32) -> (u32, u32) {
+        let (tiles_m, group) = (self.tiles_m(), self.group());
+        let per_group = group * self.tiles_n();
+        let first = (t / per_group) * group;
+        let rows = if tiles_m - first < group {
+            tiles_m - first
+        } else {
+            group
         };
         let tm = first + (t % per_group) % rows;
         let tn = (t % per_group) / rows;
@@ -122,8 +267,8 @@ impl Walk {
     }
 }
 
-/// The producer (one thread): for each of this block's tiles and each of its `ktiles` slices,
-/// waits until the slot is free, announces `bytes` on its "full" barrier and calls
+/// The producer (one thread): for each of this block's units and each of its slices, waits
+/// until the slot is free, announces `bytes` on its "full" barrier and calls
 /// `load(slot, full_barrier, kt, m0, n0)`, which issues the TMA copies completing on it.
 ///
 /// # Safety
@@ -133,17 +278,15 @@ impl Walk {
 pub(super) unsafe fn produce<const STAGES: u32>(
     ring: Ring<STAGES>,
     walk: Walk,
-    ktiles: u32,
     bytes: u32,
     mut load: impl FnMut(u32, u32, u32, u32, u32),
 ) {
-    let step = grid_blocks();
-    let mut t = fresh_ctaid_x();
+    let mut cur = walk.cursor();
     let mut it = 0u32;
-    while t < walk.count() {
-        let (m0, n0) = walk.origin(t);
-        let mut kt = 0;
-        while kt < ktiles {
+    while let Some(u) = walk.next(&mut cur) {
+        let (m0, n0) = walk.origin(u.tile);
+        let mut kt = u.kb;
+        while kt < u.ke {
             let s = it % STAGES;
             let round = it / STAGES;
             // SAFETY: initialised barriers (`Ring::new`); the consumers released the slot (the
@@ -158,15 +301,14 @@ pub(super) unsafe fn produce<const STAGES: u32>(
             kt += 1;
             it += 1;
         }
-        t += step;
     }
 }
 
-/// A consumer warp group: for each of this block's tiles, waits for each slice, calls
-/// `mma(state, slot, first)` (which issues `wgmma.fence`, the slice's wgmma, the first of a tile
+/// A consumer warp group: for each of this block's units, waits for each slice, calls
+/// `mma(state, slot, first)` (which issues `wgmma.fence`, the slice's wgmma, the unit's first
 /// with scale-d 0 when `first`, and `commit_group`), waits until at most `DEPTH` (0 or 1) groups
 /// are in flight and releases the slices whose wgmma retired, then calls `after(state, kt)`;
-/// after the tile's last slice it waits for every group and calls `epilogue(state, m0, n0)`.
+/// after the unit's last slice it waits for every group and calls `finish(state, unit)`.
 ///
 /// # Safety
 /// `ring` and `walk` as the producer's (same arguments), `lead` true in exactly one thread of
@@ -176,32 +318,29 @@ pub(super) unsafe fn produce<const STAGES: u32>(
 pub(super) unsafe fn consume<const STAGES: u32, const DEPTH: u32, S>(
     ring: Ring<STAGES>,
     walk: Walk,
-    ktiles: u32,
     lead: bool,
     state: &mut S,
     mut mma: impl FnMut(&mut S, u32, bool),
     mut after: impl FnMut(&mut S, u32),
-    mut epilogue: impl FnMut(&mut S, u32, u32),
+    mut finish: impl FnMut(&mut S, Unit),
 ) {
-    let step = grid_blocks();
-    let mut t = fresh_ctaid_x();
+    let mut cur = walk.cursor();
     let mut it = 0u32;
-    while t < walk.count() {
-        let (m0, n0) = walk.origin(t);
-        let mut kt = 0;
-        while kt < ktiles {
+    while let Some(u) = walk.next(&mut cur) {
+        let mut kt = u.kb;
+        while kt < u.ke {
             let s = it % STAGES;
             // SAFETY: the full barrier's phase of this round completes once TMA has written the
             // slot; a slot is released (empty barrier) only after `wgmma.wait_group` retired
             // every wgmma reading it.
             unsafe {
                 mbar_wait(ring.full(s), (it / STAGES) & 1);
-                mma(state, ring.slot(s), kt == 0);
+                mma(state, ring.slot(s), kt == u.kb);
                 wgmma_wait::<DEPTH>();
                 if lead {
                     if DEPTH == 0 {
                         mbar_arrive(ring.empty(s));
-                    } else if kt > 0 {
+                    } else if kt > u.kb {
                         mbar_arrive(ring.empty((it + STAGES - 1) % STAGES));
                     }
                 }
@@ -213,12 +352,11 @@ pub(super) unsafe fn consume<const STAGES: u32, const DEPTH: u32, S>(
         if DEPTH > 0 {
             wgmma_wait::<0>();
             if lead {
-                // SAFETY: the tile's last slot, its wgmma retired just above.
+                // SAFETY: the unit's last slot, its wgmma retired just above.
                 unsafe { mbar_arrive(ring.empty((it + STAGES - 1) % STAGES)) };
             }
         }
-        epilogue(state, m0, n0);
-        t += step;
+        finish(state, u);
     }
 }
 

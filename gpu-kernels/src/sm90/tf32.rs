@@ -146,6 +146,12 @@ pub struct Tf32Params {
     /// 3xTF32: slices accumulated in the tensor cores' temporaries before each round-to-nearest
     /// add into the f32 accumulators (at least 1). Unused by TF32.
     pub flush: u32,
+    /// Stream-K as [`super::WgmmaParams`]'s `work` (TF32 only: 3xTF32 takes no stream-K).
+    pub work: *mut u32,
+    /// Stream-K as [`super::WgmmaParams`]'s `sk_tiles` (slices of `TF32_BK`); 0 for 3xTF32.
+    pub sk_tiles: u32,
+    /// Stream-K as [`super::WgmmaParams`]'s `sk_last`.
+    pub sk_last: u32,
 }
 
 /// The pass that writes an f32 matrix K-major for the kernels: TF32 hi part (round to nearest,

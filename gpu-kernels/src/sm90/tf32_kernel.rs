@@ -10,6 +10,7 @@ use super::asm90::{
     tma_load_2d, wgmma_commit, wgmma_fence, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32,
 };
 use super::pipeline::{Out, Ring, Walk, consume, produce};
+use super::stream_k::StreamK;
 use super::tf32::{
     SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS,
     TF32_PRODUCER_REGISTERS, Tf32Kind, Tf32Params,
@@ -53,8 +54,10 @@ macro_rules! tf32_kernels {
             // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
             // thread calls this first.
             let ring = unsafe { Ring::<STAGES>::new(STAGE_BYTES, TF32_CONSUMERS) };
-            let walk = Walk::new(p.m, p.n, TF32_BM, BN, p.group);
             let ktiles = p.k.div_ceil(TF32_BK);
+            // 3xTF32 takes no stream-K (its flush groups count from a tile's first slice).
+            let sk_tiles = if PARTS == 1 { p.sk_tiles } else { 0 };
+            let walk = Walk::new(p.m, p.n, p.k, TF32_BM, BN, TF32_BK, p.group, sk_tiles, p.sk_last);
             let tid = fresh_tid_x();
             let wg = tid / 128;
             if wg == 0 {
@@ -69,7 +72,7 @@ macro_rules! tf32_kernels {
                             fence_tensormap(p.tmaps.add(map * MAP_BYTES));
                             map += 1;
                         }
-                        produce(ring, walk, ktiles, STAGE_BYTES, |slot, bar, kt, m0, n0| {
+                        produce(ring, walk, STAGE_BYTES, |slot, bar, kt, m0, n0| {
                             let mut part = 0;
                             while part < PARTS {
                                 let at = slot + part * PART_BYTES;
@@ -83,15 +86,16 @@ macro_rules! tf32_kernels {
                 }
             } else {
                 setmaxnreg_inc::<TF32_CONSUMER_REGISTERS>();
-                let cw = wg - 1;
-                let lane = tid % 32;
-                let warp = (tid % 128) / 32;
+                // Read from %tid.x where used, so that they do not stay live in registers.
+                let cw = || fresh_tid_x() / 128 - 1;
+                let lane = || fresh_tid_x() % 32;
+                let warp = || (fresh_tid_x() % 128) / 32;
                 let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
                 // This consumer's 64 rows of A's tile, and B's tile, of part `part` in a slot.
-                let a_at = |slot: u32, part: u32| slot + part * PART_BYTES + cw * (TF32_BM / TF32_CONSUMERS) * 128;
+                let a_at = |slot: u32, part: u32| slot + part * PART_BYTES + cw() * (TF32_BM / TF32_CONSUMERS) * 128;
                 let b_at = |slot: u32, part: u32| slot + part * PART_BYTES + A_BYTES;
-                let row = |m0: u32| m0 + cw * (TF32_BM / TF32_CONSUMERS) + warp * 16 + lane / 4;
-                let col = |n0: u32| n0 + (lane % 4) * 2;
+                let row = |m0: u32| m0 + cw() * (TF32_BM / TF32_CONSUMERS) + warp() * 16 + lane() / 4;
+                let col = |n0: u32| n0 + (lane() % 4) * 2;
                 tf32_kernels!(@consume $kind, $depth, p, ring, walk, ktiles, tid, out, a_at, b_at, row, col);
             }
         }
@@ -100,15 +104,16 @@ macro_rules! tf32_kernels {
     (@consume Tf32, $depth:tt, $p:ident, $ring:ident, $walk:ident, $ktiles:ident, $tid:ident,
      $out:ident, $a_at:ident, $b_at:ident, $row:ident, $col:ident) => {
         let pairs = $out.pairs();
+        let sk = StreamK::new($p.work, $walk);
         let mut acc = [0u32; 128];
         // SAFETY: the descriptors address the slot the pipeline hands over (full, not yet
         // released); wgmma_fence precedes the slice's first wgmma; the epilogue runs after
-        // every wgmma retired, and each element of C has one owner thread.
+        // every wgmma retired, in every thread of the warp group for the same unit (the stream-K
+        // contract; `work` is the launch's), and each element of C has one owner thread.
         unsafe {
             consume::<STAGES, $depth, _>(
                 $ring,
                 $walk,
-                $ktiles,
                 $tid % 128 == 0,
                 &mut acc,
                 |acc, slot, first| {
@@ -124,7 +129,7 @@ macro_rules! tf32_kernels {
                     wgmma_commit();
                 },
                 |_, _| {},
-                |acc, m0, n0| {
+                |acc, u| sk.finish(acc, u, |acc, m0, n0| {
                     let (row0, col0) = ($row(m0), $col(n0));
                     seq!(J in 0..32 {
                         seq!(I in 0..2 {
@@ -132,7 +137,7 @@ macro_rules! tf32_kernels {
                                             acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
                         });
                     });
-                },
+                }),
             );
         }
     };
@@ -151,7 +156,6 @@ macro_rules! tf32_kernels {
             consume::<STAGES, 0, _>(
                 $ring,
                 $walk,
-                $ktiles,
                 $tid % 128 == 0,
                 &mut st,
                 |st, slot, _| {
@@ -180,7 +184,8 @@ macro_rules! tf32_kernels {
                         st.in_group = 0;
                     }
                 },
-                |st, m0, n0| {
+                |st, u| {
+                    let (m0, n0) = $walk.origin(u.tile);
                     let (row0, col0) = ($row(m0), $col(n0));
                     seq!(J in 0..16 {
                         seq!(I in 0..2 {

@@ -8,6 +8,7 @@ use super::asm90::{
     wgmma_commit, wgmma_fence, wgmma_m64n256k16,
 };
 use super::pipeline::{Out, Ring, Walk, consume, produce};
+use super::stream_k::StreamK;
 use super::{BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, WgmmaParams};
 use crate::ptx::fresh_tid_x;
 
@@ -34,8 +35,7 @@ macro_rules! wgmma_kernels {
             // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
             // thread calls this first.
             let ring = unsafe { Ring::<STAGES>::new(STAGE_BYTES, CONSUMERS) };
-            let walk = Walk::new(p.m, p.n, BM, BN, p.group);
-            let ktiles = p.k.div_ceil(BK);
+            let walk = Walk::new(p.m, p.n, p.k, BM, BN, BK, p.group, p.sk_tiles, p.sk_last);
             let tid = fresh_tid_x();
             let wg = tid / 128;
             if wg == 0 {
@@ -47,7 +47,7 @@ macro_rules! wgmma_kernels {
                     unsafe {
                         fence_tensormap(p.tmap_a);
                         fence_tensormap(p.tmap_b);
-                        produce(ring, walk, ktiles, STAGE_BYTES, |a, bar, kt, m0, n0| {
+                        produce(ring, walk, STAGE_BYTES, |a, bar, kt, m0, n0| {
                             tma_load_2d(a, p.tmap_a, kt * BK, m0, bar);
                             let b = a + A_BYTES;
                             wgmma_kernels!(@load_b $major, b, p, kt, n0, bar);
@@ -56,25 +56,28 @@ macro_rules! wgmma_kernels {
                 }
             } else {
                 setmaxnreg_inc::<CONSUMER_REGISTERS>();
-                let cw = wg - 1;
-                let lane = tid % 32;
-                let warp = (tid % 128) / 32;
+                // Read from %tid.x where used, so that they do not stay live in registers.
+                let cw = || fresh_tid_x() / 128 - 1;
+                let lane = || fresh_tid_x() % 32;
+                let warp = || (fresh_tid_x() % 128) / 32;
                 let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
                 let pairs = out.pairs();
+                let sk = StreamK::new(p.work, walk);
                 let mut acc = [0u32; 128];
                 // SAFETY: the descriptors address this consumer's rows of A's tile and B's
                 // tile in the slot the pipeline hands over (full, not yet released);
                 // wgmma_fence precedes the slice's first wgmma; the epilogue runs after every
-                // wgmma retired, and each element of C has one owner thread.
+                // wgmma retired, in every thread of the warp group for the same unit (the
+                // stream-K contract; `work` is the launch's), and each element of C has one
+                // owner thread.
                 unsafe {
                     consume::<STAGES, $depth, _>(
                         ring,
                         walk,
-                        ktiles,
                         tid % 128 == 0,
                         &mut acc,
                         |acc, slot, first| {
-                            let a = slot + cw * (BM / CONSUMERS) * 128;
+                            let a = slot + cw() * (BM / CONSUMERS) * 128;
                             let b = slot + A_BYTES;
                             wgmma_fence();
                             seq!(KK in 0..4 {
@@ -86,16 +89,16 @@ macro_rules! wgmma_kernels {
                             wgmma_commit();
                         },
                         |_, _| {},
-                        |acc, m0, n0| {
-                            let row0 = m0 + cw * (BM / CONSUMERS) + warp * 16 + lane / 4;
-                            let col0 = n0 + (lane % 4) * 2;
+                        |acc, u| sk.finish(acc, u, |acc, m0, n0| {
+                            let row0 = m0 + cw() * (BM / CONSUMERS) + warp() * 16 + lane() / 4;
+                            let col0 = n0 + (lane() % 4) * 2;
                             seq!(J in 0..32 {
                                 seq!(I in 0..2 {
                                     out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
                                                    acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
                                 });
                             });
-                        },
+                        }),
                     );
                 }
             }

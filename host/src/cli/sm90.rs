@@ -39,7 +39,8 @@ pub struct Sm90Args {
     #[arg(long)]
     pub no_timing: bool,
     /// Schedules to check and time, separated by commas: `wgmma` (the library's) and
-    /// `wgmma_<tokens>` (`w0`/`w1` wait depth, `np`/`p`/`p<N>` grid, `g<N>` group; docs/sm90.md).
+    /// `wgmma_<tokens>` (`w0`/`w1` wait depth, `np`/`p`/`p<N>` grid, `g<N>` group, `sk`/`sk<W>`
+    /// stream-K; docs/sm90.md).
     #[arg(long, default_value = "wgmma")]
     pub schedules: String,
 }

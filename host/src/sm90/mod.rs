@@ -11,7 +11,7 @@ use cust::{
 };
 use gpu_kernels::{
     ModuleGroup,
-    sm90::{BM, BN, WgmmaConfig, WgmmaParams, wgmma_config},
+    sm90::{BK, BM, BN, WgmmaConfig, WgmmaParams, stream_k_words, wgmma_config},
 };
 use rgk_core::bad_input;
 
@@ -23,8 +23,8 @@ mod tensor_map;
 pub mod tf32;
 
 pub use gpu_kernels::sm90::{BMajor, Sm90Input};
-use schedule::MapCache;
 pub use schedule::{Blocks, Schedule};
+use schedule::{MapCache, StreamKWork};
 
 /// One product: `m x k` A (rows `lda` elements apart), B `k x n` (rows `ldb` apart) or, with
 /// [`BMajor::K`], its transpose `n x k` (rows `ldb` apart), and `m x n` f32 C (rows `ldc` apart).
@@ -159,7 +159,32 @@ pub struct Sm90Launch<'a> {
     /// A's tensor map, then B's (128 bytes each), read by the kernel (shared with the GPU's
     /// cache of maps: a later call on the same operands reuses them).
     _maps: Rc<DeviceBuffer<u8>>,
+    /// The stream-K workspace (shared with the GPU's other launches), when tiles are split.
+    _work: Option<Rc<DeviceBuffer<u32>>>,
     _buffers: PhantomData<&'a DeviceSlice<u16>>,
+}
+
+/// The stream-K part of a launch of `grid` blocks over `tiles` tiles of `ktiles` slices: the
+/// tiles to split and, if any, the workspace (the GPU's, grown to the grid).
+pub(crate) fn stream_k_plan(
+    gpu: &Gpu,
+    sched: &Schedule,
+    tiles: u32,
+    grid: u32,
+    ktiles: u32,
+) -> Result<(u32, Option<Rc<DeviceBuffer<u32>>>)> {
+    let sk_tiles = sched.sk_tiles(tiles, grid, ktiles);
+    if sk_tiles == 0 {
+        return Ok((0, None));
+    }
+    Ok((sk_tiles, Some(StreamKWork::get(gpu, stream_k_words(grid))?)))
+}
+
+/// The device address of a workspace (null without one).
+pub(crate) fn work_ptr(work: &Option<Rc<DeviceBuffer<u32>>>) -> *mut u32 {
+    work.as_ref().map_or(std::ptr::null_mut(), |w| {
+        w.as_device_ptr().as_raw() as *mut u32
+    })
 }
 
 impl<'a> Sm90Launch<'a> {
@@ -192,6 +217,8 @@ impl<'a> Sm90Launch<'a> {
         let maps = MapCache::get(gpu, &bytes)?;
         let base = maps.as_device_ptr().as_raw();
         let tiles = (g.m as u32).div_ceil(BM) * (g.n as u32).div_ceil(BN);
+        let grid = sched.grid(gpu, tiles)?;
+        let (sk_tiles, work) = stream_k_plan(gpu, &sched, tiles, grid, (g.k as u32).div_ceil(BK))?;
         let params = WgmmaParams {
             tmap_a: base as *const u8,
             tmap_b: (base + 128) as *const u8,
@@ -203,14 +230,18 @@ impl<'a> Sm90Launch<'a> {
             alpha: g.alpha,
             beta: g.beta,
             group: sched.group,
+            work: work_ptr(&work),
+            sk_tiles,
+            sk_last: u32::from(sched.sk_last),
         };
         Ok(Sm90Launch {
             gpu,
             func,
             cfg,
             params,
-            grid: sched.grid(gpu, tiles)?,
+            grid,
             _maps: maps,
+            _work: work,
             _buffers: PhantomData,
         })
     }
@@ -224,7 +255,9 @@ impl<'a> Sm90Launch<'a> {
         // as long as `self` lives, and made the tensor maps over exactly those matrices (TMA
         // reads nothing outside them; the epilogue stores only inside C); the maps' memory is
         // held by `self`; any grid is valid (block b walks tiles b, b + grid, …), the block
-        // and shared memory are the config's.
+        // and shared memory are the config's; with stream-K the workspace is held by `self`,
+        // sized for this grid (its flags zero between launches on this one stream), and the
+        // grid is at most one block per SM (`Schedule::grid`), so every block is resident.
         unsafe {
             self.gpu
                 .stream

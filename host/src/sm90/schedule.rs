@@ -1,7 +1,9 @@
 //! How a Hopper GEMM launch walks C's tiles (`gpu_kernels::sm90` pipeline): the wgmma wait
 //! depth (which kernel), the grid (one block per tile, or persistent: one per SM, each walking
 //! several tiles) and the tile order's group. Both runners (16-bit and f32) take one, and
-//! `host matmul --kernel wgmma_…` names them, so that one binary times every rung.
+//! `host matmul --kernel wgmma_…` names them, so that one binary times every rung. With
+//! stream-K (`sk`), the launch's last tiles are cut along k between the blocks
+//! (`gpu_kernels::sm90` `stream_k.rs`), which needs a workspace ([`StreamKWork`]).
 use std::collections::HashMap;
 use std::{cell::RefCell, rc::Rc};
 
@@ -30,6 +32,14 @@ pub struct Schedule {
     /// Tile order: runs of this many tile rows walked down before moving right (L2 reuse of
     /// B's panels across the blocks in flight).
     pub group: u32,
+    /// Stream-K: `None` walks whole tiles only; `Some(w)` cuts the last partial wave of tiles
+    /// and `w` full waves before it along k into one equal run of slices per block (see
+    /// [`Schedule::sk_tiles`]). The grid is then at most one block per SM (every block must be
+    /// resident: an owner block waits for the partial sums of the next ones).
+    pub stream_k: Option<u32>,
+    /// Stream-K: a block takes its share of the split tiles after its data-parallel tiles
+    /// rather than before them.
+    pub sk_last: bool,
 }
 
 impl Schedule {
@@ -38,16 +48,35 @@ impl Schedule {
         depth: 0,
         blocks: Blocks::PerTile,
         group: 8,
+        stream_k: None,
+        sk_last: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
-    /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N).
-    /// False for a token it does not know (or a number out of 1..=4096).
+    /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N),
+    /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
+    /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
+    /// `dp` (no stream-K). False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
+        let (last, rest) = match token.strip_prefix("skl") {
+            Some(w) => (true, Some(w)),
+            None => (false, token.strip_prefix("sk")),
+        };
+        if let Some(w) = rest {
+            let digits = w.bytes().all(|b| b.is_ascii_digit());
+            match (w.is_empty(), w.parse::<u32>()) {
+                (true, _) => self.stream_k = Some(0),
+                (false, Ok(n)) if n <= 4096 && digits => self.stream_k = Some(n),
+                _ => return false,
+            }
+            self.sk_last = last;
+            return true;
+        }
         match token {
             "w0" => self.depth = 0,
             "w1" => self.depth = 1,
+            "dp" => self.stream_k = None,
             "np" => self.blocks = Blocks::PerTile,
             "p" => self.blocks = Blocks::PerSm,
             t => match (t.strip_prefix('p'), t.strip_prefix('g')) {
@@ -86,13 +115,58 @@ impl Schedule {
         Some(s)
     }
 
-    /// The grid for `tiles` tiles on `gpu`.
+    /// The grid for `tiles` tiles on `gpu` (with stream-K at most one block per SM).
     pub fn grid(&self, gpu: &Gpu, tiles: u32) -> Result<u32> {
-        Ok(match self.blocks {
+        let grid = match self.blocks {
             Blocks::PerTile => tiles,
             Blocks::PerSm => tiles.min(gpu.multiprocessors()?),
             Blocks::AtMost(n) => tiles.min(n),
+        };
+        Ok(match self.stream_k {
+            Some(_) => grid.min(gpu.multiprocessors()?),
+            None => grid,
         })
+    }
+
+    /// How many of the last tiles a launch of `grid` blocks over `tiles` tiles of `ktiles`
+    /// slices cuts along k: none without stream-K or when the tiles fill whole waves (every
+    /// block then walks as many tiles); else the last partial wave and `w` full waves before
+    /// it, at most every tile. None either where the slices to share would not fit the
+    /// kernel's 32-bit count.
+    pub fn sk_tiles(&self, tiles: u32, grid: u32, ktiles: u32) -> u32 {
+        let Some(w) = self.stream_k else { return 0 };
+        if grid == 0 || tiles.is_multiple_of(grid) {
+            return 0;
+        }
+        let sk = (tiles % grid)
+            .saturating_add(w.saturating_mul(grid))
+            .min(tiles);
+        match sk.checked_mul(ktiles) {
+            Some(slices) if slices < 1 << 31 => sk,
+            _ => 0,
+        }
+    }
+}
+
+/// The stream-K workspace of a GPU (`gpu_kernels::sm90::stream_k_words`: a partial tile per
+/// block, then flags, which must be zero before a launch and which every launch leaves zero),
+/// grown on demand and shared by the launches on the GPU's one stream, which run one after
+/// another. Kept per GPU (`Gpu::runner_state`).
+#[derive(Default)]
+pub(crate) struct StreamKWork(RefCell<Option<Rc<DeviceBuffer<u32>>>>);
+
+impl StreamKWork {
+    /// A workspace of at least `words` words (zeroed when allocated).
+    pub(crate) fn get(gpu: &Gpu, words: usize) -> Result<Rc<DeviceBuffer<u32>>> {
+        let cache = gpu.runner_state::<StreamKWork>();
+        let mut slot = cache.0.borrow_mut();
+        if let Some(buf) = slot.as_ref().filter(|b| b.len() >= words) {
+            return Ok(buf.clone());
+        }
+        let buf =
+            Rc::new(DeviceBuffer::zeroed(words).context("allocating the stream-K workspace")?);
+        *slot = Some(buf.clone());
+        Ok(buf)
     }
 }
 
@@ -138,6 +212,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn stream_k_splits_the_last_partial_wave() {
+        let sk = |w| Schedule {
+            stream_k: w,
+            ..Schedule::CLASSIC
+        };
+        let late = Schedule {
+            sk_last: true,
+            ..sk(Some(0))
+        };
+        assert_eq!(late.sk_tiles(512, 132, 64), 116);
+        // 4096² in 128 x 256 tiles on 132 SMs: 512 tiles, 3 whole waves and 116 tiles.
+        assert_eq!(sk(None).sk_tiles(512, 132, 64), 0);
+        assert_eq!(sk(Some(0)).sk_tiles(512, 132, 64), 116);
+        assert_eq!(sk(Some(1)).sk_tiles(512, 132, 64), 248);
+        assert_eq!(sk(Some(9)).sk_tiles(512, 132, 64), 512);
+        // Whole waves (8192²: 2048 tiles on 128 blocks) need none.
+        assert_eq!(sk(Some(0)).sk_tiles(2048, 128, 128), 0);
+        // Fewer tiles than blocks: every tile is split.
+        assert_eq!(sk(Some(0)).sk_tiles(6, 132, 10), 6);
+        // Slices beyond the kernel's 32-bit count: none.
+        assert_eq!(sk(Some(0)).sk_tiles(5, 3, 1 << 30), 0);
+    }
+
+    #[test]
     fn names_select_schedules() {
         let base = Schedule::CLASSIC;
         let none = |_: &str| false;
@@ -146,8 +244,27 @@ mod tests {
         assert_eq!((s.depth, s.blocks, s.group), (1, Blocks::PerSm, 16));
         let s = Schedule::parse_name("wgmma_p3", base, none).unwrap();
         assert_eq!(s.blocks, Blocks::AtMost(3));
+        let s = Schedule::parse_name("wgmma_p_sk", base, none).unwrap();
+        assert_eq!((s.blocks, s.stream_k), (Blocks::PerSm, Some(0)));
+        let s = Schedule::parse_name("wgmma_sk2_g4", base, none).unwrap();
+        assert_eq!((s.stream_k, s.group), (Some(2), 4));
+        let s = Schedule::parse_name("wgmma_p_skl1", base, none).unwrap();
+        assert_eq!((s.stream_k, s.sk_last), (Some(1), true));
+        let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
+        assert_eq!(s.stream_k, None);
         for bad in [
-            "wgmma_", "wgmma_x", "wgmma_p0", "wgmma_g", "wgmmax", "sm90", "wgmma_w2",
+            "wgmma_",
+            "wgmma_x",
+            "wgmma_p0",
+            "wgmma_g",
+            "wgmmax",
+            "sm90",
+            "wgmma_w2",
+            "wgmma_skx",
+            "wgmma_sk-1",
+            "wgmma_sk+1",
+            "wgmma_sk5000",
+            "wgmma_sklx",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }

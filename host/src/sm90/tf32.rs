@@ -177,6 +177,8 @@ pub struct Tf32Launch<'a> {
     /// The four tensor maps (A hi, B hi, A lo, B lo), read by the kernel (shared with the
     /// GPU's cache of maps).
     _maps: Rc<DeviceBuffer<u8>>,
+    /// The stream-K workspace (TF32 with `sk`), shared with the GPU's other launches.
+    _work: Option<Rc<DeviceBuffer<u32>>>,
     /// The split operands' parts, written by the split pass and read by the kernel.
     _scratch: Vec<DeviceBuffer<f32>>,
     _buffers: PhantomData<&'a DeviceSlice<f32>>,
@@ -267,6 +269,19 @@ impl<'a> Tf32Launch<'a> {
         }
         // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
         let maps = MapCache::get(gpu, &bytes)?;
+        let tiles = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
+        let grid = opts.schedule.grid(gpu, tiles)?;
+        // 3xTF32 takes no stream-K (its kernel ignores it; no workspace either).
+        let (sk_tiles, work) = match g.kind {
+            Tf32Kind::Tf32 => super::stream_k_plan(
+                gpu,
+                &opts.schedule,
+                tiles,
+                grid,
+                (g.k as u32).div_ceil(TF32_BK),
+            )?,
+            Tf32Kind::Tf32x3 => (0, None),
+        };
         let params = Tf32Params {
             tmaps: maps.as_device_ptr().as_raw() as *const u8,
             c: c.as_device_ptr().as_raw() as *mut f32,
@@ -278,9 +293,10 @@ impl<'a> Tf32Launch<'a> {
             beta: g.beta,
             group: opts.schedule.group,
             flush: opts.flush.max(1),
+            work: super::work_ptr(&work),
+            sk_tiles,
+            sk_last: u32::from(opts.schedule.sk_last),
         };
-        let tiles = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
-        let grid = opts.schedule.grid(gpu, tiles)?;
         Ok(Tf32Launch {
             gpu,
             func,
@@ -290,6 +306,7 @@ impl<'a> Tf32Launch<'a> {
             splits: [sa.split, sb.split].into_iter().flatten().collect(),
             grid,
             _maps: maps,
+            _work: work,
             _scratch: scratch,
             _buffers: PhantomData,
         })
@@ -321,7 +338,9 @@ impl<'a> Tf32Launch<'a> {
         // the operands (the caller's, checked against the shape, or this launch's scratch,
         // written by the split passes earlier on the same stream) and are held by `self`, as
         // are the buffers (borrowed); the epilogue stores only inside C; any grid is valid
-        // (block b walks tiles b, b + grid, …); block and shared memory are the config's.
+        // (block b walks tiles b, b + grid, …); block and shared memory are the config's; with
+        // stream-K the workspace is held by `self`, sized for this grid, and the grid is at most
+        // one block per SM (`Schedule::grid`), so every block is resident.
         unsafe {
             self.gpu
                 .stream

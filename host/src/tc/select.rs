@@ -30,6 +30,8 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
     depth: 0,
     blocks: sm90::Blocks::PerSm,
     group: 8,
+    stream_k: None,
+    sk_last: false,
 };
 
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
