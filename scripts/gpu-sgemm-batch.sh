@@ -8,7 +8,9 @@
 #   suite    host bench sgemm-shapes on the committed suite -> suite/sgemm_shapes.{jsonl,txt}
 #   outside  the same on host/data/sgemm-shapes-skinny.txt -> outside/…
 #   thin     thin problems under RGK_SGEMM_ROUTE: direct and split-K with the 64x64 tile (3) in
-#            4, 8, 16 splits and the 64x128 tile (2) in 8 -> thin/<route>.txt
+#            4, 8, 16 splits and the 64x128 tile (2) in 8 -> thin/<route>/…
+#   thin-pick  the same problems (and a few with fewer tiles) through the library's own route
+#            (`skinny_split::thin_route`) -> thin/pick/…
 #   tiny     host matmul of tiny batches with every batched kernel that holds them -> tiny.txt
 #   medium   host matmul of the medium batches (256³ x 512 N,N N,T T,T, 512³ x 128) with each
 #            RGK_SGEMM_OPS_TILE 0-2 -> medium.txt
@@ -59,11 +61,17 @@ for part in $PARTS; do
         grep -E "test result|FAILED|panicked" "$OUT_DIR/tests.log" ;;
     suite) bench suite host/data/sgemm-shapes.txt ;;
     outside) bench outside host/data/sgemm-shapes-skinny.txt ;;
-    thin)
+    thin | thin-pick)
         f=$(mktemp)
         printf '%s\n' "8192 16 8192 NN 1" "8192 32 8192 NN 1" "8192 48 8192 NN 1" \
             "32 8192 8192 NN 1" "16384 64 4096 NN 1" "64 16384 4096 NN 1" \
             "16384 12 3000 NN 1" "2048 40 2048 NN 1" "5000 7 5000 NN 1" > "$f"
+        if [ "$part" = thin-pick ]; then
+            printf '%s\n' "1024 24 8192 NN 1" "48 2048 4096 NN 1" "2048 64 2048 TN 1" \
+                "3000 33 1000 NT 1" >> "$f"
+            bench thin/pick "$f"
+            continue
+        fi
         bench thin/direct "$f" RGK_SGEMM_ROUTE=direct
         for s in 4 8 16; do
             bench "thin/t3s$s" "$f" "RGK_SGEMM_ROUTE=a=K,b=K,tile=3,splits=$s"

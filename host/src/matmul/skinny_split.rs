@@ -3,13 +3,13 @@
 //! asks it for the route of every problem the cost model (`route`) leaves alone, and
 //! `split_run` runs the route it returns.
 //!
-//! Why a rule of its own: these products are bound by reading the large operand once (8192 x 32
-//! x 8192 reads 268 MB of A: 56 µs at the H200's 4.8 TB/s), not by arithmetic, and `route`'s
-//! model counts only arithmetic. Run directly, the 64x64 tile gives 8192 x 32 x 8192 128 blocks,
-//! fewer than the 132 multiprocessors, each streaming 8192 k-values of 64 rows serially: 0.278
-//! ms at N = 24, 32 and 48 alike (52–75 % of cuBLAS, docs/matmul.md). Cut K into `s` ranges,
-//! the same bytes stream from `s` times the blocks, enough loads in flight to near bandwidth;
-//! the padding the 64-wide tile computes costs arithmetic the GPU has to spare.
+//! Why a rule of its own, and why so narrow (H200, docs/matmul.md "Batches and thin shapes
+//! (session 6)"): run directly, a thin problem with a handful of tiles leaves most
+//! multiprocessors idle (2048 x 40 x 2048: 32 tiles of 64x64 for 132 SMs, 97 % of cuBLAS;
+//! split 8 ways, 107 %). Once the tiles give every multiprocessor a block, splitting K buys
+//! nothing: 8192 x {16, 32, 48} x 8192 (128 tiles) ran 0.278 ms direct and 0.284–0.295 ms split
+//! 4, 8 or 16 ways, 16384 x 64 x 4096 (256 tiles) 0.227 ms direct and 0.287–0.300 split; the
+//! 64x64 variant's own streaming rate (about 1.4 TB/s of A and B), not the grid, bounds those.
 use super::{
     problem::Gemm,
     route::{MIN_SPLIT_K, Machine, Route, SPLIT_COUNTS, SplitK, TILES},
@@ -26,16 +26,16 @@ pub const SPLIT_FROM: usize = 17;
 /// side pads to half of it, a 128-wide one to a quarter).
 pub const THIN_TILE: usize = 3;
 
-/// Blocks the split aims for, in resident blocks of the whole GPU (multiprocessors times the
-/// tile's blocks per multiprocessor): one full set resident keeps every multiprocessor's loads
-/// in flight; more would only add partial sums to add up.
-pub const TARGET_WAVES: u32 = 1;
+/// Blocks per multiprocessor a split aims for: one streams while the other waits (2048 x 40 x
+/// 2048, 32 tiles: 4 splits 90 % of cuBLAS, 8 splits 107 %, 16 splits 105 %).
+pub const BLOCKS_PER_SM: usize = 2;
 
 /// The route of a plain thin problem (batch of one, M or N at most [`THIN_SIDE`], the thin side
-/// at least [`SPLIT_FROM`]) on `mc`: split-K with the 64x64 tile into the fewest splits of
-/// `route::SPLIT_COUNTS` whose blocks reach [`TARGET_WAVES`] resident sets of the GPU, each
-/// split at least `route::MIN_SPLIT_K` deep; the direct route when the tiles alone fill the GPU
-/// or K is too short to split.
+/// at least [`SPLIT_FROM`]) on `mc`: when its 64x64 tiles would leave half the multiprocessors
+/// or more without a block, split-K with that tile into the fewest splits of
+/// `route::SPLIT_COUNTS` that give every multiprocessor [`BLOCKS_PER_SM`] blocks, each split at
+/// least `route::MIN_SPLIT_K` deep (the deepest split K allows if none does); else the direct
+/// route.
 pub fn thin_route(op: &Gemm, mc: &Machine) -> Route {
     let thin = op.m.min(op.n);
     if op.batch != 1 || thin > THIN_SIDE || thin < SPLIT_FROM {
@@ -43,8 +43,9 @@ pub fn thin_route(op: &Gemm, mc: &Machine) -> Route {
     }
     let (bm, bn) = tile_dims(THIN_TILE);
     let tiles = op.m.div_ceil(bm) * op.n.div_ceil(bn);
-    let target = (mc.sms * mc.per_sm[THIN_TILE] * TARGET_WAVES) as usize;
-    if tiles >= target {
+    let sms = mc.sms as usize;
+    let target = BLOCKS_PER_SM * sms;
+    if 2 * tiles > sms {
         return Route::DIRECT;
     }
     let deep_enough = |s: u32| op.k / s as usize >= MIN_SPLIT_K;
@@ -93,22 +94,28 @@ mod tests {
     }
 
     #[test]
-    fn thin_deep_problems_split_until_the_gpu_is_full() {
-        // 8192 x 32 x 8192: 128 tiles, 528 resident blocks wanted: 6 splits (768 blocks).
-        assert_eq!(splits(8192, 32, 8192), Some(6));
-        assert_eq!(splits(8192, 24, 8192), Some(6));
-        assert_eq!(splits(32, 8192, 8192), Some(6));
-        // 8192 x 48: the same tiles; 16384 x 64 x 4096: 256 tiles, 3 splits.
-        assert_eq!(splits(8192, 48, 8192), Some(6));
-        assert_eq!(splits(16384, 64, 4096), Some(3));
+    fn thin_problems_with_few_tiles_split_until_every_sm_has_a_block() {
+        // 2048 x 40 x 2048: 32 tiles, 132 SMs, 264 blocks wanted: K allows 8 splits of 256.
+        assert_eq!(splits(2048, 40, 2048), Some(8));
+        assert_eq!(splits(40, 2048, 2048), Some(8));
+        // 1000 x 24 x 16384: 16 tiles, 24 splits reach 384 blocks; 17 x 640 x 5000: 10 tiles,
+        // K allows 16.
+        assert_eq!(splits(1000, 24, 16384), Some(24));
+        assert_eq!(splits(17, 640, 5000), Some(16));
         // K too short for more: 2 splits of 256 at K = 512, none at K = 511.
-        assert_eq!(splits(4096, 32, 512), Some(2));
-        assert_eq!(splits(4096, 32, 511), None);
+        assert_eq!(splits(2048, 32, 512), Some(2));
+        assert_eq!(splits(2048, 32, 511), None);
     }
 
     #[test]
     fn other_problems_go_direct() {
-        // Tiles enough: 65536 x 32 has 1024 tiles.
+        // Tiles for more than half the SMs: 8192 x 32 has 128 (measured: no split faster),
+        // 16384 x 64 256, 4225 x 64 67 (66 is the last that splits), 65536 x 32 1024.
+        assert_eq!(splits(8192, 32, 8192), None);
+        assert_eq!(splits(32, 8192, 8192), None);
+        assert_eq!(splits(16384, 64, 4096), None);
+        assert_eq!(splits(4225, 64, 8192), None);
+        assert_eq!(splits(4224, 64, 8192), Some(4));
         assert_eq!(splits(65536, 32, 8192), None);
         // Not thin, or thin enough for the skinny kernels.
         assert_eq!(splits(8192, 65, 8192), None);
