@@ -204,8 +204,8 @@ macro_rules! batched_async_kernels {
                                         p.alpha * acc[I][J]
                                     } else {
                                         // SAFETY: as above.
-                                        p.alpha * acc[I][J]
-                                            + p.beta * f32::from_bits(unsafe { ld_global(qj) })
+                                        let old = unsafe { ld_global(qj) };
+                                        p.alpha * acc[I][J] + p.beta * f32::from_bits(old)
                                     };
                                     // SAFETY: as above.
                                     unsafe { st_global::<1>(qj, [out.to_bits()]) };

@@ -7,9 +7,10 @@
 //! (session 6)"): run directly, a thin problem with a handful of tiles leaves most
 //! multiprocessors idle (2048 x 40 x 2048: 32 tiles of 64x64 for 132 SMs, 97 % of cuBLAS;
 //! split 8 ways, 107 %). Once the tiles give every multiprocessor a block, splitting K buys
-//! nothing: 8192 x {16, 32, 48} x 8192 (128 tiles) ran 0.278 ms direct and 0.284–0.295 ms split
-//! 4, 8 or 16 ways, 16384 x 64 x 4096 (256 tiles) 0.227 ms direct and 0.287–0.300 split; the
-//! 64x64 variant's own streaming rate (about 1.4 TB/s of A and B), not the grid, bounds those.
+//! nothing: 8192 x {32, 48} x 8192 (128 tiles) ran 0.278 ms direct and 0.284–0.295 ms split 4,
+//! 8 or 16 ways, 16384 x 64 x 4096 (256 tiles) 0.227 ms direct and 0.287–0.300 split, 8192 x 16
+//! x 8192 0.212 ms with its row kernel and 0.287 split; the 64x64 variant's own streaming rate
+//! (about 1.4 TB/s of A and B), not the grid, bounds those.
 use super::{
     problem::Gemm,
     route::{MIN_SPLIT_K, Machine, Route, SPLIT_COUNTS, SplitK, TILES},
