@@ -39,7 +39,7 @@ pub const BLOCKS_PER_SM: usize = 2;
 /// route.
 pub fn thin_route(op: &Gemm, mc: &Machine) -> Route {
     let thin = op.m.min(op.n);
-    if op.batch != 1 || thin > THIN_SIDE || thin < SPLIT_FROM {
+    if op.batch != 1 || !(SPLIT_FROM..=THIN_SIDE).contains(&thin) {
         return Route::DIRECT;
     }
     let (bm, bn) = tile_dims(THIN_TILE);
