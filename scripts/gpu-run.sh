@@ -51,6 +51,10 @@
 #                                  host/data/sgemm-shapes-skinny.txt through bench sgemm-shapes,
 #                                  then host matmul with named tile and row kernels on thin shapes;
 #                                  JSON/tables to $OUT/{suite,extra,variants}, SM clock $OUT/clock.csv
+#   scripts/gpu-run.sh sgemm-batch [PART…]  issue 20's batches and thin shapes (scripts/gpu-sgemm-batch.sh):
+#                                  GPU tests of the batched class kernels and thin split-K, the
+#                                  suite and host/data/sgemm-shapes-skinny.txt (default parts), or
+#                                  the timing parts thin, tiny, medium; to $OUT/<part>, clock.csv
 #   scripts/gpu-run.sh peak        host apsp-peak (int32 add-min ceiling), JSON to $OUT
 #   scripts/gpu-run.sh stats V…    apsp-gen V 40V, then host apsp --stats alone (no distance file),
 #                                  JSON to $OUT; prints (compute + statistics) / compute
@@ -164,6 +168,13 @@ sanitize)
             # shellcheck disable=SC2086
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 67 --n 45 --k 33 $t --batch 3 --stride-a 3001 --stride-b 2003 --stride-c 3100 --reps 1 --no-cublas
         done
+        # The batched small-matrix kernels (sgemm_batched_*) at an aligned and an odd batch, and
+        # split-K for a thin problem (the library's route, the sum kernel's tail included).
+        for k in $("$HOST" info | sed -n 's/^  \(sgemm_batched_[a-z0-9_]*\) .*/\1/p'); do
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 8 --n 8 --k 8 --batch 67 --kernel "$k" --reps 1 --no-cublas
+            run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 7 --n 5 --k 19 --batch 70 --stride-a 140 --stride-b 101 --stride-c 37 --kernel "$k" --reps 1 --no-cublas
+        done
+        run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 1000 --n 24 --k 4097 --reps 1 --no-cublas
         # every tensor-core kernel (tc_<kind>_<layouts>_…), at an aligned and an odd shape
         for k in $("$HOST" info | sed -n 's/^  \(tc_[a-z0-9_]*\) .*/\1/p'); do
             p=$(echo "$k" | sed 's/^tc_\(bf16\|fp16\|tf32x3\|tf32\)_.*/\1/; s/tf32x3/3xtf32/')
@@ -275,6 +286,9 @@ PY
     ;;
 skinny)
     run scripts/gpu-skinny.sh "$HOST" "$OUT_DIR"
+    ;;
+sgemm-batch)
+    run scripts/gpu-sgemm-batch.sh "$HOST" "$OUT_DIR" "$@"
     ;;
 batch)
     BUNDLE=$B OUT=$OUT_DIR bash scripts/gpu-batch.sh "$@" || status=1

@@ -16,7 +16,7 @@ pub use crate::family::Family;
 use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, FLAGSHIP_OPS,
     NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
-    batched_small::{BATCHED_SMALL_KERNEL, BATCHED_SMALL_THREADS},
+    batched_small::{BATCHED_SMALL, BATCHED_SMALL_THREADS},
     skinny::{
         SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
         SkinnyConfig,
@@ -264,11 +264,7 @@ const PARTS: &[&[KernelSpec]] = &[
         block: (TRANSPOSE_TILE, TRANSPOSE_ROWS),
         ..flat(TRANSPOSE_KERNEL, Family::Transpose, 1)
     }],
-    &[flat(
-        BATCHED_SMALL_KERNEL,
-        Family::BatchedSmall,
-        BATCHED_SMALL_THREADS,
-    )],
+    &rows!(BATCHED_SMALL, c => flat(c.name, Family::BatchedSmall, BATCHED_SMALL_THREADS)),
     &FW_ROWS,
     &FW_MULTI_ROWS,
     &FW_PATHS_ROWS,
@@ -390,7 +386,7 @@ mod tests {
         expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
         expected.push((SPLIT_SUM_KERNEL, Family::SplitKReduce));
         expected.push((TRANSPOSE_KERNEL, Family::Transpose));
-        expected.push((BATCHED_SMALL_KERNEL, Family::BatchedSmall));
+        expected.extend(BATCHED_SMALL.iter().map(|c| (c.name, Family::BatchedSmall)));
         for c in FW_CONFIGS {
             expected.push((c.phase1, Family::FwPhase1));
             expected.push((c.phase2, Family::FwPhase2));

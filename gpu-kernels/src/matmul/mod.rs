@@ -171,6 +171,8 @@ pub mod split_k;
 pub mod stream_k;
 
 #[cfg(target_arch = "nvptx64")]
+mod batched_small_async;
+#[cfg(target_arch = "nvptx64")]
 mod batched_small_kernel;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_cols;

@@ -125,7 +125,8 @@ fn check_batch(
 }
 
 /// What runs for `--kernel` with the BLAS flags: the library's choice (`sgemm`) or named
-/// variants of the `flagship_ops` family with the problem's operations.
+/// variants of the `flagship_ops` family with the problem's operations, or named kernels of the
+/// `batched_small` family (N,N batches of small problems).
 fn kernels(which: &str) -> Result<Vec<Option<&'static str>>> {
     if which == "sgemm" {
         return Ok(vec![None]);
@@ -133,10 +134,12 @@ fn kernels(which: &str) -> Result<Vec<Option<&'static str>>> {
     which
         .split(',')
         .map(|name| match registry::kernel(name) {
-            Some(k) if k.family == Family::FlagshipOps => Ok(Some(k.name)),
+            Some(k) if matches!(k.family, Family::FlagshipOps | Family::BatchedSmall) => {
+                Ok(Some(k.name))
+            }
             _ => bad_input(format!(
                 "--trans-a, --trans-b and --batch run `--kernel sgemm` or kernels of the \
-                 flagship_ops family, not {name:?}"
+                 flagship_ops or batched_small family, not {name:?}"
             )),
         })
         .collect()
@@ -230,7 +233,10 @@ pub fn run(args: &MatmulArgs, shape: (usize, usize, usize)) -> Result<()> {
         };
         let (kname, family) = match name {
             None => ("sgemm", Family::FlagshipOps.name()),
-            Some(k) => (k, Family::FlagshipOps.name()),
+            Some(k) => (
+                k,
+                registry::family_of(k).map_or(Family::FlagshipOps.name(), |f| f.name()),
+            ),
         };
         measure(kname, family, &mut d_c, &mut run, cublas_ms)?;
     }

@@ -4,7 +4,8 @@
 //! (`skinny`, which owns the split-K workspace), the batched runner for many problems of M, N ≤
 //! 32 (`batched_small`), kernel selection (`select`: tuning cache, defaults, overrides;
 //! `select_ops` for the variants), the routes around them for deep K and transposed operands
-//! (`route`, a cost model; `split_run`, the pre-pass and split-K runner), the library functions
+//! (`route`, a cost model; `split_run`, the pre-pass and split-K runner; `skinny_split`, split-K
+//! for thin problems), the library functions
 //! (`sgemm`), and the runner of every kernel
 //! for `host matmul` and `host bench` (`gpu`). cuBLAS, the reference, is in `crate::reference`;
 //! the autotuner in `crate::tune`. The CPU ladder, padding and the f64 reference are in
@@ -21,4 +22,5 @@ pub mod select_ops;
 pub mod sgemm;
 pub mod shape;
 pub mod skinny;
+pub mod skinny_split;
 pub mod split_run;

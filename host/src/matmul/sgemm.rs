@@ -15,7 +15,7 @@ use cust::{
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
     stream::Stream,
 };
-use gpu_kernels::matmul::{batched_small::BATCHED_SMALL_KERNEL, stream_k::Schedule};
+use gpu_kernels::matmul::{batched_small::batched_small_config, stream_k::Schedule};
 
 use super::{
     batched_small::{self, BatchedSmallLaunch},
@@ -26,7 +26,7 @@ use super::{
     select::{self, Choice},
     select_ops::{self, choose_ops_kernel},
     skinny::{SkinnyLaunch, skinny_config},
-    split_run,
+    skinny_split, split_run,
 };
 use crate::{error::Result, gpu::Gpu};
 
@@ -176,11 +176,11 @@ fn gemm_device_on(
     let on = stream.unwrap_or(&gpu.stream);
     // Batches of N,N problems of M, N <= 32: several problems per block (`batched_small`).
     let batched = match choice {
-        Some((name, _)) => name == BATCHED_SMALL_KERNEL,
-        None => batched_small::takes(op),
+        Some((name, _)) => batched_small_config(name).map(Some),
+        None => batched_small::takes(op).then_some(None),
     };
-    if batched {
-        BatchedSmallLaunch::new(gpu, op, [a, b, c])?.launch_on(on)?;
+    if let Some(cfg) = batched {
+        BatchedSmallLaunch::new(gpu, cfg, op, [a, b, c])?.launch_on(on)?;
     } else {
         gemm_direct_or_routed(gpu, on, own, choice, op, [a, b, c])?;
     }
@@ -219,27 +219,27 @@ fn gemm_direct_or_routed(
     Ok(())
 }
 
-/// The route for `op` (`route::choose_route`, or `RGK_SGEMM_ROUTE`): only problems whose M and
-/// N are both above [`SKINNY_LIMIT`] (the skinny kernels and the small batches below are
-/// routed by `select`), never a named kernel.
+/// The route for `op` (`RGK_SGEMM_ROUTE`, else `route::choose_route` where M and N are both
+/// above [`SKINNY_LIMIT`], else `skinny_split::thin_route`), never for a named kernel.
 fn pick_route(
     gpu: &Gpu,
     op: &Gemm,
     a: &DeviceSlice<f32>,
     b: &DeviceSlice<f32>,
 ) -> anyhow::Result<Route> {
-    if op.m <= SKINNY_LIMIT || op.n <= SKINNY_LIMIT {
-        return Ok(Route::DIRECT);
-    }
     match split_run::route_override() {
         Some(r) => Ok(r),
+        // Thin problems: split-K where their few tiles underfeed the GPU (`skinny_split`).
+        None if op.m <= SKINNY_LIMIT || op.n <= SKINNY_LIMIT => {
+            Ok(skinny_split::thin_route(op, &split_run::machine(gpu)?))
+        }
         None => split_run::choose(gpu, op, a, b),
     }
 }
 
-/// M or N at most this is the skinny kernels' (and the small batches') domain, which the
-/// routes leave alone.
-const SKINNY_LIMIT: usize = 64;
+/// M or N at most this is the skinny kernels' (and the small batches') domain, which the cost
+/// model of `route` leaves to `skinny_split`.
+const SKINNY_LIMIT: usize = skinny_split::THIN_SIDE;
 
 /// The library's default kernel for `op` on `on` (`own`: the GPU's stream): a variant of
 /// `select_ops` for a transposed or batched problem, else the skinny or flagship kernel of
