@@ -71,6 +71,9 @@
 #   scripts/gpu-run.sh bench       the benchmark sweeps (host bench matmul|apsp|threads) as JSON Lines
 #                                  and the ncu profile (scripts/gpu-profile.sh): the data of
 #                                  docs/RESULTS.md, rendered here by `host report` (see docs/README.md)
+#   scripts/gpu-run.sh float [V [ROUNDS [REPS]]]  issue 24's float min-plus kernels (scripts/gpu-float.sh):
+#                                  GPU tests, every tile shape on the first ROUNDS rounds at V against
+#                                  its ceiling, full solves of the default and the fastest; $OUT/float.tar.gz
 #   scripts/gpu-run.sh python      the Python package (scripts/gpu-python.sh): the wheel in WHEEL_DIR
 #                                  (default .whl) into a fresh venv, its GPU tests, its benchmarks
 #
@@ -434,6 +437,9 @@ bench)
     ;;
 python)
     run scripts/gpu-python.sh "$@"
+    ;;
+float)
+    run scripts/gpu-float.sh "$@"
     ;;
 *)
     echo "unknown mode $mode" >&2

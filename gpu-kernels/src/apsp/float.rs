@@ -44,6 +44,15 @@ pub struct FwFloatConfig {
     /// The register cap (`.maxnreg`) phases 2–3 are compiled under, if any: fewer registers,
     /// more blocks per SM (the shared memory of a block must allow as many).
     pub max_registers: Option<u32>,
+    /// When phase 3 reads its own cells: before the product (`false`), or at the end, folded
+    /// into it, with the block asked of L2 at the start (`true`: the DRAM read overlaps the
+    /// product; `fwf_tile_update!`).
+    pub own_late: bool,
+    /// Blocks per SM ahead in launch order whose own block phase 3 asks L2 for at its start
+    /// (0: none): about one wave later, when that many blocks of it fit an SM.
+    pub prefetch_ahead: u32,
+    /// The A operand copied through L1 (`cp.async.ca`), where the blocks of an SM share it.
+    pub a_via_l1: bool,
 }
 
 impl FwFloatConfig {
@@ -74,8 +83,10 @@ macro_rules! for_each_float_type {
 }
 
 /// Invokes `$m!` with, for each weight type and phase-2/3 tile shape, `(variant, phase2,
-/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap)` (`cap`:
-/// `none` or the `.maxnreg` of phases 2–3): the single source of
+/// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap, [own,
+/// ahead, a_copy])` (`cap`: `none` or the `.maxnreg` of phases 2–3; `own`: `early` or `late`,
+/// `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, as the fields of [`FwFloatConfig`]): the
+/// single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
 /// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
 /// `host apsp-float` times against it. A block's operands stay under the 48 KB of static
@@ -83,18 +94,24 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
-            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none),
-            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none),
-            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128),
-            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none),
-            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128),
-            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128),
-            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none),
-            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none),
-            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none),
-            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none),
-            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none),
-            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none),
+            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg]),
+            (t8x8_k64_late, fwf32i_phase2_b64, fwf32i_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, cg]),
+            (t8x8_k64_late_ca, fwf32j_phase2_b64, fwf32j_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, ca]),
+            (t8x8_k32x2_late, fwf32m_phase2_b64, fwf32m_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [late, 0, cg]),
+            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg]),
+            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg]),
+            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none, [early, 0, cg]),
+            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg]),
+            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg]),
+            (r8c4_k32_a2_r128_pf4, fwf64j_phase2_b64, fwf64j_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, cg]),
+            (r8c4_k32_a2_r128_pf4_ca, fwf64k_phase2_b64, fwf64k_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, ca]),
+            (r8c4_k32_a2_r128_pf8, fwf64l_phase2_b64, fwf64l_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 8, cg]),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none, [early, 0, cg]),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none, [early, 0, cg]),
+            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none, [early, 0, cg]),
+            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none, [early, 0, cg]),
+            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none, [early, 0, cg]),
+            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none, [early, 0, cg]),
         }
     };
 }
@@ -147,9 +164,25 @@ macro_rules! fw_float_cap {
     };
 }
 
+/// A list row's `own` and `a_copy` words as the [`FwFloatConfig`] flags.
+macro_rules! fw_float_word {
+    (early) => {
+        false
+    };
+    (late) => {
+        true
+    };
+    (cg) => {
+        false
+    };
+    (ca) => {
+        true
+    };
+}
+
 macro_rules! fw_float_table {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $ak:tt, $cap:tt)),* $(,)?) => {
+        $st:tt, $ak:tt, $cap:tt, [$own:ident, $pf:tt, $acp:ident])),* $(,)?) => {
         /// Every float weight type's phase-2/3 tile shapes with their kernels and launch
         /// geometry: f32's, then f64's, each type's default first.
         pub const FW_FLOAT: [FwFloatConfig; [$(stringify!($v)),*].len()] = [$({
@@ -172,6 +205,9 @@ macro_rules! fw_float_table {
                 phase3: stringify!($p3),
                 peak: t.peak,
                 max_registers: fw_float_cap!($cap),
+                own_late: fw_float_word!($own),
+                prefetch_ahead: $pf,
+                a_via_l1: fw_float_word!($acp),
             }
         }),*];
     };
@@ -196,6 +232,8 @@ const _: () = {
         assert!(c.block.is_multiple_of(c.k_chunk) && c.k_chunk.is_multiple_of(4));
         assert!(c.stages == 1 || (c.stages == 2 && c.block / c.k_chunk >= 2));
         assert!(c.a_load_k == 2 || c.a_load_k == 4);
+        // A late own read prefetches its own block; no second block to ask for.
+        assert!(!(c.own_late && c.prefetch_ahead > 0));
         assert!(c.tile_shared_bytes() <= 48 * 1024);
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
         let threads = c.tile_threads();

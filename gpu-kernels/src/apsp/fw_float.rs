@@ -6,8 +6,8 @@
 //! block's *old* values, as in the int32 `tile` layout: P is closed by phase 1 (zero diagonal),
 //! so every chain through several pivot vertices is dominated by its direct P entry. Phase 3 is
 //! `own = min(own, A ⊗ B)` with A the pivot-column block of its row and B the pivot-row block
-//! of its column. The k range is staged `k_chunk` values at a time (f64: two halves of 32, so
-//! that the two slices stay under 48 KB of static shared memory).
+//! of its column. The k range is staged `k_chunk` values at a time, so that the slices stay
+//! under 48 KB of static shared memory. The weight types' cells and add-min: `float_cell.rs`.
 use core::mem::MaybeUninit;
 use core::ptr::addr_of;
 
@@ -15,196 +15,9 @@ use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
 use super::float::float_type;
+use super::float_cell::{Cell, cp_async_ca_16, prefetch_l2, sm_count};
 use super::offsets::{block_origin, in_block};
-use crate::ptx::{
-    cp_async_16, cp_async_commit, cp_async_wait, cp_async_wait_all, ld_global_v4, ld_shared,
-    shared_addr, st_global, st_shared,
-};
-
-/// A weight type the float kernels run on: loads and stores of one cell and of 4 consecutive
-/// cells (16-byte aligned groups), and the fused `min(c, a + b)`.
-trait Cell: Copy + PartialOrd + core::ops::Add<Output = Self> {
-    /// # Safety
-    /// `p` points to 4 readable cells of global memory, 16-byte aligned.
-    unsafe fn ld4_global(p: *const Self) -> [Self; 4];
-    /// # Safety
-    /// `p` points to 4 writable cells of global memory, 16-byte aligned, that no other thread
-    /// accesses during the launch.
-    unsafe fn st4_global(p: *mut Self, v: [Self; 4]);
-    /// # Safety
-    /// As [`ld_shared`] for the 4 cells' words at `addr` (16-byte aligned).
-    unsafe fn ld4_shared(addr: u32) -> [Self; 4];
-    /// # Safety
-    /// As [`ld_shared`] for the 2 cells' words at `addr` (aligned to 2 cells).
-    unsafe fn ld2_shared(addr: u32) -> [Self; 2];
-    /// # Safety
-    /// As [`ld_shared`] for the cell's words at `addr` (aligned to the cell's size).
-    unsafe fn ld1_shared(addr: u32) -> Self;
-    /// # Safety
-    /// As [`st_shared`] for the cell's words at `addr` (aligned to the cell's size).
-    unsafe fn st1_shared(addr: u32, v: Self);
-    fn add_min(c: Self, a: Self, b: Self) -> Self;
-}
-
-impl Cell for f32 {
-    /// # Safety
-    /// As [`Cell::ld4_global`].
-    #[inline(always)]
-    unsafe fn ld4_global(p: *const f32) -> [f32; 4] {
-        // SAFETY: the caller's contract is `ld_global_v4`'s.
-        unsafe { ld_global_v4(p as *const u32) }.map(f32::from_bits)
-    }
-    /// # Safety
-    /// As [`Cell::st4_global`].
-    #[inline(always)]
-    unsafe fn st4_global(p: *mut f32, v: [f32; 4]) {
-        // SAFETY: the caller's contract is `st_global`'s with N = 4.
-        unsafe { st_global::<4>(p as *mut u32, v.map(f32::to_bits)) }
-    }
-    /// # Safety
-    /// As [`Cell::ld4_shared`].
-    #[inline(always)]
-    unsafe fn ld4_shared(addr: u32) -> [f32; 4] {
-        // SAFETY: the caller's contract is `ld_shared`'s with N = 4.
-        unsafe { ld_shared::<4>(addr) }.map(f32::from_bits)
-    }
-    /// # Safety
-    /// As [`Cell::ld2_shared`].
-    #[inline(always)]
-    unsafe fn ld2_shared(addr: u32) -> [f32; 2] {
-        // SAFETY: the caller's contract is `ld_shared`'s with N = 2.
-        unsafe { ld_shared::<2>(addr) }.map(f32::from_bits)
-    }
-    /// # Safety
-    /// As [`Cell::ld1_shared`].
-    #[inline(always)]
-    unsafe fn ld1_shared(addr: u32) -> f32 {
-        // SAFETY: the caller's contract is `ld_shared`'s with N = 1.
-        f32::from_bits(unsafe { ld_shared::<1>(addr) }[0])
-    }
-    /// # Safety
-    /// As [`Cell::st1_shared`].
-    #[inline(always)]
-    unsafe fn st1_shared(addr: u32, v: f32) {
-        // SAFETY: the caller's contract is `st_shared`'s with N = 1.
-        unsafe { st_shared::<1>(addr, [v.to_bits()]) }
-    }
-    /// One inline-PTX block, so that each add sits right before its min (as the int32
-    /// `add_min`); `add.rn` is what `a + b` means.
-    #[inline(always)]
-    fn add_min(c: f32, a: f32, b: f32) -> f32 {
-        let mut c = c;
-        // SAFETY: register arithmetic only.
-        unsafe {
-            core::arch::asm!("{{ .reg .f32 t; add.rn.f32 t, {a}, {b}; min.f32 {c}, {c}, t; }}",
-                c = inout(reg32) c, a = in(reg32) a, b = in(reg32) b,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        c
-    }
-}
-
-/// Two 32-bit words (low first) as one f64 and back.
-#[inline(always)]
-fn f64_of(lo: u32, hi: u32) -> f64 {
-    f64::from_bits(((hi as u64) << 32) | lo as u64)
-}
-
-#[inline(always)]
-fn words_of(v: f64) -> [u32; 2] {
-    let b = v.to_bits();
-    [b as u32, (b >> 32) as u32]
-}
-
-impl Cell for f64 {
-    /// # Safety
-    /// As [`Cell::ld4_global`].
-    #[inline(always)]
-    unsafe fn ld4_global(p: *const f64) -> [f64; 4] {
-        // SAFETY: 32 readable bytes at a 16-byte aligned `p` (the caller's contract): two
-        // aligned 16-byte loads.
-        let (x, y) = unsafe {
-            (
-                ld_global_v4(p as *const u32),
-                ld_global_v4(p.add(2) as *const u32),
-            )
-        };
-        [
-            f64_of(x[0], x[1]),
-            f64_of(x[2], x[3]),
-            f64_of(y[0], y[1]),
-            f64_of(y[2], y[3]),
-        ]
-    }
-    /// # Safety
-    /// As [`Cell::st4_global`].
-    #[inline(always)]
-    unsafe fn st4_global(p: *mut f64, v: [f64; 4]) {
-        let (a, b, c, d) = (
-            words_of(v[0]),
-            words_of(v[1]),
-            words_of(v[2]),
-            words_of(v[3]),
-        );
-        // SAFETY: 32 writable bytes at a 16-byte aligned `p` (the caller's contract).
-        unsafe {
-            st_global::<4>(p as *mut u32, [a[0], a[1], b[0], b[1]]);
-            st_global::<4>(p.add(2) as *mut u32, [c[0], c[1], d[0], d[1]]);
-        }
-    }
-    /// # Safety
-    /// As [`Cell::ld4_shared`].
-    #[inline(always)]
-    unsafe fn ld4_shared(addr: u32) -> [f64; 4] {
-        // SAFETY: 32 bytes of shared memory at a 16-byte aligned `addr` (the caller's contract).
-        let (x, y) = unsafe { (ld_shared::<4>(addr), ld_shared::<4>(addr + 16)) };
-        [
-            f64_of(x[0], x[1]),
-            f64_of(x[2], x[3]),
-            f64_of(y[0], y[1]),
-            f64_of(y[2], y[3]),
-        ]
-    }
-    /// # Safety
-    /// As [`Cell::ld2_shared`].
-    #[inline(always)]
-    unsafe fn ld2_shared(addr: u32) -> [f64; 2] {
-        // SAFETY: 16 bytes of shared memory at a 16-byte aligned `addr` (the caller's contract).
-        let x = unsafe { ld_shared::<4>(addr) };
-        [f64_of(x[0], x[1]), f64_of(x[2], x[3])]
-    }
-    /// # Safety
-    /// As [`Cell::ld1_shared`].
-    #[inline(always)]
-    unsafe fn ld1_shared(addr: u32) -> f64 {
-        // SAFETY: the caller's contract is `ld_shared`'s with N = 2 (8-byte aligned).
-        let w = unsafe { ld_shared::<2>(addr) };
-        f64_of(w[0], w[1])
-    }
-    /// # Safety
-    /// As [`Cell::st1_shared`].
-    #[inline(always)]
-    unsafe fn st1_shared(addr: u32, v: f64) {
-        // SAFETY: the caller's contract is `st_shared`'s with N = 2 (8-byte aligned).
-        unsafe { st_shared::<2>(addr, words_of(v)) }
-    }
-    /// A compare and a select, not `min.f64`: sm_90 has no `DMNMX`, and ptxas lowers
-    /// `min.f64` to `DSETP.MIN` + `FSEL` + `SEL` + a NaN-quieting `LOP3` + register moves
-    /// (about 9 instructions per update with the add, against 4 here: `DADD`, `DSETP`, 2
-    /// `SEL`). `t < c ? t : c` is also exactly the CPU reference's `if via < c` (the two differ
-    /// from `min` only on NaN and on the sign of a zero).
-    #[inline(always)]
-    fn add_min(c: f64, a: f64, b: f64) -> f64 {
-        let mut c = c;
-        // SAFETY: register arithmetic only.
-        unsafe {
-            core::arch::asm!("{{ .reg .f64 t; .reg .pred p; add.rn.f64 t, {a}, {b}; setp.lt.f64 p, t, {c}; selp.f64 {c}, t, {c}, p; }}",
-                c = inout(reg64) c, a = in(reg64) a, b = in(reg64) b,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        c
-    }
-}
+use crate::ptx::{cp_async_16, cp_async_commit, cp_async_wait, cp_async_wait_all, shared_addr};
 
 /// Top-left cell of block `(bi, bj)` of the matrix at `d` (row pitch `pitch` cells): a 64-bit
 /// offset ([`block_origin`]), the cells of the block then 32-bit offsets from it.
@@ -234,9 +47,18 @@ macro_rules! fwf_ld_a {
 /// barrier per slice); with 1, copy, wait and use follow each other. Copies are `cp.async` of 16
 /// bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
 /// (2: half the A registers live at once, for shapes that must fit a register cap).
+///
+/// Memory `[$own, _, $acp]` (the list's last column): `early` reads the own cells into the
+/// registers before the product; `late` starts them at +inf, asks L2 for the own block at the
+/// start (its DRAM read then overlaps the product instead of the prologue of a whole wave of
+/// blocks at once) and folds it in at the end (`min_first`: the own value wins ties, as it does
+/// when it comes first, so the result is the same). `$ahead`, if given, is a later block's own
+/// block to ask L2 for. `$acp` = `ca` copies A through L1 (the blocks of an SM mostly share A,
+/// the pivot-column block of their row), `cg` past it.
 macro_rules! fwf_tile_update {
-    ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt), $pitch:ident,
-        own: $own:expr, a: $a:expr, b: $bb:expr) => {{
+    ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt,
+        [$own_at:ident, $pf:tt, $acp:ident]), $pitch:ident,
+        own: $own:expr, a: $a:expr, b: $bb:expr, ahead: $ahead:expr) => {{
         const B: u32 = $b;
         const TX: u32 = $tx;
         const TY: u32 = $tyn;
@@ -254,6 +76,11 @@ macro_rules! fwf_tile_update {
         // Bytes of one stage of each slice.
         const SA_BYTES: u32 = B * SC * ES;
         const SB_BYTES: u32 = KC * B * ES;
+        const LATE: bool = fw_float_word!($own_at);
+        const A_L1: bool = fw_float_word!($acp);
+        // Cells per 128-byte line, lines per block row.
+        const LINE: u32 = 128 / ES;
+        const ROW_LINES: u32 = B / LINE;
         const _: () = assert!(TY * $cr == B && TX * $cc == B && $cr % 4 == 0 && $cc % 4 == 0);
         const _: () = assert!((B * QA) % NT == 0 && (KC * QB) % NT == 0);
         const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2));
@@ -274,17 +101,30 @@ macro_rules! fwf_tile_update {
         let own: *mut $ty = $own;
         let mut cell = [[<$ty>::INFINITY; $cc]; $cr];
         let mut v = [<$ty>::INFINITY; 4];
-        seq!(R in 0..$cr { seq!(Q in 0..$cc {
-            if Q % 4 == 0 {
-                let i = (R / 4) * GR + 4 * ty + R % 4;
-                let j = (Q / 4) * GC + 4 * tx;
-                // SAFETY: cells (i, j..j + 4) of the own B x B block (i < B: R / 4 < CR / 4
-                // groups of GR = 4TY rows, 4 * ty + 3 < GR; j + 3 < B likewise), 16-byte aligned
-                // (j a multiple of 4, pitch of B). Only this thread stores them, after its load.
-                v = unsafe { <$ty as Cell>::ld4_global(own.add(in_block(pitch, i, j) as usize)) };
+        let prefetch: Option<*const $ty> = if LATE { Some(own as *const $ty) } else { $ahead };
+        if let Some(p) = prefetch {
+            let mut q = t;
+            while q < B * ROW_LINES {
+                // SAFETY: the line of cell (q / ROW_LINES, (q % ROW_LINES) * LINE) < (B, B) of the
+                // B x B block at `p` (this block's own, or the later block `$ahead` names).
+                unsafe { prefetch_l2(p.add(in_block(pitch, q / ROW_LINES, (q % ROW_LINES) * LINE) as usize)) };
+                q += NT;
             }
-            cell[R][Q] = v[Q % 4];
-        }); });
+        }
+        if !LATE {
+            seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                if Q % 4 == 0 {
+                    let i = (R / 4) * GR + 4 * ty + R % 4;
+                    let j = (Q / 4) * GC + 4 * tx;
+                    // SAFETY: cells (i, j..j + 4) of the own B x B block (i < B: R / 4 < CR / 4
+                    // groups of GR = 4TY rows, 4 * ty + 3 < GR; j + 3 < B likewise), 16-byte
+                    // aligned (j a multiple of 4, pitch of B). Only this thread stores them,
+                    // after its load.
+                    v = unsafe { <$ty as Cell>::ld4_global(own.add(in_block(pitch, i, j) as usize)) };
+                }
+                cell[R][Q] = v[Q % 4];
+            }); });
+        }
 
         let (pa, pb): (*mut $ty, *mut $ty) = ($a, $bb);
         // Starts the copies of slice `c0..c0 + KC` (A's columns, B's rows) into stage `s`.
@@ -302,7 +142,11 @@ macro_rules! fwf_tile_update {
                 // every read of the slice it held before.
                 unsafe {
                     let src = pa.add(in_block(pitch, r, c0 + cq * 16 / ES) as usize);
-                    cp_async_16(da + r * SC * ES + cq * 16, src as *const u32);
+                    if A_L1 {
+                        cp_async_ca_16(da + r * SC * ES + cq * 16, src as *const u32);
+                    } else {
+                        cp_async_16(da + r * SC * ES + cq * 16, src as *const u32);
+                    }
                 }
                 q += NT;
             }
@@ -386,16 +230,50 @@ macro_rules! fwf_tile_update {
         }
 
         let own: *mut $ty = $own;
-        seq!(R in 0..$cr { seq!(Q in 0..$cc {
-            v[Q % 4] = cell[R][Q];
-            if Q % 4 == 3 {
-                let i = (R / 4) * GR + 4 * ty + R % 4;
-                let j = (Q / 4) * GC + 4 * tx;
-                // SAFETY: the 4 own cells this thread loaded at the start (same i, j), stored by
-                // it only, after every thread read its last operand slice (barrier above).
-                unsafe { <$ty as Cell>::st4_global(own.add(in_block(pitch, i, j) as usize), v) };
-            }
-        }); });
+        if LATE {
+            // A quarter of the rows at a time: a quarter's loads all in flight before its
+            // folds and stores (a store may alias a later load as far as the compilers know,
+            // so loads and stores interleaved would wait for L2 once per 4 cells), and few
+            // registers beside the cells.
+            seq!(H in 0..4 {
+                let mut o = [[<$ty>::INFINITY; $cc]; $cr];
+                seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                    if R * 4 / $cr == H {
+                        if Q % 4 == 0 {
+                            let i = (R / 4) * GR + 4 * ty + R % 4;
+                            let j = (Q / 4) * GC + 4 * tx;
+                            // SAFETY: as the `early` load above: cells (i, j..j + 4) of the own
+                            // block, aligned, stored by this thread only, after this load.
+                            v = unsafe { <$ty as Cell>::ld4_global_cg(own.add(in_block(pitch, i, j) as usize)) };
+                        }
+                        o[R][Q] = v[Q % 4];
+                    }
+                }); });
+                seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                    if R * 4 / $cr == H {
+                        v[Q % 4] = <$ty as Cell>::min_first(o[R][Q], cell[R][Q]);
+                        if Q % 4 == 3 {
+                            let i = (R / 4) * GR + 4 * ty + R % 4;
+                            let j = (Q / 4) * GC + 4 * tx;
+                            // SAFETY: the 4 own cells just loaded (same i, j), stored by this
+                            // thread only, after every thread read its last operand slice.
+                            unsafe { <$ty as Cell>::st4_global(own.add(in_block(pitch, i, j) as usize), v) };
+                        }
+                    }
+                }); });
+            });
+        } else {
+            seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                v[Q % 4] = cell[R][Q];
+                if Q % 4 == 3 {
+                    let i = (R / 4) * GR + 4 * ty + R % 4;
+                    let j = (Q / 4) * GC + 4 * tx;
+                    // SAFETY: the 4 own cells this thread loaded at the start (same i, j), stored
+                    // by it only, after every thread read its last operand slice (barrier above).
+                    unsafe { <$ty as Cell>::st4_global(own.add(in_block(pitch, i, j) as usize), v) };
+                }
+            }); });
+        }
     }};
 }
 
@@ -506,7 +384,7 @@ for_each_float_type!(fw_float_type_kernels);
 
 macro_rules! fw_float_tile_kernels {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $ak:tt, $cap:tt)),* $(,)?) => {$(
+        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident])),* $(,)?) => {$(
         /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
         /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
         /// skipping the pivot.
@@ -529,7 +407,8 @@ macro_rules! fw_float_tile_kernels {
             let a = if in_row { pivot } else { own() };
             let b = if in_row { own() } else { pivot };
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak), pitch, own: own(), a: a, b: b);
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp]),
+                pitch, own: own(), a: a, b: b, ahead: None);
         }
 
         /// Phase 3: every block outside the pivot row and column.
@@ -544,10 +423,27 @@ macro_rules! fw_float_tile_kernels {
                 return;
             }
             let own = || block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
+            // The block `$pf` blocks per SM later in launch order (x fastest), which runs about
+            // one wave of `$pf` co-resident blocks per SM after this one, if it updates.
+            const AHEAD: u32 = $pf;
+            let ahead = if AHEAD == 0 {
+                None
+            } else {
+                // (bi, bj + later) carried over the rows: 32-bit divisions only.
+                let (n, later) = (thread::grid_dim_x(), bj + AHEAD * sm_count());
+                let (li, lj) = (bi + later / n, later % n);
+                if li < thread::grid_dim_y() && li != round && lj != round {
+                    Some(block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, li, lj) as *const $ty)
+                } else {
+                    None
+                }
+            };
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak), pitch, own: own(),
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp]),
+                pitch, own: own(),
                 a: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, bi, round),
-                b: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, bj));
+                b: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, bj),
+                ahead: ahead);
         }
 
     )*};

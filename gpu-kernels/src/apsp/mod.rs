@@ -317,6 +317,8 @@ mod batch;
 #[cfg(target_arch = "nvptx64")]
 mod batch_blocked;
 #[cfg(target_arch = "nvptx64")]
+mod float_cell;
+#[cfg(target_arch = "nvptx64")]
 mod fw_float;
 #[cfg(target_arch = "nvptx64")]
 mod init;
