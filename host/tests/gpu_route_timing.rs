@@ -49,6 +49,8 @@ fn problems() -> Vec<Gemm> {
         g(1025, 1023, 1023, N, N, 1),
         g(1000, 1000, 1000, N, N, 1),
         g(1024, 1024, 1024, N, N, 1),
+        g(700, 700, 2000, N, N, 1),
+        g(2048, 512, 8192, N, N, 1),
         g(777, 1000, 129, N, N, 1),
         g(3000, 3000, 3000, N, N, 1),
         // Batches of 256³ and larger.
@@ -79,7 +81,24 @@ fn routes(op: &Gemm) -> Vec<Route> {
                         out.push(Route {
                             a,
                             b: Prep::Keep,
-                            split: Some(SplitK { tile, splits }),
+                            split: Some(SplitK {
+                                tile,
+                                splits,
+                                fused: false,
+                            }),
+                        });
+                    }
+                }
+                for splits in route::FUSED_COUNTS {
+                    if op.k / splits as usize >= route::MIN_FUSED_K {
+                        out.push(Route {
+                            a,
+                            b: Prep::Keep,
+                            split: Some(SplitK {
+                                tile,
+                                splits,
+                                fused: true,
+                            }),
                         });
                     }
                 }
@@ -117,7 +136,13 @@ fn route_timings() {
     let cublas = Cublas::load(&gpu).expect("cuBLAS");
     let machine = split_run::machine(&gpu).unwrap();
     println!("machine {machine:?}");
-    for op in problems() {
+    // `ROUTE_TIMING_ONLY`: `;`-separated labels ("333x555x777 NN x1") to time only those.
+    let only = std::env::var("ROUTE_TIMING_ONLY").ok();
+    let wanted = |op: &Gemm| {
+        only.as_deref()
+            .is_none_or(|o| o.split(';').any(|l| l.trim() == label(op)))
+    };
+    for op in problems().into_iter().filter(wanted) {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let [a, b, c] =
             [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(&op, w, &mut rng));

@@ -32,12 +32,17 @@ pub enum Prep {
     Repitch,
 }
 
-/// K cut into `splits` ranges, each a problem of a batch of the variant with tile
-/// `TILES[tile]`; the last `K mod splits` k-values are added by the sum kernel.
+/// K cut into `splits` ranges of tile `TILES[tile]`'s kernel. Either a batch of the variant,
+/// one problem per range, summed by the sum kernel (which adds the last `K mod splits` k-values
+/// itself), or, `fused`, one launch in which every tile's k-slices are shared by `splits`
+/// blocks and the block completing a tile adds their partial sums in a fixed order (stream-K's
+/// fix-up over every tile: the tuned N,N flagship where the problem is N,N with B aligned
+/// after the pre-pass, else the variant; no second launch, no K tail).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitK {
     pub tile: usize,
     pub splits: u32,
+    pub fused: bool,
 }
 
 /// A problem's route.
@@ -111,6 +116,11 @@ pub const MIN_SPLIT_K: usize = 256;
 /// every tile and pre-pass, so the ladder keeps it short; `tests/gpu_route_timing` times the
 /// same counts).
 pub const SPLIT_COUNTS: [u32; 11] = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
+/// The segment counts weighed for the in-kernel split: the completing block reads every
+/// segment back one after another, so only a few.
+pub const FUSED_COUNTS: [u32; 6] = [2, 3, 4, 6, 8, 12];
+/// The fewest k-values of one segment of the in-kernel split (no sum launch to amortize).
+pub const MIN_FUSED_K: usize = 128;
 /// A route other than the direct one must be estimated at most this fraction of the direct
 /// one's time: a pre-pass alone ([`MARGIN`]) or with split-K ([`SPLIT_MARGIN`]); the model
 /// was within a few percent of the H200's times on the problems that decide these
@@ -330,6 +340,7 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
                 kernel_efficiency(ops, false, vec),
             )
         }
+        Some(s) if s.fused => fused_time(op, ops, vec, s, mc),
         Some(s) => {
             let c = variant(ops, s.tile, vec);
             let eff = kernel_efficiency(ops, false, vec);
@@ -349,6 +360,31 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
             ) + sum
         }
     }
+}
+
+/// Whether the in-kernel split of a problem with operations `ops` (after the pre-pass) runs
+/// the tuned N,N flagship (`split_run`): N,N with 16-byte copies of B.
+pub fn fused_on_flagship(ops: [Op; 2], vec: bool) -> bool {
+    ops == [Op::N, Op::N] && vec
+}
+
+/// Estimated seconds of the in-kernel split `s`: `splits` blocks per tile, one launch, and the
+/// completing block of each tile reading the segments back one after another.
+fn fused_time(op: &Gemm, ops: [Op; 2], vec: bool, s: SplitK, mc: &Machine) -> f64 {
+    let c = variant(ops, s.tile, vec);
+    let flagship = fused_on_flagship(ops, vec);
+    let eff = kernel_efficiency(ops, flagship, vec);
+    let fixup = f64::from(s.splits) * 8.0 * f64::from(c.bm * c.bn) / FIXUP_BANDWIDTH;
+    grid_time(
+        (op.m, op.n, op.k),
+        1,
+        s.splits,
+        (c.bm, c.bn, c.bk),
+        c.threads() / 32,
+        mc.per_sm[s.tile],
+        mc.sms,
+        eff,
+    ) + fixup
 }
 
 /// Estimated seconds of `route` for `op`.
@@ -392,7 +428,13 @@ pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
                 SPLIT_COUNTS
                     .iter()
                     .filter(|&&s| s as usize <= most)
-                    .map(|&splits| Some(SplitK { tile, splits })),
+                    .map(|&splits| {
+                        Some(SplitK {
+                            tile,
+                            splits,
+                            fused: false,
+                        })
+                    }),
             );
         }
     }
@@ -427,13 +469,14 @@ pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
 }
 
 /// A route named as `RGK_SGEMM_ROUTE` takes it, for timing runs: `direct`, or comma-separated
-/// `a=K|T|R`, `b=K|T|R`, `tile=I` (0..4, `TILES` order) and `splits=S` (≥ 2 with a tile).
+/// `a=K|T|R`, `b=K|T|R`, `tile=I` (0..4, `TILES` order) and `splits=S` (≥ 2 with a tile) or
+/// `fused=S` (the in-kernel split, ≥ 2 with a tile).
 pub fn parse_route(text: &str) -> Option<Route> {
     if text == "direct" {
         return Some(Route::DIRECT);
     }
     let mut r = Route::DIRECT;
-    let (mut tile, mut splits) = (None, None);
+    let (mut tile, mut splits, mut fused) = (None, None, false);
     for part in text.split(',') {
         let (key, value) = part.split_once('=')?;
         let prep = || match value {
@@ -446,12 +489,19 @@ pub fn parse_route(text: &str) -> Option<Route> {
             "a" => r.a = prep()?,
             "b" => r.b = prep()?,
             "tile" => tile = Some(value.parse::<usize>().ok().filter(|&t| t < TILES.len())?),
-            "splits" => splits = Some(value.parse::<u32>().ok().filter(|&s| s >= 2)?),
+            "splits" | "fused" if splits.is_none() => {
+                splits = Some(value.parse::<u32>().ok().filter(|&s| s >= 2)?);
+                fused = key == "fused";
+            }
             _ => return None,
         }
     }
     r.split = match (tile, splits) {
-        (Some(tile), Some(splits)) => Some(SplitK { tile, splits }),
+        (Some(tile), Some(splits)) => Some(SplitK {
+            tile,
+            splits,
+            fused,
+        }),
         (None, None) => None,
         _ => return None,
     };

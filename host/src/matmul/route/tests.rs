@@ -54,7 +54,8 @@ fn deep_k_splits_and_fills_the_gpu() {
         let c = variant([Op::N, Op::N], s.tile, true);
         let blocks = c.tiles(mn as u32, mn as u32) * s.splits;
         assert!(blocks >= 66, "{mn}²x{k}: {r:?} makes {blocks} blocks");
-        assert!(k / s.splits as usize >= MIN_SPLIT_K);
+        let least = if s.fused { MIN_FUSED_K } else { MIN_SPLIT_K };
+        assert!(k / s.splits as usize >= least);
     }
 }
 
@@ -124,7 +125,8 @@ fn every_candidate_is_a_valid_route() {
     assert!(all.contains(&Route::DIRECT));
     for r in &all {
         if let Some(s) = r.split {
-            assert!(s.splits >= 2 && 4096 / s.splits as usize >= MIN_SPLIT_K);
+            let least = if s.fused { MIN_FUSED_K } else { MIN_SPLIT_K };
+            assert!(s.splits >= 2 && 4096 / s.splits as usize >= least);
             assert!(s.tile < TILES.len());
         }
     }
@@ -160,7 +162,22 @@ fn routes_parse_from_their_names() {
         Some(Route {
             a: Prep::Transpose,
             b: Prep::Repitch,
-            split: Some(SplitK { tile: 2, splits: 8 })
+            split: Some(SplitK {
+                tile: 2,
+                splits: 8,
+                fused: false
+            })
+        })
+    );
+    assert_eq!(
+        parse_route("tile=3,fused=6"),
+        Some(Route {
+            split: Some(SplitK {
+                tile: 3,
+                splits: 6,
+                fused: true
+            }),
+            ..Route::DIRECT
         })
     );
     for bad in [
@@ -169,6 +186,8 @@ fn routes_parse_from_their_names() {
         "tile=2",
         "splits=1,tile=0",
         "tile=9,splits=2",
+        "tile=0,fused=1",
+        "tile=0,splits=2,fused=2",
         "c=K",
     ] {
         assert_eq!(parse_route(bad), None, "{bad}");
