@@ -13,7 +13,7 @@ use host::{
     gpu::gpu_for_test,
     matmul::{
         layout::{self, Operand},
-        route::{Prep, Route, SplitK, TILES},
+        route::{Prep, Route, SplitK, SplitSum, TILES},
         sgemm::gemm_device_with_route,
     },
 };
@@ -55,7 +55,7 @@ fn split(tile: usize, splits: u32) -> Option<SplitK> {
     Some(SplitK {
         tile,
         splits,
-        fused: false,
+        sum: SplitSum::Launch,
     })
 }
 
@@ -63,7 +63,15 @@ fn fused(tile: usize, splits: u32) -> Option<SplitK> {
     Some(SplitK {
         tile,
         splits,
-        fused: true,
+        sum: SplitSum::InVariant,
+    })
+}
+
+fn fused_flagship(tile: usize, splits: u32) -> Option<SplitK> {
+    Some(SplitK {
+        tile,
+        splits,
+        sum: SplitSum::InFlagship,
     })
 }
 
@@ -93,6 +101,7 @@ fn every_route_of_every_operation_pair_matches_the_reference() {
                 (preps[0], preps[0], fused(0, 3)),
                 (preps[0], preps[0], fused(2, 5)),
                 (preps[0], preps[0], fused(3, 7)),
+                (preps[0], preps[0], fused_flagship(1, 6)),
                 (preps[1], preps[2], fused(1, 4)),
             ]
             .iter()
@@ -138,9 +147,13 @@ fn in_kernel_splits_match_the_reference_and_repeat_bit_for_bit() {
     {
         for (j, (op_a, op_b)) in PAIRS.into_iter().enumerate() {
             for tile in 0..TILES.len() {
-                for segments in [2, 8] {
+                for (segments, split) in [
+                    (2, fused(tile, 2)),
+                    (8, fused(tile, 8)),
+                    (5, fused_flagship(tile, 5)),
+                ] {
                     let route = Route {
-                        split: fused(tile, segments),
+                        split,
                         ..Route::DIRECT
                     };
                     let seed = (1000 * i + 100 * j + 10 * tile) as u64 + u64::from(segments);
@@ -157,12 +170,17 @@ fn in_kernel_splits_match_the_reference_and_repeat_bit_for_bit() {
             DeviceBuffer::from_slice(&a).unwrap(),
             DeviceBuffer::from_slice(&b).unwrap(),
         );
-        let route = Route {
-            split: fused(0, 8),
-            ..Route::DIRECT
-        };
         let mut runs = Vec::new();
-        for _ in 0..2 {
+        for split in [
+            fused(0, 8),
+            fused(0, 8),
+            fused_flagship(3, 8),
+            fused_flagship(3, 8),
+        ] {
+            let route = Route {
+                split,
+                ..Route::DIRECT
+            };
             let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
             gemm_device_with_route(&gpu, route, &op, &d_a, &d_b, &mut d_c).unwrap();
             let mut c = vec![0f32; c0.len()];
@@ -170,6 +188,7 @@ fn in_kernel_splits_match_the_reference_and_repeat_bit_for_bit() {
             runs.push(c.iter().map(|x| x.to_bits()).collect::<Vec<u32>>());
         }
         assert_eq!(runs[0], runs[1], "{m}x{n}x{k}: two runs differ");
+        assert_eq!(runs[2], runs[3], "{m}x{n}x{k}: two runs differ (flagship)");
     }
 }
 

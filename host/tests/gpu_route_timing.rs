@@ -12,7 +12,7 @@ use host::{
     gpu::{gpu_for_test, time_on_stream},
     matmul::{
         layout::{self, Operand},
-        route::{self, Prep, Route, SplitK, TILES},
+        route::{self, Prep, Route, SplitK, SplitSum, TILES},
         sgemm::{gemm_device_with_kernel, gemm_device_with_route},
         split_run,
     },
@@ -63,7 +63,7 @@ fn problems() -> Vec<Gemm> {
     ]
 }
 
-fn routes(op: &Gemm) -> Vec<Route> {
+fn routes(op: &Gemm, al: route::Aligned) -> Vec<Route> {
     let mut out = vec![Route::DIRECT];
     let preps = [Prep::Keep, Prep::Transpose, Prep::Repitch];
     for a in preps {
@@ -72,7 +72,15 @@ fn routes(op: &Gemm) -> Vec<Route> {
         }
     }
     if op.batch == 1 {
-        for a in [Prep::Keep, Prep::Transpose] {
+        for (a, b) in [
+            (Prep::Keep, Prep::Keep),
+            (Prep::Transpose, Prep::Keep),
+            (Prep::Keep, Prep::Repitch),
+            (Prep::Transpose, Prep::Repitch),
+        ]
+        .into_iter()
+        .filter(|&(_, b)| b == Prep::Keep || !al.b)
+        {
             for tile in 0..TILES.len() {
                 for splits in route::SPLIT_COUNTS {
                     let c = route::variant([op.op_a, op.op_b], tile, true);
@@ -80,32 +88,31 @@ fn routes(op: &Gemm) -> Vec<Route> {
                     if op.k / splits as usize >= 128 && blocks <= 2048 {
                         out.push(Route {
                             a,
-                            b: Prep::Keep,
+                            b,
                             split: Some(SplitK {
                                 tile,
                                 splits,
-                                fused: false,
+                                sum: SplitSum::Launch,
                             }),
                         });
                     }
                 }
                 for splits in route::FUSED_COUNTS {
                     if op.k / splits as usize >= route::MIN_FUSED_K {
-                        out.push(Route {
-                            a,
-                            b: Prep::Keep,
-                            split: Some(SplitK {
-                                tile,
-                                splits,
-                                fused: true,
-                            }),
-                        });
+                        for sum in [SplitSum::InVariant, SplitSum::InFlagship] {
+                            out.push(Route {
+                                a,
+                                b,
+                                split: Some(SplitK { tile, splits, sum }),
+                            });
+                        }
                     }
                 }
             }
         }
     }
-    out.dedup();
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|r| seen.insert(*r));
     out
 }
 
@@ -159,7 +166,7 @@ fn route_timings() {
             100.0 * cub / lib
         );
         let mut best = (f64::INFINITY, Route::DIRECT);
-        for r in routes(&op) {
+        for r in routes(&op, al) {
             let ms = time(&gpu, || {
                 gemm_device_with_route(&gpu, r, &op, &d_a, &d_b, &mut d_c)
             });

@@ -32,17 +32,35 @@ pub enum Prep {
     Repitch,
 }
 
-/// K cut into `splits` ranges of tile `TILES[tile]`'s kernel. Either a batch of the variant,
-/// one problem per range, summed by the sum kernel (which adds the last `K mod splits` k-values
-/// itself), or, `fused`, one launch in which every tile's k-slices are shared by `splits`
-/// blocks and the block completing a tile adds their partial sums in a fixed order (stream-K's
-/// fix-up over every tile: the tuned N,N flagship where the problem is N,N with B aligned
-/// after the pre-pass, else the variant; no second launch, no K tail).
+/// K cut into `splits` ranges of tile `TILES[tile]`'s kernel, summed as `sum` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitK {
     pub tile: usize,
     pub splits: u32,
-    pub fused: bool,
+    pub sum: SplitSum,
+}
+
+impl SplitK {
+    /// Whether the partial sums are added inside the GEMM's launch.
+    pub fn fused(&self) -> bool {
+        self.sum != SplitSum::Launch
+    }
+}
+
+/// Where a split's partial sums are added, always in a fixed order (split 0 first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SplitSum {
+    /// A batch of the variant, one problem per range, then the sum kernel (`sgemm_split_sum`,
+    /// which adds the last `K mod splits` k-values itself): two launches, the sum spread over
+    /// the whole GPU.
+    Launch,
+    /// One launch of the variant in which every tile's k-slices are shared by `splits` blocks
+    /// and the block completing a tile adds their partial sums (stream-K's fix-up over every
+    /// tile, 8 accumulator vectors per memory round trip: `stream_k_sum_group`).
+    InVariant,
+    /// The same on the tuned N,N flagship (N,N with B aligned after the pre-pass, else the
+    /// variant runs): its faster main loop, its fix-up one vector per round trip.
+    InFlagship,
 }
 
 /// A problem's route.
@@ -118,7 +136,7 @@ pub const MIN_SPLIT_K: usize = 256;
 pub const SPLIT_COUNTS: [u32; 11] = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
 /// The segment counts weighed for the in-kernel split: the completing block reads every
 /// segment back one after another, so only a few.
-pub const FUSED_COUNTS: [u32; 6] = [2, 3, 4, 6, 8, 12];
+pub const FUSED_COUNTS: [u32; 9] = [2, 3, 4, 6, 8, 12, 16, 24, 32];
 /// The fewest k-values of one segment of the in-kernel split (no sum launch to amortize).
 pub const MIN_FUSED_K: usize = 128;
 /// A route other than the direct one must be estimated at most this fraction of the direct
@@ -271,6 +289,10 @@ pub fn default_ops_tile(m: usize, n: usize, k: usize, batch: usize, sms: u32) ->
 /// direct route's deep-K times, 256²x16384 with 8 segments of 64x64 per tile).
 const FIXUP_BANDWIDTH: f64 = 20e9;
 
+/// As [`FIXUP_BANDWIDTH`] for the variants' fix-up, which loads 8 vectors per round trip
+/// (not yet measured: assumed 4 times faster).
+const GROUP_FIXUP_BANDWIDTH: f64 = 80e9;
+
 /// Estimated seconds of the N,N flagship on a plain problem: `select::choose_kernel`'s tile,
 /// data-parallel or, where `stream_k::plan_balanced` spreads an uneven wave, stream-K with its
 /// segments summed one after another by the block completing a tile.
@@ -340,7 +362,7 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
                 kernel_efficiency(ops, false, vec),
             )
         }
-        Some(s) if s.fused => fused_time(op, ops, vec, s, mc),
+        Some(s) if s.fused() => fused_time(op, ops, vec, s, mc),
         Some(s) => {
             let c = variant(ops, s.tile, vec);
             let eff = kernel_efficiency(ops, false, vec);
@@ -372,9 +394,14 @@ pub fn fused_on_flagship(ops: [Op; 2], vec: bool) -> bool {
 /// completing block of each tile reading the segments back one after another.
 fn fused_time(op: &Gemm, ops: [Op; 2], vec: bool, s: SplitK, mc: &Machine) -> f64 {
     let c = variant(ops, s.tile, vec);
-    let flagship = fused_on_flagship(ops, vec);
+    let flagship = s.sum == SplitSum::InFlagship && fused_on_flagship(ops, vec);
     let eff = kernel_efficiency(ops, flagship, vec);
-    let fixup = f64::from(s.splits) * 8.0 * f64::from(c.bm * c.bn) / FIXUP_BANDWIDTH;
+    let bandwidth = if flagship {
+        FIXUP_BANDWIDTH
+    } else {
+        GROUP_FIXUP_BANDWIDTH
+    };
+    let fixup = f64::from(s.splits) * 8.0 * f64::from(c.bm * c.bn) / bandwidth;
     grid_time(
         (op.m, op.n, op.k),
         1,
@@ -432,7 +459,7 @@ pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
                         Some(SplitK {
                             tile,
                             splits,
-                            fused: false,
+                            sum: SplitSum::Launch,
                         })
                     }),
             );
@@ -470,13 +497,14 @@ pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
 
 /// A route named as `RGK_SGEMM_ROUTE` takes it, for timing runs: `direct`, or comma-separated
 /// `a=K|T|R`, `b=K|T|R`, `tile=I` (0..4, `TILES` order) and `splits=S` (≥ 2 with a tile) or
-/// `fused=S` (the in-kernel split, ≥ 2 with a tile).
+/// `fused=S` / `flagship=S` (the in-kernel split on the variant / the N,N flagship, ≥ 2 with
+/// a tile).
 pub fn parse_route(text: &str) -> Option<Route> {
     if text == "direct" {
         return Some(Route::DIRECT);
     }
     let mut r = Route::DIRECT;
-    let (mut tile, mut splits, mut fused) = (None, None, false);
+    let (mut tile, mut splits, mut sum) = (None, None, SplitSum::Launch);
     for part in text.split(',') {
         let (key, value) = part.split_once('=')?;
         let prep = || match value {
@@ -489,19 +517,19 @@ pub fn parse_route(text: &str) -> Option<Route> {
             "a" => r.a = prep()?,
             "b" => r.b = prep()?,
             "tile" => tile = Some(value.parse::<usize>().ok().filter(|&t| t < TILES.len())?),
-            "splits" | "fused" if splits.is_none() => {
+            "splits" | "fused" | "flagship" if splits.is_none() => {
                 splits = Some(value.parse::<u32>().ok().filter(|&s| s >= 2)?);
-                fused = key == "fused";
+                sum = match key {
+                    "splits" => SplitSum::Launch,
+                    "fused" => SplitSum::InVariant,
+                    _ => SplitSum::InFlagship,
+                };
             }
             _ => return None,
         }
     }
     r.split = match (tile, splits) {
-        (Some(tile), Some(splits)) => Some(SplitK {
-            tile,
-            splits,
-            fused,
-        }),
+        (Some(tile), Some(splits)) => Some(SplitK { tile, splits, sum }),
         (None, None) => None,
         _ => return None,
     };

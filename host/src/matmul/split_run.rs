@@ -23,7 +23,7 @@ use super::{
     flagship_ops::FlagshipOpsLaunch,
     launch_cache,
     problem::Gemm,
-    route::{self, Aligned, Machine, Prep, Route, TILES, variant},
+    route::{self, Aligned, Machine, Prep, Route, SplitSum, TILES, variant},
     select::{DEFAULT_GROUP, group_override},
 };
 use crate::gpu::Gpu;
@@ -260,10 +260,10 @@ pub fn run(
     };
     let splits = split.splits;
     let group = group_override().unwrap_or(DEFAULT_GROUP);
-    if split.fused {
+    if split.fused() {
         let vec = op2.straight_vector_ok(a2, b2);
         let ops = [op2.op_a, op2.op_b];
-        if route::fused_on_flagship(ops, vec) {
+        if split.sum == SplitSum::InFlagship && route::fused_on_flagship(ops, vec) {
             let cfg = flagship_config(&format!("sgemm_{}", TILES[split.tile]))?;
             return FlagshipLaunch::segmented(gpu, cfg, &op2, [a2, b2, c], group, splits)?.launch();
         }

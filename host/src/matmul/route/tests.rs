@@ -54,7 +54,7 @@ fn deep_k_splits_and_fills_the_gpu() {
         let c = variant([Op::N, Op::N], s.tile, true);
         let blocks = c.tiles(mn as u32, mn as u32) * s.splits;
         assert!(blocks >= 66, "{mn}²x{k}: {r:?} makes {blocks} blocks");
-        let least = if s.fused { MIN_FUSED_K } else { MIN_SPLIT_K };
+        let least = if s.fused() { MIN_FUSED_K } else { MIN_SPLIT_K };
         assert!(k / s.splits as usize >= least);
     }
 }
@@ -125,7 +125,7 @@ fn every_candidate_is_a_valid_route() {
     assert!(all.contains(&Route::DIRECT));
     for r in &all {
         if let Some(s) = r.split {
-            let least = if s.fused { MIN_FUSED_K } else { MIN_SPLIT_K };
+            let least = if s.fused() { MIN_FUSED_K } else { MIN_SPLIT_K };
             assert!(s.splits >= 2 && 4096 / s.splits as usize >= least);
             assert!(s.tile < TILES.len());
         }
@@ -165,7 +165,7 @@ fn routes_parse_from_their_names() {
             split: Some(SplitK {
                 tile: 2,
                 splits: 8,
-                fused: false
+                sum: SplitSum::Launch
             })
         })
     );
@@ -175,9 +175,17 @@ fn routes_parse_from_their_names() {
             split: Some(SplitK {
                 tile: 3,
                 splits: 6,
-                fused: true
+                sum: SplitSum::InVariant
             }),
             ..Route::DIRECT
+        })
+    );
+    assert_eq!(
+        parse_route("flagship=4,tile=0").and_then(|r| r.split),
+        Some(SplitK {
+            tile: 0,
+            splits: 4,
+            sum: SplitSum::InFlagship
         })
     );
     for bad in [
