@@ -148,7 +148,7 @@ fn in_kernel_splits_match_the_reference_and_repeat_bit_for_bit() {
         for (j, (op_a, op_b)) in PAIRS.into_iter().enumerate() {
             for tile in 0..TILES.len() {
                 for (segments, split) in [
-                    (2, fused(tile, 2)),
+                    (2u64, fused(tile, 2)),
                     (8, fused(tile, 8)),
                     (5, fused_flagship(tile, 5)),
                 ] {
@@ -156,7 +156,7 @@ fn in_kernel_splits_match_the_reference_and_repeat_bit_for_bit() {
                         split,
                         ..Route::DIRECT
                     };
-                    let seed = (1000 * i + 100 * j + 10 * tile) as u64 + u64::from(segments);
+                    let seed = (1000 * i + 100 * j + 10 * tile) as u64 + segments;
                     let op = Gemm::new(m, n, k).ops(op_a, op_b).alpha(0.5).beta(-1.25);
                     check(&gpu, &op, seed, &format!("{route:?}"), Some(route));
                 }
