@@ -70,8 +70,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
             [raw(a), raw(b), raw(c)],
             strides,
             group,
-            schedule,
-            None,
+            (schedule, None),
         )
     }
 
@@ -100,8 +99,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
             [raw(a), raw(b), raw(c)],
             [0; 3],
             group,
-            Schedule::StreamK,
-            Some(segments),
+            (Schedule::StreamK, Some(segments)),
         )
     }
 
@@ -165,8 +163,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
             [raw(a), raw(b), raw(work)],
             [stride_a as u64, stride_b as u64, (op.m * op.n) as u64],
             group,
-            Schedule::DataParallel,
-            None,
+            (Schedule::DataParallel, None),
         )
     }
 
@@ -209,8 +206,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
         [a, b, c]: [u64; 3],
         [stride_a, stride_b, stride_c]: [u64; 3],
         group: u32,
-        schedule: Schedule,
-        segments: Option<u32>,
+        (schedule, segments): (Schedule, Option<u32>),
     ) -> Result<FlagshipOpsLaunch<'a>> {
         if group == 0 {
             bail!("the rasterization group must be at least 1");
