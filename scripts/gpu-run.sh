@@ -24,6 +24,10 @@
 #                                  the direct route, the model's pick and every candidate route with
 #                                  the model's estimate, then the routes' GPU tests; to
 #                                  $OUT/route_timings.txt, route_tests.log (scripts/gpu-shapes-route.sh)
+#   scripts/gpu-run.sh shapes-s6 [FILE]  issue 20's single problems (session 6): route timings of the
+#                                  problems below 90 % (in-kernel split included), the suite and the
+#                                  problems outside it (FILE, default docs/data/session6-2026-11-24/
+#                                  shapes/outside.txt) to $OUT (scripts/gpu-shapes-s6.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -232,6 +236,10 @@ shapes-p)
     ;;
 shapes-route)
     run scripts/gpu-shapes-route.sh "$B" "$OUT_DIR"
+    ;;
+shapes-s6)
+    # Issue 20, session 6's single problems: scripts/gpu-shapes-s6.sh [OUTSIDE-FILE].
+    bash scripts/gpu-shapes-s6.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].

@@ -13,7 +13,7 @@ use host::{
     gpu::gpu_for_test,
     matmul::{
         layout::{self, Operand},
-        route::{Prep, Route, SplitK, TILES},
+        route::{Prep, Route, SplitK, SplitSum, TILES},
         sgemm::gemm_device_with_route,
     },
 };
@@ -52,7 +52,27 @@ fn check(gpu: &Gpu, op: &Gemm, seed: u64, what: &str, route: Option<Route>) {
 }
 
 fn split(tile: usize, splits: u32) -> Option<SplitK> {
-    Some(SplitK { tile, splits })
+    Some(SplitK {
+        tile,
+        splits,
+        sum: SplitSum::Launch,
+    })
+}
+
+fn fused(tile: usize, splits: u32) -> Option<SplitK> {
+    Some(SplitK {
+        tile,
+        splits,
+        sum: SplitSum::InVariant,
+    })
+}
+
+fn fused_flagship(tile: usize, splits: u32) -> Option<SplitK> {
+    Some(SplitK {
+        tile,
+        splits,
+        sum: SplitSum::InFlagship,
+    })
 }
 
 #[test]
@@ -77,6 +97,12 @@ fn every_route_of_every_operation_pair_matches_the_reference() {
                 (preps[0], preps[0], split(2, 7)),
                 (preps[0], preps[0], split(3, 16)),
                 (preps[1], preps[2], split(1, 3)),
+                // In-kernel splits: segments ending inside a tile's slices (5, 7) and not.
+                (preps[0], preps[0], fused(0, 3)),
+                (preps[0], preps[0], fused(2, 5)),
+                (preps[0], preps[0], fused(3, 7)),
+                (preps[0], preps[0], fused_flagship(1, 6)),
+                (preps[1], preps[2], fused(1, 4)),
             ]
             .iter()
             .enumerate()
@@ -98,6 +124,71 @@ fn every_route_of_every_operation_pair_matches_the_reference() {
                 check(&gpu, &op, seed + 5000, &format!("{route:?}"), Some(route));
             }
         }
+    }
+}
+
+/// The in-kernel split on the N,N flagship (B aligned) and its variants, K = 1 and short K
+/// (fewer k-slices than segments), alpha/beta, and the same bits on a second run (the
+/// segments are summed in a fixed order whichever block completes a tile).
+#[test]
+fn in_kernel_splits_match_the_reference_and_repeat_bit_for_bit() {
+    let Some(gpu) = gpu_for_test("in_kernel_splits_match_the_reference_and_repeat_bit_for_bit")
+    else {
+        return;
+    };
+    for (i, &(m, n, k)) in [
+        (200, 300, 1),
+        (130, 260, 17),
+        (512, 512, 4096),
+        (333, 556, 777),
+    ]
+    .iter()
+    .enumerate()
+    {
+        for (j, (op_a, op_b)) in PAIRS.into_iter().enumerate() {
+            for tile in 0..TILES.len() {
+                for (segments, split) in [
+                    (2u64, fused(tile, 2)),
+                    (8, fused(tile, 8)),
+                    (5, fused_flagship(tile, 5)),
+                ] {
+                    let route = Route {
+                        split,
+                        ..Route::DIRECT
+                    };
+                    let seed = (1000 * i + 100 * j + 10 * tile) as u64 + segments;
+                    let op = Gemm::new(m, n, k).ops(op_a, op_b).alpha(0.5).beta(-1.25);
+                    check(&gpu, &op, seed, &format!("{route:?}"), Some(route));
+                }
+            }
+        }
+        let op = Gemm::new(m, n, k);
+        let mut rng = ChaCha8Rng::seed_from_u64(i as u64);
+        let [a, b, c0] =
+            [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(&op, w, &mut rng));
+        let (d_a, d_b) = (
+            DeviceBuffer::from_slice(&a).unwrap(),
+            DeviceBuffer::from_slice(&b).unwrap(),
+        );
+        let mut runs = Vec::new();
+        for split in [
+            fused(0, 8),
+            fused(0, 8),
+            fused_flagship(3, 8),
+            fused_flagship(3, 8),
+        ] {
+            let route = Route {
+                split,
+                ..Route::DIRECT
+            };
+            let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
+            gemm_device_with_route(&gpu, route, &op, &d_a, &d_b, &mut d_c).unwrap();
+            let mut c = vec![0f32; c0.len()];
+            d_c.copy_to(&mut c[..]).unwrap();
+            runs.push(c.iter().map(|x| x.to_bits()).collect::<Vec<u32>>());
+        }
+        assert_eq!(runs[0], runs[1], "{m}x{n}x{k}: two runs differ");
+        assert_eq!(runs[2], runs[3], "{m}x{n}x{k}: two runs differ (flagship)");
     }
 }
 

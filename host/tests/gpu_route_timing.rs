@@ -12,7 +12,7 @@ use host::{
     gpu::{gpu_for_test, time_on_stream},
     matmul::{
         layout::{self, Operand},
-        route::{self, Prep, Route, SplitK, TILES},
+        route::{self, Prep, Route, SplitK, SplitSum, TILES},
         sgemm::{gemm_device_with_kernel, gemm_device_with_route},
         split_run,
     },
@@ -49,6 +49,8 @@ fn problems() -> Vec<Gemm> {
         g(1025, 1023, 1023, N, N, 1),
         g(1000, 1000, 1000, N, N, 1),
         g(1024, 1024, 1024, N, N, 1),
+        g(700, 700, 2000, N, N, 1),
+        g(2048, 512, 8192, N, N, 1),
         g(777, 1000, 129, N, N, 1),
         g(3000, 3000, 3000, N, N, 1),
         // Batches of 256³ and larger.
@@ -61,7 +63,7 @@ fn problems() -> Vec<Gemm> {
     ]
 }
 
-fn routes(op: &Gemm) -> Vec<Route> {
+fn routes(op: &Gemm, al: route::Aligned) -> Vec<Route> {
     let mut out = vec![Route::DIRECT];
     let preps = [Prep::Keep, Prep::Transpose, Prep::Repitch];
     for a in preps {
@@ -70,7 +72,15 @@ fn routes(op: &Gemm) -> Vec<Route> {
         }
     }
     if op.batch == 1 {
-        for a in [Prep::Keep, Prep::Transpose] {
+        for (a, b) in [
+            (Prep::Keep, Prep::Keep),
+            (Prep::Transpose, Prep::Keep),
+            (Prep::Keep, Prep::Repitch),
+            (Prep::Transpose, Prep::Repitch),
+        ]
+        .into_iter()
+        .filter(|&(_, b)| b == Prep::Keep || !al.b)
+        {
             for tile in 0..TILES.len() {
                 for splits in route::SPLIT_COUNTS {
                     let c = route::variant([op.op_a, op.op_b], tile, true);
@@ -78,15 +88,31 @@ fn routes(op: &Gemm) -> Vec<Route> {
                     if op.k / splits as usize >= 128 && blocks <= 2048 {
                         out.push(Route {
                             a,
-                            b: Prep::Keep,
-                            split: Some(SplitK { tile, splits }),
+                            b,
+                            split: Some(SplitK {
+                                tile,
+                                splits,
+                                sum: SplitSum::Launch,
+                            }),
                         });
+                    }
+                }
+                for splits in route::FUSED_COUNTS {
+                    if op.k / splits as usize >= route::MIN_FUSED_K {
+                        for sum in [SplitSum::InVariant, SplitSum::InFlagship] {
+                            out.push(Route {
+                                a,
+                                b,
+                                split: Some(SplitK { tile, splits, sum }),
+                            });
+                        }
                     }
                 }
             }
         }
     }
-    out.dedup();
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|r| seen.insert(*r));
     out
 }
 
@@ -117,7 +143,13 @@ fn route_timings() {
     let cublas = Cublas::load(&gpu).expect("cuBLAS");
     let machine = split_run::machine(&gpu).unwrap();
     println!("machine {machine:?}");
-    for op in problems() {
+    // `ROUTE_TIMING_ONLY`: `;`-separated labels ("333x555x777 NN x1") to time only those.
+    let only = std::env::var("ROUTE_TIMING_ONLY").ok();
+    let wanted = |op: &Gemm| {
+        only.as_deref()
+            .is_none_or(|o| o.split(';').any(|l| l.trim() == label(op)))
+    };
+    for op in problems().into_iter().filter(wanted) {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let [a, b, c] =
             [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(&op, w, &mut rng));
@@ -134,7 +166,7 @@ fn route_timings() {
             100.0 * cub / lib
         );
         let mut best = (f64::INFINITY, Route::DIRECT);
-        for r in routes(&op) {
+        for r in routes(&op, al) {
             let ms = time(&gpu, || {
                 gemm_device_with_route(&gpu, r, &op, &d_a, &d_b, &mut d_c)
             });

@@ -185,3 +185,55 @@ pub(super) unsafe fn stream_k_sum<const NT: u32, const SLOT: u32>(
     }
     total
 }
+
+/// Accumulator 4-vectors fetched together by [`stream_k_sum_group`] (divides every variant's
+/// `RM * RN / 4`: 8, 16, 32).
+pub(super) const SUM_GROUP: u32 = 8;
+// The groups below are unrolled by literal.
+const _: () = assert!(SUM_GROUP == 8);
+
+/// 4-vectors `q0..q0 + SUM_GROUP` of this thread in a split tile, summed over the tile's `nseg`
+/// segments in order, segment 0 first, exactly as [`stream_k_sum`] sums each (so the result
+/// does not depend on which block sums). The variants' fix-up: the `SUM_GROUP` vectors of one
+/// segment are loaded together, one memory round trip per segment and group instead of one per
+/// segment and vector, which is what makes a split over more segments (route.rs's in-kernel
+/// split) cheap. Not used by the tuned N,N kernels, whose code stays as it was.
+///
+/// # Safety
+/// As [`stream_k_sum`] for every `q` in `q0..q0 + SUM_GROUP`.
+#[inline(always)]
+pub(super) unsafe fn stream_k_sum_group<const NT: u32, const SLOT: u32>(
+    p: &SgemmParams,
+    split: &Split,
+    tile: u32,
+    seg0: u32,
+    nseg: u32,
+    q0: u32,
+) -> [[f32; 4]; SUM_GROUP as usize] {
+    let tid = thread::thread_idx_x();
+    let load = |c: u32| {
+        let slot = split.slot(c, tile);
+        let mut out = [[0f32; 4]; SUM_GROUP as usize];
+        seq!(Q in 0..8 {
+            seq!(J in 0..4 {
+                let idx = partial_index::<NT, SLOT>(slot, 4 * (q0 + Q) + J, tid);
+                // SAFETY: as in `stream_k_sum`: inside `partials`, the writers' stores visible
+                // through `stream_k_count`.
+                out[Q][J] = f32::from_bits(unsafe { ld_global_cg(p.partials.add(idx) as *const u32) });
+            });
+        });
+        out
+    };
+    let mut total = load(seg0);
+    let mut s = 1;
+    while s < nseg {
+        let x = load(seg0 + s);
+        seq!(Q in 0..8 {
+            seq!(J in 0..4 {
+                total[Q][J] += x[Q][J];
+            });
+        });
+        s += 1;
+    }
+    total
+}

@@ -21,7 +21,9 @@ use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
 use super::ffma_order::ffma_order;
-use super::flagship_epilogue::{partial_index, store4, stream_k_count, stream_k_sum, tile_origin};
+use super::flagship_epilogue::{
+    SUM_GROUP, partial_index, store4, stream_k_count, stream_k_sum_group, tile_origin,
+};
 use super::stream_k::Split;
 use super::{FfmaOrder, Op, SgemmOpsParams, SgemmParams};
 use crate::ptx::{
@@ -367,17 +369,21 @@ macro_rules! flagship_ops_kernels {
                     let (seg0, nseg) = split.segments(tile);
                     // SAFETY: `g` is the launch's and `tile` a split tile, below sk_tiles.
                     if unsafe { stream_k_count(&g, tile, nseg) } {
-                        let mut q = 0;
-                        while q < $rm * $rn / 4 {
-                            let (gi, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
-                            // SAFETY: as `stream_k_sum` requires (q < RM * RN / 4, segments
-                            // visible through `stream_k_count`).
-                            let v = unsafe {
-                                stream_k_sum::<NT, { BM * BN }>(&g, &split, tile, seg0, nseg, q)
+                        const _: () = assert!(($rm * $rn / 4) % SUM_GROUP == 0);
+                        let mut q0 = 0;
+                        while q0 < $rm * $rn / 4 {
+                            // SAFETY: as `stream_k_sum_group` requires (q0 + SUM_GROUP <=
+                            // RM * RN / 4, segments visible through `stream_k_count`).
+                            let vs = unsafe {
+                                stream_k_sum_group::<NT, { BM * BN }>(&g, &split, tile, seg0, nseg, q0)
                             };
-                            // SAFETY: as the data-parallel store above.
-                            unsafe { store4(&pc, row0 + gi * LY * 4 + i, col0 + h * LX * 4, v, fast) };
-                            q += 1;
+                            seq!(Q in 0..8 {{
+                                let q = q0 + Q;
+                                let (gi, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
+                                // SAFETY: as the data-parallel store above.
+                                unsafe { store4(&pc, row0 + gi * LY * 4 + i, col0 + h * LX * 4, vs[Q], fast) };
+                            }});
+                            q0 += SUM_GROUP;
                         }
                         if tid == 0 {
                             // SAFETY: `tile` < sk_tiles: its counter, no longer used this launch.

@@ -16,7 +16,7 @@ use gpu_kernels::matmul::{
 };
 use rgk_core::bad_input;
 
-use super::problem::Gemm;
+use super::{launch_cache, problem::Gemm};
 use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.
@@ -53,8 +53,22 @@ fn gemm_params(op: &Gemm, [a, b, c]: [&DeviceSlice<f32>; 3], group: u32) -> Sgem
 
 /// The flagship kernel `cfg` from the module, allowed its dynamic shared memory (above the
 /// default 48 KB limit, which needs the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` raised).
-pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &FlagshipConfig) -> Result<Function<'m>> {
-    gpu.function_with_shared(cfg.name, cfg.shared_bytes())
+pub fn flagship_function<'m>(gpu: &'m Gpu, cfg: &'static FlagshipConfig) -> Result<Function<'m>> {
+    Ok(launch_cache::kernel(gpu, cfg.name, cfg.threads(), cfg.shared_bytes())?.0)
+}
+
+/// The split of a launch with every tile's k-slices shared by `segments` blocks (stream-K over
+/// all tiles, `tiles · segments` blocks, at most one per k-slice): split-K whose partial sums
+/// the block completing a tile adds up in a fixed order inside the same launch (route.rs's
+/// in-kernel split).
+pub fn segmented(tiles: u32, ktiles: u32, segments: u32) -> Split {
+    let total = u64::from(tiles) * u64::from(ktiles);
+    let blocks = (u64::from(tiles) * u64::from(segments.max(1))).min(total.max(1));
+    Split {
+        sk_blocks: blocks as u32,
+        sk_tiles: tiles,
+        ktiles,
+    }
 }
 
 /// Device memory for stream-K's partial sums and per-tile counters (`SgemmParams::partials`,
@@ -124,6 +138,14 @@ fn alloc<T: DeviceCopy>(len: usize) -> cust::error::CudaResult<DeviceBuffer<T>> 
     unsafe { DeviceBuffer::uninitialized(len.max(1)) }
 }
 
+/// How a launch's blocks share the tiles: by a schedule's plan, or every tile in this many
+/// segments.
+#[derive(Clone, Copy)]
+enum Plan {
+    Schedule(Schedule),
+    Segments(u32),
+}
+
 /// A flagship launch ready to go: the function, its grid and its complete parameters, on
 /// buffers borrowed for `'a` (so they outlive it).
 pub struct FlagshipLaunch<'a> {
@@ -150,6 +172,30 @@ impl<'a> FlagshipLaunch<'a> {
         group: u32,
         schedule: Schedule,
     ) -> Result<FlagshipLaunch<'a>> {
+        Self::planned(gpu, cfg, op, [a, b, c], group, Plan::Schedule(schedule))
+    }
+
+    /// As [`FlagshipLaunch::new`], with every tile's k-slices shared by `segments` blocks
+    /// ([`segmented`]); one problem on the GPU's stream.
+    pub fn segmented(
+        gpu: &'a Gpu,
+        cfg: &'static FlagshipConfig,
+        op: &Gemm,
+        [a, b, c]: [&'a DeviceSlice<f32>; 3],
+        group: u32,
+        segments: u32,
+    ) -> Result<FlagshipLaunch<'a>> {
+        Self::planned(gpu, cfg, op, [a, b, c], group, Plan::Segments(segments))
+    }
+
+    fn planned(
+        gpu: &'a Gpu,
+        cfg: &'static FlagshipConfig,
+        op: &Gemm,
+        [a, b, c]: [&'a DeviceSlice<f32>; 3],
+        group: u32,
+        how: Plan,
+    ) -> Result<FlagshipLaunch<'a>> {
         op.check_buffers([a, b, c])?;
         if cfg.vec_b && !op.b_vector_ok(b) {
             return bad_input(format!(
@@ -162,21 +208,23 @@ impl<'a> FlagshipLaunch<'a> {
             // The kernel divides by it.
             bail!("the rasterization group must be at least 1");
         }
-        let func = flagship_function(gpu, cfg)?;
+        let (func, per_sm) =
+            launch_cache::kernel(gpu, cfg.name, cfg.threads(), cfg.shared_bytes())?;
         let params = gemm_params(op, [a, b, c], group);
         let tiles = cfg.tiles(params.m, params.n);
         let ktiles = cfg.ktiles(params.k);
-        let split = match schedule {
-            Schedule::DataParallel => plan(schedule, tiles, ktiles, 0),
-            Schedule::StreamK => {
-                let per_sm = func
-                    .max_active_blocks_per_multiprocessor(
-                        BlockSize::x(cfg.threads()),
-                        cfg.shared_bytes() as usize,
-                    )
-                    .context("reading the flagship kernel's occupancy")?;
-                plan_balanced(schedule, tiles, ktiles, gpu.multiprocessors()?, per_sm)
+        let split = match how {
+            Plan::Schedule(Schedule::DataParallel) => {
+                plan(Schedule::DataParallel, tiles, ktiles, 0)
             }
+            Plan::Schedule(schedule) => plan_balanced(
+                schedule,
+                tiles,
+                ktiles,
+                launch_cache::multiprocessors(gpu)?,
+                per_sm,
+            ),
+            Plan::Segments(s) => segmented(tiles, ktiles, s),
         };
         let mut params = SgemmParams {
             sk_blocks: split.sk_blocks,

@@ -17,7 +17,8 @@ use gpu_kernels::matmul::{
 use rgk_core::bad_input;
 
 use super::{
-    flagship::{HeldWorkspace, held_workspace},
+    flagship::{HeldWorkspace, held_workspace, segmented},
+    launch_cache,
     problem::{Gemm, Op, check_len},
 };
 use crate::gpu::Gpu;
@@ -69,7 +70,36 @@ impl<'a> FlagshipOpsLaunch<'a> {
             [raw(a), raw(b), raw(c)],
             strides,
             group,
-            schedule,
+            (schedule, None),
+        )
+    }
+
+    /// `cfg` for one problem `op` with every tile's k-slices shared by `segments` blocks whose
+    /// partial sums the block completing the tile adds up, in a fixed order, in the same launch
+    /// (`flagship::segmented`; route.rs's in-kernel split). Fails as [`FlagshipOpsLaunch::new`]
+    /// does, and for a batch.
+    pub fn segmented(
+        gpu: &'a Gpu,
+        cfg: &'static FlagshipOpsConfig,
+        op: &Gemm,
+        [a, b, c]: [&'a DeviceSlice<f32>; 3],
+        group: u32,
+        segments: u32,
+    ) -> Result<FlagshipOpsLaunch<'a>> {
+        op.check_buffers([a, b, c])?;
+        Self::check_variant(cfg, op, a, b)?;
+        if op.batch != 1 {
+            return bad_input("an in-kernel split takes one problem, not a batch");
+        }
+        let raw = |s: &DeviceSlice<f32>| s.as_device_ptr().as_raw();
+        Self::prepared(
+            gpu,
+            cfg,
+            op,
+            [raw(a), raw(b), raw(c)],
+            [0; 3],
+            group,
+            (Schedule::StreamK, Some(segments)),
         )
     }
 
@@ -133,7 +163,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
             [raw(a), raw(b), raw(work)],
             [stride_a as u64, stride_b as u64, (op.m * op.n) as u64],
             group,
-            Schedule::DataParallel,
+            (Schedule::DataParallel, None),
         )
     }
 
@@ -176,30 +206,27 @@ impl<'a> FlagshipOpsLaunch<'a> {
         [a, b, c]: [u64; 3],
         [stride_a, stride_b, stride_c]: [u64; 3],
         group: u32,
-        schedule: Schedule,
+        (schedule, segments): (Schedule, Option<u32>),
     ) -> Result<FlagshipOpsLaunch<'a>> {
         if group == 0 {
             bail!("the rasterization group must be at least 1");
         }
-        let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
+        let (func, per_sm) =
+            launch_cache::kernel(gpu, cfg.name, cfg.threads(), cfg.shared_bytes())?;
         let (m, n, k) = (op.m as u32, op.n as u32, op.k as u32);
         let (tiles, ktiles) = (cfg.tiles(m, n), cfg.ktiles(k));
-        let schedule = if op.batch > 1 {
-            Schedule::DataParallel
-        } else {
-            schedule
-        };
-        let split = match schedule {
-            Schedule::DataParallel => plan(schedule, tiles, ktiles, 0),
-            Schedule::StreamK => {
-                let per_sm = func
-                    .max_active_blocks_per_multiprocessor(
-                        BlockSize::x(cfg.threads()),
-                        cfg.shared_bytes() as usize,
-                    )
-                    .context("reading the kernel's occupancy")?;
-                plan(schedule, tiles, ktiles, per_sm * gpu.multiprocessors()?)
+        let split = match (op.batch > 1, schedule, segments) {
+            // Stream-K's workspace holds one problem.
+            (true, ..) | (false, Schedule::DataParallel, None) => {
+                plan(Schedule::DataParallel, tiles, ktiles, 0)
             }
+            (false, _, Some(s)) => segmented(tiles, ktiles, s),
+            (false, Schedule::StreamK, None) => plan(
+                Schedule::StreamK,
+                tiles,
+                ktiles,
+                per_sm * launch_cache::multiprocessors(gpu)?,
+            ),
         };
         let mut g = SgemmParams {
             a: a as *const f32,

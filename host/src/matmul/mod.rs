@@ -14,6 +14,7 @@ pub mod batched_small;
 pub mod flagship;
 pub mod flagship_ops;
 pub mod gpu;
+pub mod launch_cache;
 pub mod layout;
 pub mod problem;
 pub mod route;

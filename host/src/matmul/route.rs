@@ -32,12 +32,35 @@ pub enum Prep {
     Repitch,
 }
 
-/// K cut into `splits` ranges, each a problem of a batch of the variant with tile
-/// `TILES[tile]`; the last `K mod splits` k-values are added by the sum kernel.
+/// K cut into `splits` ranges of tile `TILES[tile]`'s kernel, summed as `sum` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitK {
     pub tile: usize,
     pub splits: u32,
+    pub sum: SplitSum,
+}
+
+impl SplitK {
+    /// Whether the partial sums are added inside the GEMM's launch.
+    pub fn fused(&self) -> bool {
+        self.sum != SplitSum::Launch
+    }
+}
+
+/// Where a split's partial sums are added, always in a fixed order (split 0 first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SplitSum {
+    /// A batch of the variant, one problem per range, then the sum kernel (`sgemm_split_sum`,
+    /// which adds the last `K mod splits` k-values itself): two launches, the sum spread over
+    /// the whole GPU.
+    Launch,
+    /// One launch of the variant in which every tile's k-slices are shared by `splits` blocks
+    /// and the block completing a tile adds their partial sums (stream-K's fix-up over every
+    /// tile, 8 accumulator vectors per memory round trip: `stream_k_sum_group`).
+    InVariant,
+    /// The same on the tuned N,N flagship (N,N with B aligned after the pre-pass, else the
+    /// variant runs): its faster main loop, its fix-up one vector per round trip.
+    InFlagship,
 }
 
 /// A problem's route.
@@ -330,6 +353,7 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
                 kernel_efficiency(ops, false, vec),
             )
         }
+        Some(s) if s.fused() => fused_time(op, ops, vec, s, mc),
         Some(s) => {
             let c = variant(ops, s.tile, vec);
             let eff = kernel_efficiency(ops, false, vec);
@@ -373,10 +397,11 @@ pub fn stored_shapes(op: &Gemm) -> ((usize, usize), (usize, usize)) {
     (a, b)
 }
 
-/// Every route worth estimating for `op`: each operand kept, transposed, or re-pitched where it
-/// does not allow 16-byte copies; split-K (one problem only) for every tile and split count
-/// leaving each split at least [`MIN_SPLIT_K`] k-values.
-pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
+/// Every route worth estimating for `op` on `mc`: each operand kept, transposed, or re-pitched
+/// where it does not allow 16-byte copies; split-K (one problem only) for every tile and split
+/// count leaving each split at least [`MIN_SPLIT_K`] k-values, and the in-kernel splits of
+/// [`fused_candidates`].
+pub fn candidates(op: &Gemm, aligned: Aligned, mc: &Machine) -> Vec<Route> {
     let preps = |ok: bool| {
         let mut v = vec![Prep::Keep, Prep::Transpose];
         if !ok {
@@ -392,7 +417,13 @@ pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
                 SPLIT_COUNTS
                     .iter()
                     .filter(|&&s| s as usize <= most)
-                    .map(|&splits| Some(SplitK { tile, splits })),
+                    .map(|&splits| {
+                        Some(SplitK {
+                            tile,
+                            splits,
+                            sum: SplitSum::Launch,
+                        })
+                    }),
             );
         }
     }
@@ -401,6 +432,9 @@ pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
         for b in preps(aligned.b) {
             for &split in &splits {
                 out.push(Route { a, b, split });
+            }
+            if op.batch == 1 {
+                out.extend(fused_candidates(op, aligned, a, b, mc));
             }
         }
     }
@@ -411,7 +445,7 @@ pub fn candidates(op: &Gemm, aligned: Aligned) -> Vec<Route> {
 /// margin ([`MARGIN`], [`SPLIT_MARGIN`]) of the direct route's, else the direct route.
 pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
     let direct = route_time(op, aligned, &Route::DIRECT, mc);
-    candidates(op, aligned)
+    candidates(op, aligned, mc)
         .into_iter()
         .map(|r| (route_time(op, aligned, &r, mc), r))
         .filter(|(t, r)| {
@@ -427,13 +461,15 @@ pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
 }
 
 /// A route named as `RGK_SGEMM_ROUTE` takes it, for timing runs: `direct`, or comma-separated
-/// `a=K|T|R`, `b=K|T|R`, `tile=I` (0..4, `TILES` order) and `splits=S` (≥ 2 with a tile).
+/// `a=K|T|R`, `b=K|T|R`, `tile=I` (0..4, `TILES` order) and `splits=S` (≥ 2 with a tile) or
+/// `fused=S` / `flagship=S` (the in-kernel split on the variant / the N,N flagship, ≥ 2 with
+/// a tile).
 pub fn parse_route(text: &str) -> Option<Route> {
     if text == "direct" {
         return Some(Route::DIRECT);
     }
     let mut r = Route::DIRECT;
-    let (mut tile, mut splits) = (None, None);
+    let (mut tile, mut splits, mut sum) = (None, None, SplitSum::Launch);
     for part in text.split(',') {
         let (key, value) = part.split_once('=')?;
         let prep = || match value {
@@ -446,17 +482,30 @@ pub fn parse_route(text: &str) -> Option<Route> {
             "a" => r.a = prep()?,
             "b" => r.b = prep()?,
             "tile" => tile = Some(value.parse::<usize>().ok().filter(|&t| t < TILES.len())?),
-            "splits" => splits = Some(value.parse::<u32>().ok().filter(|&s| s >= 2)?),
+            "splits" | "fused" | "flagship" if splits.is_none() => {
+                splits = Some(value.parse::<u32>().ok().filter(|&s| s >= 2)?);
+                sum = match key {
+                    "splits" => SplitSum::Launch,
+                    "fused" => SplitSum::InVariant,
+                    _ => SplitSum::InFlagship,
+                };
+            }
             _ => return None,
         }
     }
     r.split = match (tile, splits) {
-        (Some(tile), Some(splits)) => Some(SplitK { tile, splits }),
+        (Some(tile), Some(splits)) => Some(SplitK { tile, splits, sum }),
         (None, None) => None,
         _ => return None,
     };
     Some(r)
 }
+
+mod fused;
+pub use fused::{
+    FUSED_COUNTS, MAX_FUSED_FLAGSHIP, MAX_FUSED_VARIANT, MIN_FUSED_K, fused_on_flagship,
+};
+use fused::{fused_candidates, fused_time};
 
 #[cfg(test)]
 mod tests;

@@ -253,7 +253,7 @@ fn launch_default(
 ) -> anyhow::Result<()> {
     if !op.is_plain() {
         let vec = op.straight_vector_ok(a, b);
-        let cfg = choose_ops_kernel(op, vec, gpu.multiprocessors()?);
+        let cfg = choose_ops_kernel(op, vec, super::launch_cache::multiprocessors(gpu)?);
         let (group, schedule) = select_ops::ops_launch_settings(own);
         return FlagshipOpsLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on);
     }

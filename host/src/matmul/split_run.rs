@@ -19,9 +19,11 @@ use gpu_kernels::matmul::{
 };
 
 use super::{
+    flagship::{FlagshipLaunch, flagship_config},
     flagship_ops::FlagshipOpsLaunch,
+    launch_cache,
     problem::Gemm,
-    route::{self, Aligned, Machine, Prep, Route, TILES, variant},
+    route::{self, Aligned, Machine, Prep, Route, SplitSum, TILES, variant},
     select::{DEFAULT_GROUP, group_override},
 };
 use crate::gpu::Gpu;
@@ -77,17 +79,10 @@ pub fn machine(gpu: &Gpu) -> Result<Machine> {
     let mut per_sm = [1; 4];
     for (t, slot) in per_sm.iter_mut().enumerate().take(TILES.len()) {
         let cfg = variant([Op::N, Op::N], t, true);
-        let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
-        *slot = func
-            .max_active_blocks_per_multiprocessor(
-                BlockSize::x(cfg.threads()),
-                cfg.shared_bytes() as usize,
-            )
-            .context("reading a variant's occupancy")?
-            .max(1);
+        *slot = launch_cache::kernel(gpu, cfg.name, cfg.threads(), cfg.shared_bytes())?.1;
     }
     let m = Machine {
-        sms: gpu.multiprocessors()?,
+        sms: launch_cache::multiprocessors(gpu)?,
         per_sm,
     };
     cell.borrow_mut().machine = Some(m);
@@ -264,10 +259,20 @@ pub fn run(
         return direct(&op2, [a2, b2, c]);
     };
     let splits = split.splits;
+    let group = group_override().unwrap_or(DEFAULT_GROUP);
+    if split.fused() {
+        let vec = op2.straight_vector_ok(a2, b2);
+        let ops = [op2.op_a, op2.op_b];
+        if split.sum == SplitSum::InFlagship && route::fused_on_flagship(ops, vec) {
+            let cfg = flagship_config(&format!("sgemm_{}", TILES[split.tile]))?;
+            return FlagshipLaunch::segmented(gpu, cfg, &op2, [a2, b2, c], group, splits)?.launch();
+        }
+        let cfg = variant(ops, split.tile, vec);
+        return FlagshipOpsLaunch::segmented(gpu, cfg, &op2, [a2, b2, c], group, splits)?.launch();
+    }
     let work = scratch(gpu, SLOT_WORK, splits as usize * op.m * op.n)?;
     let vec = op2.straight_vector_ok(a2, b2);
     let cfg = variant([op2.op_a, op2.op_b], split.tile, vec);
-    let group = group_override().unwrap_or(DEFAULT_GROUP);
     FlagshipOpsLaunch::split_k(gpu, cfg, &op2, [a2, b2, &work], splits, group)?.launch()?;
     sum(gpu, &op2, [a2, b2, c], &work, splits)
 }
@@ -320,7 +325,7 @@ fn sum(
     let func = gpu.function(SPLIT_SUM_KERNEL)?;
     let blocks = (op.m * op.n)
         .div_ceil(SPLIT_SUM_THREADS as usize)
-        .min(8 * gpu.multiprocessors()? as usize) as u32;
+        .min(8 * launch_cache::multiprocessors(gpu)? as usize) as u32;
     let args = [&params as *const SplitSumParams as *mut c_void];
     // SAFETY: one `SplitSumParams` argument, as the kernel takes. `work` holds the `splits`
     // slices the split batch wrote before it on this stream (`split_k` checked its size); C
