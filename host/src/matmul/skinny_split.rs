@@ -13,7 +13,7 @@
 //! (about 1.4 TB/s of A and B), not the grid, bounds those.
 use super::{
     problem::Gemm,
-    route::{MIN_SPLIT_K, Machine, Route, SPLIT_COUNTS, SplitK, TILES},
+    route::{MIN_SPLIT_K, Machine, Route, SPLIT_COUNTS, SplitK, SplitSum, TILES},
 };
 
 /// The thin side (M or N) at most this is this module's domain (`route` takes the rest).
@@ -63,6 +63,8 @@ fn split(splits: u32) -> Route {
         split: Some(SplitK {
             tile: THIN_TILE,
             splits,
+            // The separate sum kernel: what the thin splits were measured with.
+            sum: SplitSum::Launch,
         }),
         ..Route::DIRECT
     }
