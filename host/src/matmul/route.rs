@@ -462,11 +462,11 @@ pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
 
 mod fused;
 mod parse;
-pub use parse::parse_route;
 pub use fused::{
     FUSED_COUNTS, MAX_FUSED_FLAGSHIP, MAX_FUSED_VARIANT, MIN_FUSED_K, fused_on_flagship,
 };
 use fused::{fused_candidates, fused_time};
+pub use parse::parse_route;
 
 #[cfg(test)]
 mod tests;
