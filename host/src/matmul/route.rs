@@ -400,7 +400,7 @@ pub fn stored_shapes(op: &Gemm) -> ((usize, usize), (usize, usize)) {
 /// Every route worth estimating for `op` on `mc`: each operand kept, transposed, or re-pitched
 /// where it does not allow 16-byte copies; split-K (one problem only) for every tile and split
 /// count leaving each split at least [`MIN_SPLIT_K`] k-values, and the in-kernel splits of
-/// [`fused_candidates`].
+/// `fused_candidates`.
 pub fn candidates(op: &Gemm, aligned: Aligned, mc: &Machine) -> Vec<Route> {
     let preps = |ok: bool| {
         let mut v = vec![Prep::Keep, Prep::Transpose];

@@ -3,7 +3,7 @@
 //! several tiles) and the tile order's group. Both runners (16-bit and f32) take one, and
 //! `host matmul --kernel wgmma_…` names them, so that one binary times every rung. With
 //! stream-K (`sk`), the launch's last tiles are cut along k between the blocks
-//! (`gpu_kernels::sm90` `stream_k.rs`), which needs a workspace ([`StreamKWork`]).
+//! (`gpu_kernels::sm90` `stream_k.rs`), which needs a workspace (`StreamKWork`).
 use std::collections::HashMap;
 use std::{cell::RefCell, rc::Rc};
 
