@@ -195,7 +195,7 @@ fn blas_arguments_are_checked_before_any_gpu_work() {
         ),
         (
             &["matmul", "8", "--trans-b", "--kernel", "matmul_tiled_t16"],
-            "flagship_ops family",
+            "flagship_ops or batched_small family",
         ),
     ] {
         let run = s.host(args).expect(1);
