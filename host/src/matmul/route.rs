@@ -333,25 +333,38 @@ fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
     data_parallel.min(sk + fixup)
 }
 
+/// [`grid_time`] of variant tile `tile` (configuration `c`) for `op`: `batch` problems of
+/// `splits` K-ranges each, at kernel efficiency `eff`.
+fn variant_grid_time(
+    op: &Gemm,
+    c: &FlagshipOpsConfig,
+    tile: usize,
+    batch: usize,
+    splits: u32,
+    eff: f64,
+    mc: &Machine,
+) -> f64 {
+    grid_time(
+        (op.m, op.n, op.k),
+        batch,
+        splits,
+        (c.bm, c.bn, c.bk),
+        c.threads() / 32,
+        mc.per_sm[tile],
+        mc.sms,
+        eff,
+    )
+}
+
 /// Estimated seconds of the GEMM (and split sum) part of a route for operations `ops`.
 fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &Machine) -> f64 {
-    let shape = (op.m, op.n, op.k);
     let vec = variant_vec(ops, al);
     match split {
         None if ops == [Op::N, Op::N] && op.batch == 1 => direct_flagship_time(op, al.b, mc),
         None => {
             let tile = default_ops_tile(op.m, op.n, op.k, op.batch, mc.sms);
-            let c = variant(ops, tile, vec);
-            grid_time(
-                shape,
-                op.batch,
-                1,
-                (c.bm, c.bn, c.bk),
-                c.threads() / 32,
-                mc.per_sm[tile],
-                mc.sms,
-                kernel_efficiency(ops, false, vec),
-            )
+            let eff = kernel_efficiency(ops, false, vec);
+            variant_grid_time(op, variant(ops, tile, vec), tile, op.batch, 1, eff, mc)
         }
         Some(s) if s.fused() => fused_time(op, ops, vec, s, mc),
         Some(s) => {
@@ -361,16 +374,7 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
             // Partial sums written and read back, C written (and read with beta).
             let c_bytes = if op.beta == 0.0 { 4.0 } else { 8.0 } * (op.m * op.n) as f64;
             let sum = (8.0 * slices + c_bytes) / COPY_BANDWIDTH + LAUNCH;
-            grid_time(
-                shape,
-                1,
-                s.splits,
-                (c.bm, c.bn, c.bk),
-                c.threads() / 32,
-                mc.per_sm[s.tile],
-                mc.sms,
-                eff,
-            ) + sum
+            variant_grid_time(op, c, s.tile, 1, s.splits, eff, mc) + sum
         }
     }
 }

@@ -4,8 +4,8 @@
 use gpu_kernels::matmul::Op;
 
 use super::{
-    Aligned, FIXUP_BANDWIDTH, Machine, Prep, Route, SplitK, SplitSum, TILES, after, grid_time,
-    kernel_efficiency, variant, variant_vec,
+    Aligned, FIXUP_BANDWIDTH, Machine, Prep, Route, SplitK, SplitSum, TILES, after,
+    kernel_efficiency, variant, variant_grid_time, variant_vec,
 };
 use crate::matmul::problem::{Gemm, MAX_DIM};
 
@@ -48,16 +48,7 @@ pub(super) fn fused_time(op: &Gemm, ops: [Op; 2], vec: bool, s: SplitK, mc: &Mac
         GROUP_FIXUP_BANDWIDTH
     };
     let fixup = f64::from(s.splits) * 8.0 * f64::from(c.bm * c.bn) / bandwidth + FUSED_LATENCY;
-    grid_time(
-        (op.m, op.n, op.k),
-        1,
-        s.splits,
-        (c.bm, c.bn, c.bk),
-        c.threads() / 32,
-        mc.per_sm[s.tile],
-        mc.sms,
-        eff,
-    ) + fixup
+    variant_grid_time(op, c, s.tile, 1, s.splits, eff, mc) + fixup
 }
 
 /// The in-kernel splits worth weighing after pre-pass `a`, `b`: only where op(B) is N after it
