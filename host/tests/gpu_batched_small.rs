@@ -8,7 +8,7 @@
 //! "SKIPPED …".
 mod common;
 
-use common::gemm::assert_batch_result;
+use common::gemm::{assert_batch_result, upload_after_nans};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::{
     Op,
@@ -41,13 +41,8 @@ fn check(
     let [mut a, mut b, c0] =
         [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
     poison(&mut a, &mut b);
-    let pad = |x: &[f32]| {
-        std::iter::repeat_n(f32::NAN, off)
-            .chain(x.iter().copied())
-            .collect::<Vec<f32>>()
-    };
-    let d_a = DeviceBuffer::from_slice(&pad(&a)).unwrap();
-    let d_b = DeviceBuffer::from_slice(&pad(&b)).unwrap();
+    let d_a = upload_after_nans(&a, off);
+    let d_b = upload_after_nans(&b, off);
     let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
     let (sa, sb) = (&d_a[off..], &d_b[off..]);
     if let Some(name) = by_name {

@@ -6,7 +6,7 @@
 //! they print "SKIPPED …".
 mod common;
 
-use common::gemm::assert_batch_result;
+use common::gemm::{assert_batch_result, upload_after_nans};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::Op;
 use host::{
@@ -27,13 +27,8 @@ fn run_checked(gpu: &host::Gpu, op: &Gemm, off: usize) -> Vec<f32> {
     let mut rng = ChaCha8Rng::seed_from_u64((op.m * 7 + op.n * 3 + op.k) as u64);
     let [a, b, c0] =
         [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
-    let pad = |x: &[f32]| {
-        std::iter::repeat_n(f32::NAN, off)
-            .chain(x.iter().copied())
-            .collect::<Vec<f32>>()
-    };
-    let d_a = DeviceBuffer::from_slice(&pad(&a)).unwrap();
-    let d_b = DeviceBuffer::from_slice(&pad(&b)).unwrap();
+    let d_a = upload_after_nans(&a, off);
+    let d_b = upload_after_nans(&b, off);
     let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
     gemm_device(gpu, op, &d_a[off..], &d_b[off..], &mut d_c)
         .unwrap_or_else(|e| panic!("{op:?}: {e}"));

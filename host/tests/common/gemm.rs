@@ -1,5 +1,7 @@
 //! The result check of the GPU GEMM tests that run strided batches (`gpu_blas`, `gpu_route`,
-//! `gpu_batched_small`): one copy of the reference comparison and of the gap check.
+//! `gpu_batched_small`): one copy of the reference comparison and of the gap check; and the
+//! upload of an operand at an offset (`gpu_batched_small`, `gpu_skinny_split`).
+use cust::memory::DeviceBuffer;
 use host::{Gemm, matmul::layout};
 use rgk_core::matmul::reference;
 
@@ -41,4 +43,14 @@ pub fn assert_batch_result(
             );
         }
     }
+}
+
+/// `x` on the GPU behind `off` NaN cells: `&buffer[off..]` is `x` at an address `off` cells past
+/// an allocation's start (not 16-byte aligned unless `off` is a multiple of 4), and a kernel
+/// that read before it would meet NaN.
+pub fn upload_after_nans(x: &[f32], off: usize) -> DeviceBuffer<f32> {
+    let padded: Vec<f32> = std::iter::repeat_n(f32::NAN, off)
+        .chain(x.iter().copied())
+        .collect();
+    DeviceBuffer::from_slice(&padded).unwrap()
 }
