@@ -68,8 +68,8 @@ impl<'a> Kernels<'a> {
 /// The path kernels of the split and the `mode` they run with.
 #[derive(Clone, Copy)]
 pub(crate) struct PathKernels {
-    pub(crate) names: FwMultiPathNames,
-    pub(crate) mode: u32,
+    pub(super) names: FwMultiPathNames,
+    pub(super) mode: u32,
 }
 
 /// A block row (or a GPU's block rows) of the distances and, with paths, of the path matrix at
@@ -96,7 +96,7 @@ impl Mats {
 }
 
 /// The highest priority a stream can have in the current context (cuda.h: lower is higher).
-pub(crate) fn greatest_priority() -> Result<i32> {
+fn greatest_priority() -> Result<i32> {
     let (mut least, mut greatest) = (0, 0);
     // SAFETY: two valid places for the ints the call writes.
     let status = unsafe { driver_sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
@@ -111,25 +111,26 @@ fn offset(base: DevicePointer<i32>, cells: usize) -> DevicePointer<i32> {
 
 /// Per-GPU state during the solve.
 pub(crate) struct Lane<'a> {
-    pub(crate) gpu: &'a Gpu,
-    pub(crate) kernels: Kernels<'a>,
+    pub(super) gpu: &'a Gpu,
+    pub(super) kernels: Kernels<'a>,
+    /// The broadcasts' stream (the distributed solver waits for it too).
     pub(crate) comm: Stream,
-    pub(crate) rows: Option<DevicePointer<i32>>,
+    pub(super) rows: Option<DevicePointer<i32>>,
     /// This GPU's rows of the path matrix (with paths only).
-    pub(crate) path_rows: Option<DevicePointer<i32>>,
-    pub(crate) blocks: Range<usize>,
-    pub(crate) pivots: Vec<DeviceBuffer<i32>>,
+    pub(super) path_rows: Option<DevicePointer<i32>>,
+    pub(super) blocks: Range<usize>,
+    pub(super) pivots: Vec<DeviceBuffer<i32>>,
     /// Pivot buffers of the path matrix (with paths on several GPUs only).
-    pub(crate) path_pivots: Vec<DeviceBuffer<i32>>,
+    pub(super) path_pivots: Vec<DeviceBuffer<i32>>,
     /// Per round: compute start (after the wait for the pivot row) and end.
-    pub(crate) start: Vec<Event>,
-    pub(crate) end: Vec<Event>,
+    pub(super) start: Vec<Event>,
+    pub(super) end: Vec<Event>,
     /// Per round: the broadcast of its pivot row done on this GPU (several GPUs only).
-    pub(crate) recv: Vec<Event>,
+    pub(super) recv: Vec<Event>,
     /// Per round this GPU owns: (round, its pivot row ready to send).
-    pub(crate) ready: Vec<(usize, Event)>,
+    pub(super) ready: Vec<(usize, Event)>,
     /// Recorded before the first round.
-    pub(crate) begin: Event,
+    pub(super) begin: Event,
 }
 
 impl<'a> Lane<'a> {
