@@ -7,6 +7,7 @@
 //! Errors become Python exceptions carrying the library's one sentence: bad input →
 //! `ValueError`, no GPU → `NoGpuError`, a failure on the GPU → `GpuError`.
 mod apsp;
+mod fence;
 mod gemm;
 
 use std::{cell::RefCell, rc::Rc};
