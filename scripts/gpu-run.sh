@@ -78,7 +78,7 @@
 #   scripts/gpu-run.sh float [V [ROUNDS [REPS]]]  issue 24's float min-plus kernels (scripts/gpu-float.sh):
 #                                  GPU tests, every tile shape on the first ROUNDS rounds at V against
 #                                  its ceiling, full solves of the default and the fastest; $OUT/float.tar.gz
-#   scripts/gpu-run.sh python      the Python package (scripts/gpu-python.sh): the wheel in WHEEL_DIR
+#   scripts/gpu-run.sh python [quick|matmul]  the Python package (scripts/gpu-python.sh): the wheel in WHEEL_DIR
 #                                  (default .whl) into a fresh venv, its GPU tests, its benchmarks
 #
 # Logs and JSON go to $OUT when it is set (the device tool returns that folder), else ./gpu-out.

@@ -3,8 +3,9 @@
 * floyd_warshall against scipy.sparse.csgraph.floyd_warshall, end to end from the Python call,
   on random graphs of V vertices and 40 edges per vertex (weights uniform in [1, 100)), V = 1000,
   2000, 5000; ours best of 3 after a warm-up, scipy once; the results compared;
-* matmul on torch tensors against torch.matmul at 4096^2 and 8192^2 (CUDA events, median of 10
-  after 3 warm-ups, same process; TF32 off, so torch runs true FP32);
+* matmul on torch tensors against torch.matmul (bench_matmul.py): FP32 at 4096^2 and 8192^2,
+  transposes and a strided batch, TF32/BF16/FP16 at 4096^2 (CUDA events, median of 25 after 5
+  warm-ups, same process);
 * the float32 and float64 Floyd-Warshall kernels at V = 30000 against their own add-min ceilings.
 """
 import argparse
@@ -17,6 +18,8 @@ import numpy as np
 
 import rust_gpu_kernels as rgk
 from rust_gpu_kernels import _native
+
+import bench_matmul
 
 
 def random_graph(n, per_vertex, seed):
@@ -81,48 +84,6 @@ def bench_fw(sizes):
     return out
 
 
-def bench_matmul(sizes):
-    import torch
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    out = []
-    for n in sizes:
-        a = torch.rand(n, n, device="cuda") - 0.5
-        b = torch.rand(n, n, device="cuda") - 0.5
-        c = torch.empty(n, n, device="cuda")
-
-        def timed(f):
-            for _ in range(3):
-                f()
-            ms = []
-            for _ in range(10):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                f()
-                e.record()
-                e.synchronize()
-                ms.append(s.elapsed_time(e))
-            return float(np.median(ms))
-
-        ours = timed(lambda: rgk.matmul(a, b, out=c))
-        ref = torch.matmul(a, b)
-        err = float((c - ref).abs().max() / ref.abs().max())
-        theirs = timed(lambda: torch.matmul(a, b, out=ref))
-        flop = 2.0 * n**3
-        r = {
-            "n": n,
-            "ours_ms": ours,
-            "torch_ms": theirs,
-            "ours_tflops": flop / ours / 1e9,
-            "torch_tflops": flop / theirs / 1e9,
-            "ratio_to_torch": theirs / ours,
-            "max_rel_diff": err,
-        }
-        print(json.dumps(r), flush=True)
-        out.append(r)
-    return out
-
-
 def bench_kernels(n):
     out = []
     for dtype in (np.float32, np.float64):
@@ -160,11 +121,7 @@ def markdown(res):
         lines.append(f"| {r['V']} | {r['edges']} | {r['ours_s']:.4f} | {r['scipy_s']:.2f} | {r['speedup']:.0f}x "
                      f"| {r['ours_with_predecessors_s']:.4f} | {r['predecessors_gpu_s']:.4f} / "
                      f"{r['predecessors_cpu_s']:.4f} |")
-    lines += ["", "| n | matmul (ms) | torch.matmul (ms) | ours TFLOP/s | torch TFLOP/s | ours / torch |",
-              "|---|---|---|---|---|---|"]
-    for r in res.get("matmul", []):
-        lines.append(f"| {r['n']} | {r['ours_ms']:.3f} | {r['torch_ms']:.3f} | {r['ours_tflops']:.1f} | "
-                     f"{r['torch_tflops']:.1f} | {r['ratio_to_torch']:.3f} |")
+    lines += [""] + bench_matmul.markdown(res)
     lines += ["", "| kernels | V | compute (s) | add-mins/s | ceiling | % of ceiling |", "|---|---|---|---|---|---|"]
     for r in res.get("kernels", []):
         lines.append(f"| {r['dtype']} | {r['V']} | {r['compute_s']:.3f} | {r['updates_per_s']:.3e} | "
@@ -174,7 +131,8 @@ def markdown(res):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", nargs="?", default="full", choices=["full", "quick"])
+    p.add_argument("mode", nargs="?", default="full", choices=["full", "quick", "matmul"],
+                   help="matmul: the matmul rows only")
     p.add_argument("--json")
     p.add_argument("--md")
     a = p.parse_args()
@@ -185,9 +143,14 @@ def main():
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
-    res["floyd_warshall"] = bench_fw([1000, 2000] if quick else [1000, 2000, 5000])
-    res["matmul"] = bench_matmul([4096] if quick else [4096, 8192])
-    res["kernels"] = bench_kernels(5000 if quick else 30000)
+    if a.mode != "matmul":
+        res["floyd_warshall"] = bench_fw([1000, 2000] if quick else [1000, 2000, 5000])
+    import torch
+
+    res["matmul"] = bench_matmul.bench_matmul(torch, [4096] if quick else [4096, 8192])
+    res["matmul_ops"] = bench_matmul.bench_matmul_ops(torch)
+    if a.mode != "matmul":
+        res["kernels"] = bench_kernels(5000 if quick else 30000)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

@@ -5,9 +5,10 @@
   cycles raise :class:`NegativeCycleError`); without a GPU it runs on the CPU with a
   ``RuntimeWarning``.
 * :func:`apsp` / :func:`apsp_file` -- the course's int32 problem (edge list or file).
-* :func:`matmul` / :func:`sgemm` -- float32 ``C = alpha*A@B + beta*C`` on NumPy arrays (copied
-  to and from the GPU) or on CUDA tensors (PyTorch, CuPy, DLPack, ``__cuda_array_interface__``;
-  zero-copy).
+* :func:`matmul` / :func:`sgemm` -- ``C = alpha*op(A)@op(B) + beta*C`` (float32 C; fp32, tf32,
+  3xtf32, bf16 or fp16 inputs) on NumPy arrays (copied to and from the GPU) or on CUDA tensors
+  (PyTorch, CuPy, DLPack, ``__cuda_array_interface__``; zero-copy, on the tensors' stream),
+  with transposes and strided batches.
 
 Errors carry the library's one sentence: :class:`ValueError` for bad input,
 :class:`NoGpuError` when there is no usable GPU, :class:`GpuError` when the GPU fails.

@@ -6,6 +6,9 @@ import numpy.typing as npt
 
 _Device = Literal["auto", "gpu", "cpu"]
 _Path = Union[str, "PathLike[str]"]
+# fp32: float32 on the CUDA cores; tf32/3xtf32: float32 inputs on the tensor cores; bf16/fp16:
+# bfloat16/float16 inputs. Every precision writes float32.
+_Precision = Literal["fp32", "tf32", "3xtf32", "bf16", "fp16"]
 
 __version__: str
 APSP_INF: int
@@ -52,6 +55,7 @@ def matmul(
     out: Optional[Any] = ...,
     trans_a: bool = ...,
     trans_b: bool = ...,
+    precision: _Precision = ...,
 ) -> Any: ...
 def sgemm(
     a: Any,
@@ -62,6 +66,7 @@ def sgemm(
     beta: float = ...,
     trans_a: bool = ...,
     trans_b: bool = ...,
+    precision: _Precision = ...,
 ) -> Any: ...
 def device_name() -> str: ...
 def gpu_available() -> bool: ...

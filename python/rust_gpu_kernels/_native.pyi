@@ -12,4 +12,17 @@ def predecessors(dist: int, n: int, dtype: str, indptr: int, indices: int, weigh
 def apsp_edges(edges: int, m: int, n: int, out: int, device: str) -> Tuple[str, Optional[str]]: ...
 def apsp_file(input: str, output: str, device: str) -> Tuple[str, Optional[str]]: ...
 def float_peak(dtype: str, iterations: int, reps: int) -> float: ...
-def gemm(a: int, b: int, c: int, m: int, n: int, k: int, lda: int, ldb: int, ldc: int, alpha: float, beta: float, on_device: bool, stream: int) -> None: ...
+def gemm(
+    a: int,
+    b: int,
+    c: int,
+    dims: Tuple[int, int, int],
+    trans: Tuple[bool, bool],
+    lds: Tuple[int, int, int],
+    batch: int,
+    strides: Tuple[int, int, int],
+    alpha: float,
+    beta: float,
+    precision: str,
+    stream: Optional[Tuple[int, bool]],
+) -> None: ...
