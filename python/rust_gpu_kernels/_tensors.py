@@ -131,7 +131,8 @@ def device_array(x, what) -> Optional[DeviceArray]:
         try:
             return _from_cai(x, what)
         except (AttributeError, RuntimeError, TypeError):
-            # PyTorch refuses the interface on tensors that require grad; DLPack may serve.
+            # A producer may refuse the interface (as PyTorch does for tensors that require
+            # grad); DLPack may serve.
             pass
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         kind, _ = x.__dlpack_device__()
@@ -143,8 +144,8 @@ def device_array(x, what) -> Optional[DeviceArray]:
 
 
 def empty_like_device(a_owner, shape):
-    """A new (uninitialised) float32 device array of ``shape`` from the library ``a_owner`` came from (PyTorch
-    or CuPy), or None when it is neither."""
+    """A new (uninitialised) float32 device array of ``shape`` from the library ``a_owner``
+    came from (PyTorch, on its current stream, or CuPy), or None when it is neither."""
     x = a_owner[0] if isinstance(a_owner, tuple) else a_owner
     mod = type(x).__module__.split(".")[0]
     if mod == "torch":
