@@ -40,7 +40,15 @@ pub struct Schedule {
     /// Stream-K: a block takes its share of the split tiles after its data-parallel tiles
     /// rather than before them.
     pub sk_last: bool,
+    /// With `stream_k` `None`: let the launch's tile count decide ([`Schedule::resolve`]:
+    /// `skl` where the tiles make many waves, whole tiles elsewhere). The library's default.
+    pub sk_auto: bool,
 }
+
+/// [`Schedule::resolve`] takes stream-K (`skl`) from this many waves of tiles up (tiles at
+/// least this many times the grid). Measured on the H200 (docs/sm90.md, "Default by wave
+/// count"): `skl` lost 5-7 % at 3.9 waves (4096²) and won about 1 % at 15.5 (8192²).
+pub const SK_AUTO_MIN_WAVES: u32 = 8;
 
 impl Schedule {
     /// The first rung: one block per tile, every wgmma retired at each slice.
@@ -50,15 +58,22 @@ impl Schedule {
         group: 8,
         stream_k: None,
         sk_last: false,
+        sk_auto: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
     /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N),
     /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
     /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
-    /// `dp` (no stream-K). False for a token it does not know (or a number out of range).
+    /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]).
+    /// False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
+        if token == "ska" {
+            self.stream_k = None;
+            self.sk_auto = true;
+            return true;
+        }
         let (last, rest) = match token.strip_prefix("skl") {
             Some(w) => (true, Some(w)),
             None => (false, token.strip_prefix("sk")),
@@ -76,7 +91,11 @@ impl Schedule {
         match token {
             "w0" => self.depth = 0,
             "w1" => self.depth = 1,
-            "dp" => self.stream_k = None,
+            "dp" => {
+                self.stream_k = None;
+                self.sk_auto = false;
+            }
+
             "np" => self.blocks = Blocks::PerTile,
             "p" => self.blocks = Blocks::PerSm,
             t => match (t.strip_prefix('p'), t.strip_prefix('g')) {
@@ -113,6 +132,31 @@ impl Schedule {
             }
         }
         Some(s)
+    }
+
+    /// The schedule a launch over `tiles` tiles with a grid of `grid` blocks (this schedule's
+    /// [`Schedule::grid`]) runs: with `sk_auto` (and no `stream_k` named), `skl` (the last
+    /// partial wave split along k, after the whole tiles) where the tiles make at least
+    /// [`SK_AUTO_MIN_WAVES`] waves and the last one is partial, whole tiles otherwise; any
+    /// other schedule as it is. The one place the library's stream-K choice is made.
+    pub fn resolve(&self, tiles: u32, grid: u32) -> Schedule {
+        let many = grid > 0
+            && tiles / grid >= SK_AUTO_MIN_WAVES
+            && !tiles.is_multiple_of(grid)
+            && self.blocks == Blocks::PerSm;
+        if self.sk_auto && self.stream_k.is_none() && many {
+            Schedule {
+                stream_k: Some(0),
+                sk_last: true,
+                sk_auto: false,
+                ..*self
+            }
+        } else {
+            Schedule {
+                sk_auto: false,
+                ..*self
+            }
+        }
     }
 
     /// The grid for `tiles` tiles on `gpu` (with stream-K at most one block per SM).
@@ -236,6 +280,48 @@ mod tests {
     }
 
     #[test]
+    fn stream_k_by_wave_count() {
+        let auto = Schedule {
+            blocks: Blocks::PerSm,
+            sk_auto: true,
+            ..Schedule::CLASSIC
+        };
+        let skl = Schedule {
+            stream_k: Some(0),
+            sk_last: true,
+            sk_auto: false,
+            ..auto
+        };
+        let whole = Schedule {
+            sk_auto: false,
+            ..auto
+        };
+        // 132 SMs, 128 x 256 tiles. 8192²: 2048 tiles, 15.5 waves: the tail is split.
+        assert_eq!(auto.resolve(2048, 132), skl);
+        assert_eq!(auto.resolve(2048, 132).sk_tiles(2048, 132, 128), 68);
+        // 4096²: 512 tiles, 3.9 waves: whole tiles.
+        assert_eq!(auto.resolve(512, 132), whole);
+        // From SK_AUTO_MIN_WAVES whole waves up, and only with a partial last wave.
+        let from = SK_AUTO_MIN_WAVES * 132;
+        assert_eq!(auto.resolve(from - 1, 132), whole);
+        assert_eq!(auto.resolve(from + 1, 132), skl);
+        assert_eq!(auto.resolve(2 * from, 132), whole);
+        // A named schedule is taken as it is (no `ska`, or stream-K named, or not persistent).
+        assert_eq!(whole.resolve(2048, 132), whole);
+        let named = Schedule {
+            stream_k: Some(1),
+            ..auto
+        };
+        assert_eq!(named.resolve(2048, 132).stream_k, Some(1));
+        let per_tile = Schedule {
+            blocks: Blocks::PerTile,
+            ..auto
+        };
+        assert_eq!(per_tile.resolve(2048, 2048).stream_k, None);
+        assert_eq!(auto.resolve(0, 0), whole);
+    }
+
+    #[test]
     fn names_select_schedules() {
         let base = Schedule::CLASSIC;
         let none = |_: &str| false;
@@ -252,6 +338,10 @@ mod tests {
         assert_eq!((s.stream_k, s.sk_last), (Some(1), true));
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
+        let s = Schedule::parse_name("wgmma_p_ska", base, none).unwrap();
+        assert_eq!((s.stream_k, s.sk_auto), (None, true));
+        let s = Schedule::parse_name("wgmma_dp", s, none).unwrap();
+        assert_eq!((s.stream_k, s.sk_auto), (None, false));
         for bad in [
             "wgmma_",
             "wgmma_x",
@@ -265,6 +355,7 @@ mod tests {
             "wgmma_sk+1",
             "wgmma_sk5000",
             "wgmma_sklx",
+            "wgmma_ska1",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }
