@@ -13,9 +13,7 @@ use host::{
     sm90::{
         BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input,
         check::worst,
-        download, gemm_sm90,
-        schedule::SK_AUTO_MIN_WAVES,
-        supported,
+        download, gemm_sm90, supported,
         tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
         to_input,
     },
@@ -45,8 +43,9 @@ fn hopper(test: &str) -> Option<Gpu> {
 /// walking the tiles (group 1 and 3: partial groups at the bottom edge); then stream-K with 3,
 /// 5 and 7 blocks: the last partial wave split (a tile shared by up to 3 blocks, or a block
 /// with no slices), a wave more with the split slices after the whole tiles, every tile (runs
-/// of several whole tiles between a partial start and an owner's end).
-const SCHEDULES: [Schedule; 7] = [
+/// of several whole tiles between a partial start and an owner's end); then the pair kernels
+/// (clusters of 2 blocks, B multicast) with a pair per tile and with 2 pairs walking the tiles.
+const SCHEDULES: [Schedule; 9] = [
     Schedule::CLASSIC,
     Schedule {
         depth: 1,
@@ -55,6 +54,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 1,
@@ -63,6 +63,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 0,
@@ -71,6 +72,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 0,
@@ -79,6 +81,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: Some(0),
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 1,
@@ -87,6 +90,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: Some(1),
         sk_last: true,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 0,
@@ -95,6 +99,25 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: Some(4096),
         sk_last: false,
         sk_auto: false,
+        pair: false,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::PerTile,
+        group: 8,
+        stream_k: None,
+        sk_last: false,
+        sk_auto: false,
+        pair: true,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::AtMost(4),
+        group: 3,
+        stream_k: None,
+        sk_last: false,
+        sk_auto: false,
+        pair: true,
     },
 ];
 
@@ -126,6 +149,7 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
             stream_k: Some(w),
             sk_last: last,
             sk_auto: false,
+            pair: false,
         };
         // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
         // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
@@ -161,25 +185,33 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
 }
 
 /// The library's schedule (`tc::select::HOPPER_SCHEDULE`) where the tiles make enough waves
-/// that it splits the tail (`skl`, `Schedule::resolve`): 40 x 27 = 1080 tiles of 128 x 256 on a
-/// grid of one block per SM (132 on an H200: 8.2 waves, the last 24 tiles split), odd m and n,
-/// k of 2 slices and a partial one, alpha/beta, both B layouts; every 3rd row and the last
-/// tile row checked against f64, for BF16 and FP16 and for TF32 (its options' schedule).
+/// that it splits the tail (`skl`, `Schedule::resolve`): 50 x 33 = 1650 tiles of 128 x 256 on
+/// a grid of one block per SM (132 on an H200: 12.5 waves, the last 66 tiles split), odd m
+/// and a partial last tile column (n a multiple of 8: B's rows are its leading dimension), k
+/// of 2 slices and a partial one, alpha/beta, both B layouts; every 4th row and the
+/// last tile row checked against f64.
+const MANY_WAVES: (usize, usize, usize) = (50 * 128 - 3, 33 * 256 - 8, 136);
+
+/// The rows [`MANY_WAVES`]' tests check.
+fn many_waves_rows(m: usize) -> Vec<usize> {
+    (0..m).filter(|r| r % 4 == 0 || *r >= m - 128).collect()
+}
+
 #[test]
 fn the_library_schedule_splits_the_tail_of_many_waves() {
     let Some(gpu) = hopper("sm90_library_many_waves") else {
         return;
     };
-    let (m, n, k) = (5117usize, 6907usize, 136usize);
+    let (m, n, k) = MANY_WAVES;
     let sms = gpu.multiprocessors().unwrap();
-    let tiles = 40 * 27;
+    let tiles = 50 * 33;
     let resolved = HOPPER_SCHEDULE.resolve(tiles, tiles.min(sms));
     let split = resolved.sk_tiles(tiles, tiles.min(sms), 3);
     assert!(
-        tiles / sms < SK_AUTO_MIN_WAVES || split > 0,
-        "{sms} SMs: {resolved:?} does not split the tail"
+        sms != 132 || split == 66,
+        "{sms} SMs: {resolved:?} does not split the tail ({split} tiles)"
     );
-    let rows: Vec<usize> = (0..m).filter(|r| r % 3 == 0 || *r >= 5056).collect();
+    let rows = many_waves_rows(m);
     for input in [Sm90Input::Bf16, Sm90Input::Fp16] {
         for major in [BMajor::N, BMajor::K] {
             let g = Sm90Gemm {
@@ -190,6 +222,16 @@ fn the_library_schedule_splits_the_tail_of_many_waves() {
             run_and_check_rows(&gpu, &g, 11, HOPPER_SCHEDULE, &rows);
         }
     }
+}
+
+/// [`MANY_WAVES`] in TF32 with the library's options (`tc::select::tf32_options`).
+#[test]
+fn the_library_tf32_schedule_splits_the_tail_of_many_waves() {
+    let Some(gpu) = hopper("sm90_library_tf32_many_waves") else {
+        return;
+    };
+    let (m, n, k) = MANY_WAVES;
+    let rows = many_waves_rows(m);
     for b_k_major in [false, true] {
         let g = Tf32Gemm {
             m,
@@ -252,6 +294,7 @@ fn tf32_stream_k_matches_the_reference() {
                         stream_k: w,
                         sk_last: last,
                         sk_auto: false,
+                        pair: false,
                     },
                     ..Tf32Options::default()
                 };

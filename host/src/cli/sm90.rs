@@ -1,6 +1,7 @@
 //! `host sm90`: the Hopper (sm_90a) GEMM against cuBLAS `cublasGemmEx` of the same precision in
-//! the same process, BF16 and FP16 inputs, f32 output; each result checked on sampled rows
-//! against an f64 reference. `--check` first runs the edge shapes (odd sizes, k not a multiple
+//! the same process, timed alternately in rounds (`sm90_time`), BF16 and FP16 inputs (and TF32
+//! through the library's path with `--inputs tf32`), f32 output; each result checked on sampled
+//! rows against an f64 reference. `--check` first runs the edge shapes (odd sizes, k not a multiple
 //! of the tile depth, padded leading dimensions, alpha/beta) on every kernel, each schedule of
 //! `--schedules` as named and walking several tiles per block (at most 3 blocks).
 use anyhow::{Result, bail};
@@ -357,4 +358,23 @@ pub fn run(args: &Sm90Args) -> Result<()> {
         bail!("{failed} Hopper GEMM results exceeded their error bound");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_inputs_and_layouts_parse() {
+        assert_eq!(shape("4096"), Ok(Shape(4096, 4096, 4096)));
+        assert_eq!(shape("4224x4096x8192"), Ok(Shape(4224, 4096, 8192)));
+        for bad in ["0", "1x2", "1x2x3x4", "ax2x3", "70000", ""] {
+            assert!(shape(bad).is_err(), "{bad}");
+        }
+        let (inputs, majors) = timings("bf16,tf32", "k").unwrap();
+        assert_eq!(inputs, [Problem::Bits16(Sm90Input::Bf16), Problem::Tf32]);
+        assert_eq!(majors, [BMajor::K]);
+        assert!(timings("fp32", "n").is_err());
+        assert!(timings("fp16", "t").is_err());
+    }
 }

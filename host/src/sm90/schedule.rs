@@ -43,12 +43,23 @@ pub struct Schedule {
     /// With `stream_k` `None`: let the launch's tile count decide ([`Schedule::resolve`]:
     /// `skl` where the tiles make many waves, whole tiles elsewhere). The library's default.
     pub sk_auto: bool,
+    /// The 16-bit pair kernels: clusters of two blocks on 256 x 256 tiles, B's panel
+    /// multicast (wait depth 0, no stream-K; the f32 kernels ignore it).
+    pub pair: bool,
 }
 
-/// [`Schedule::resolve`] takes stream-K (`skl`) from this many waves of tiles up (tiles at
-/// least this many times the grid). Measured on the H200 (docs/sm90.md, "Default by wave
-/// count"): `skl` lost 5-7 % at 3.9 waves (4096²) and won about 1 % at 15.5 (8192²).
-pub const SK_AUTO_MIN_WAVES: u32 = 8;
+/// [`Schedule::resolve`] takes stream-K (`skl`) from this many whole waves of tiles up (tiles
+/// at least this many times the grid), where the last wave is at most [`SK_AUTO_MAX_FILL`]
+/// full. Measured on the H200 with ours and cuBLAS interleaved (docs/sm90.md, "Default by
+/// wave count"; 128 x 256 tiles on 132 SMs): `skl` won 1-2 % at 8192² (15.5 waves, the last
+/// 52 % full) for BF16, FP16 and TF32, and lost at 4096² (3.9 waves, 88 %), 5120² (6.1, 6 %),
+/// 6144² (8.7, 73 %) and 7168² (11.9, 88 %): split work costs more than the idle part of the
+/// last wave unless there are many waves and the idle part is large.
+pub const SK_AUTO_MIN_WAVES: u32 = 12;
+
+/// The fullest last wave (tiles past the whole waves / grid, in fifths) for which
+/// [`Schedule::resolve`] takes stream-K: 3/5.
+pub const SK_AUTO_MAX_FILL: (u32, u32) = (3, 5);
 
 impl Schedule {
     /// The first rung: one block per tile, every wgmma retired at each slice.
@@ -59,13 +70,15 @@ impl Schedule {
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
     /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N),
     /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
     /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
-    /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]).
+    /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]),
+    /// `c1` / `c2` (one block a tile / pairs of blocks in clusters, B multicast).
     /// False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
@@ -89,6 +102,8 @@ impl Schedule {
             return true;
         }
         match token {
+            "c1" => self.pair = false,
+            "c2" => self.pair = true,
             "w0" => self.depth = 0,
             "w1" => self.depth = 1,
             "dp" => {
@@ -137,12 +152,22 @@ impl Schedule {
     /// The schedule a launch over `tiles` tiles with a grid of `grid` blocks (this schedule's
     /// [`Schedule::grid`]) runs: with `sk_auto` (and no `stream_k` named), `skl` (the last
     /// partial wave split along k, after the whole tiles) where the tiles make at least
-    /// [`SK_AUTO_MIN_WAVES`] waves and the last one is partial, whole tiles otherwise; any
-    /// other schedule as it is. The one place the library's stream-K choice is made.
+    /// [`SK_AUTO_MIN_WAVES`] waves and the last one is partial and at most
+    /// [`SK_AUTO_MAX_FILL`] full, whole tiles otherwise; any other schedule as it is. The one
+    /// place the library's stream-K choice is made.
     pub fn resolve(&self, tiles: u32, grid: u32) -> Schedule {
+        if self.pair {
+            return Schedule {
+                stream_k: None,
+                sk_auto: false,
+                ..*self
+            };
+        }
+        let (fill, of) = SK_AUTO_MAX_FILL;
         let many = grid > 0
             && tiles / grid >= SK_AUTO_MIN_WAVES
             && !tiles.is_multiple_of(grid)
+            && u64::from(tiles % grid) * u64::from(of) <= u64::from(grid) * u64::from(fill)
             && self.blocks == Blocks::PerSm;
         if self.sk_auto && self.stream_k.is_none() && many {
             Schedule {
@@ -157,6 +182,17 @@ impl Schedule {
                 ..*self
             }
         }
+    }
+
+    /// The grid of a pair launch over `pairs` tiles of 256 x 256 on `gpu`: two blocks a tile
+    /// (per tile), or at most a block per SM (persistent), an even count.
+    pub fn pair_grid(&self, gpu: &Gpu, pairs: u32) -> Result<u32> {
+        let half = match self.blocks {
+            Blocks::PerTile => pairs,
+            Blocks::PerSm => pairs.min(gpu.multiprocessors()? / 2),
+            Blocks::AtMost(n) => pairs.min(n / 2),
+        };
+        Ok(2 * half.max(1))
     }
 
     /// The grid for `tiles` tiles on `gpu` (with stream-K at most one block per SM).
@@ -301,10 +337,16 @@ mod tests {
         assert_eq!(auto.resolve(2048, 132).sk_tiles(2048, 132, 128), 68);
         // 4096²: 512 tiles, 3.9 waves: whole tiles.
         assert_eq!(auto.resolve(512, 132), whole);
-        // From SK_AUTO_MIN_WAVES whole waves up, and only with a partial last wave.
+        // 5120², 6144², 7168²: 6.1, 8.7, 11.9 waves (the last 6 %, 73 %, 88 % full): whole tiles.
+        for tiles in [800, 1152, 1568] {
+            assert_eq!(auto.resolve(tiles, 132), whole, "{tiles}");
+        }
+        // From SK_AUTO_MIN_WAVES whole waves up, only with a partial last wave at most 3/5 full.
         let from = SK_AUTO_MIN_WAVES * 132;
         assert_eq!(auto.resolve(from - 1, 132), whole);
         assert_eq!(auto.resolve(from + 1, 132), skl);
+        assert_eq!(auto.resolve(from + 79, 132), skl);
+        assert_eq!(auto.resolve(from + 80, 132), whole);
         assert_eq!(auto.resolve(2 * from, 132), whole);
         // A named schedule is taken as it is (no `ska`, or stream-K named, or not persistent).
         assert_eq!(whole.resolve(2048, 132), whole);
@@ -319,6 +361,9 @@ mod tests {
         };
         assert_eq!(per_tile.resolve(2048, 2048).stream_k, None);
         assert_eq!(auto.resolve(0, 0), whole);
+        // Pairs take no stream-K.
+        let pair = Schedule { pair: true, ..auto };
+        assert_eq!(pair.resolve(2048, 132).stream_k, None);
     }
 
     #[test]
@@ -336,6 +381,13 @@ mod tests {
         assert_eq!((s.stream_k, s.group), (Some(2), 4));
         let s = Schedule::parse_name("wgmma_p_skl1", base, none).unwrap();
         assert_eq!((s.stream_k, s.sk_last), (Some(1), true));
+        let s = Schedule::parse_name("wgmma_p_c2", base, none).unwrap();
+        assert!(
+            s.pair
+                && !Schedule::parse_name("wgmma_c2_c1", base, none)
+                    .unwrap()
+                    .pair
+        );
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
         let s = Schedule::parse_name("wgmma_p_ska", base, none).unwrap();
@@ -356,6 +408,7 @@ mod tests {
             "wgmma_sk5000",
             "wgmma_sklx",
             "wgmma_ska1",
+            "wgmma_c3",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }
