@@ -43,9 +43,8 @@ fn hopper(test: &str) -> Option<Gpu> {
 /// walking the tiles (group 1 and 3: partial groups at the bottom edge); then stream-K with 3,
 /// 5 and 7 blocks: the last partial wave split (a tile shared by up to 3 blocks, or a block
 /// with no slices), a wave more with the split slices after the whole tiles, every tile (runs
-/// of several whole tiles between a partial start and an owner's end); then the pair kernels
-/// (clusters of 2 blocks, B multicast) with a pair per tile and with 2 pairs walking the tiles.
-const SCHEDULES: [Schedule; 9] = [
+/// of several whole tiles between a partial start and an owner's end).
+const SCHEDULES: [Schedule; 7] = [
     Schedule::CLASSIC,
     Schedule {
         depth: 1,
@@ -54,7 +53,6 @@ const SCHEDULES: [Schedule; 9] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
-        pair: false,
     },
     Schedule {
         depth: 1,
@@ -63,7 +61,6 @@ const SCHEDULES: [Schedule; 9] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
-        pair: false,
     },
     Schedule {
         depth: 0,
@@ -72,7 +69,6 @@ const SCHEDULES: [Schedule; 9] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
-        pair: false,
     },
     Schedule {
         depth: 0,
@@ -81,7 +77,6 @@ const SCHEDULES: [Schedule; 9] = [
         stream_k: Some(0),
         sk_last: false,
         sk_auto: false,
-        pair: false,
     },
     Schedule {
         depth: 1,
@@ -90,7 +85,6 @@ const SCHEDULES: [Schedule; 9] = [
         stream_k: Some(1),
         sk_last: true,
         sk_auto: false,
-        pair: false,
     },
     Schedule {
         depth: 0,
@@ -99,25 +93,6 @@ const SCHEDULES: [Schedule; 9] = [
         stream_k: Some(4096),
         sk_last: false,
         sk_auto: false,
-        pair: false,
-    },
-    Schedule {
-        depth: 0,
-        blocks: Blocks::PerTile,
-        group: 8,
-        stream_k: None,
-        sk_last: false,
-        sk_auto: false,
-        pair: true,
-    },
-    Schedule {
-        depth: 0,
-        blocks: Blocks::AtMost(4),
-        group: 3,
-        stream_k: None,
-        sk_last: false,
-        sk_auto: false,
-        pair: true,
     },
 ];
 
@@ -149,7 +124,6 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
             stream_k: Some(w),
             sk_last: last,
             sk_auto: false,
-            pair: false,
         };
         // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
         // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
@@ -188,13 +162,13 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
 /// that it splits the tail (`skl`, `Schedule::resolve`): 50 x 33 = 1650 tiles of 128 x 256 on
 /// a grid of one block per SM (132 on an H200: 12.5 waves, the last 66 tiles split), odd m
 /// and a partial last tile column (n a multiple of 8: B's rows are its leading dimension), k
-/// of 2 slices and a partial one, alpha/beta, both B layouts; every 4th row and the
+/// of 2 slices and a partial one, alpha/beta, both B layouts; every 8th row and the
 /// last tile row checked against f64.
 const MANY_WAVES: (usize, usize, usize) = (50 * 128 - 3, 33 * 256 - 8, 136);
 
 /// The rows [`MANY_WAVES`]' tests check.
 fn many_waves_rows(m: usize) -> Vec<usize> {
-    (0..m).filter(|r| r % 4 == 0 || *r >= m - 128).collect()
+    (0..m).filter(|r| r % 8 == 0 || *r >= m - 128).collect()
 }
 
 #[test]
@@ -294,7 +268,6 @@ fn tf32_stream_k_matches_the_reference() {
                         stream_k: w,
                         sk_last: last,
                         sk_auto: false,
-                        pair: false,
                     },
                     ..Tf32Options::default()
                 };

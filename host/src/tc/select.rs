@@ -34,7 +34,6 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
     stream_k: None,
     sk_last: false,
     sk_auto: true,
-    pair: false,
 };
 
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
