@@ -14,6 +14,8 @@
 #                                  8192), after the edge-shape checks; JSON to $OUT/sm90.json, the
 #                                  SM clock during the run to $OUT/sm90_clock.csv (H100/H200 only)
 #   scripts/gpu-run.sh tf32 [N…]   TF32 and 3xTF32 on wgmma vs cuBLAS TF32 / FP32 (scripts/gpu-tf32.sh)
+#   scripts/gpu-run.sh sm90-rounds  issue 21's Hopper targets: ours and cuBLAS alternating in
+#                                  rounds, 4096 and 8192 (scripts/gpu-sm90-rounds.sh, ~150 s)
 #   scripts/gpu-run.sh wgmma [N…]  the Hopper GEMM's ladder of schedules (wait depth, persistent,
 #                                  tile group), 16-bit and TF32, vs cuBLAS (scripts/gpu-wgmma.sh)
 #   scripts/gpu-run.sh shapes-p    issue 20's skinny, deep-K and thin shapes: host matmul (the library's
@@ -249,6 +251,11 @@ tf32)
 mma)
     # The mma.sync path against its ceiling: scripts/gpu-mma.sh [N…].
     OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-mma.sh" "$@"
+    exit $?
+    ;;
+sm90-rounds)
+    # Issue 21's Hopper targets, ours and cuBLAS interleaved in rounds: scripts/gpu-sm90-rounds.sh.
+    OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-sm90-rounds.sh"
     exit $?
     ;;
 wgmma)

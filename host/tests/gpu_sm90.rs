@@ -17,6 +17,7 @@ use host::{
         tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
         to_input,
     },
+    tc::select::{HOPPER_SCHEDULE, tf32_options},
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -51,6 +52,7 @@ const SCHEDULES: [Schedule; 7] = [
         group: 8,
         stream_k: None,
         sk_last: false,
+        sk_auto: false,
     },
     Schedule {
         depth: 1,
@@ -58,6 +60,7 @@ const SCHEDULES: [Schedule; 7] = [
         group: 3,
         stream_k: None,
         sk_last: false,
+        sk_auto: false,
     },
     Schedule {
         depth: 0,
@@ -65,6 +68,7 @@ const SCHEDULES: [Schedule; 7] = [
         group: 1,
         stream_k: None,
         sk_last: false,
+        sk_auto: false,
     },
     Schedule {
         depth: 0,
@@ -72,6 +76,7 @@ const SCHEDULES: [Schedule; 7] = [
         group: 8,
         stream_k: Some(0),
         sk_last: false,
+        sk_auto: false,
     },
     Schedule {
         depth: 1,
@@ -79,6 +84,7 @@ const SCHEDULES: [Schedule; 7] = [
         group: 2,
         stream_k: Some(1),
         sk_last: true,
+        sk_auto: false,
     },
     Schedule {
         depth: 0,
@@ -86,6 +92,7 @@ const SCHEDULES: [Schedule; 7] = [
         group: 1,
         stream_k: Some(4096),
         sk_last: false,
+        sk_auto: false,
     },
 ];
 
@@ -116,6 +123,7 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
             group: 8,
             stream_k: Some(w),
             sk_last: last,
+            sk_auto: false,
         };
         // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
         // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
@@ -147,6 +155,72 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
                 .all(|(x, y)| x.to_bits() == y.to_bits()),
             "{sched:?}: two launches differ"
         );
+    }
+}
+
+/// The library's schedule (`tc::select::HOPPER_SCHEDULE`) where the tiles make enough waves
+/// that it splits the tail (`skl`, `Schedule::resolve`): 50 x 33 = 1650 tiles of 128 x 256 on
+/// a grid of one block per SM (132 on an H200: 12.5 waves, the last 66 tiles split), odd m
+/// and a partial last tile column (n a multiple of 8: B's rows are its leading dimension), k
+/// of 2 slices and a partial one, alpha/beta, both B layouts; every 8th row and the
+/// last tile row checked against f64.
+const MANY_WAVES: (usize, usize, usize) = (50 * 128 - 3, 33 * 256 - 8, 136);
+
+/// The rows [`MANY_WAVES`]' tests check.
+fn many_waves_rows(m: usize) -> Vec<usize> {
+    (0..m).filter(|r| r % 8 == 0 || *r >= m - 128).collect()
+}
+
+#[test]
+fn the_library_schedule_splits_the_tail_of_many_waves() {
+    let Some(gpu) = hopper("sm90_library_many_waves") else {
+        return;
+    };
+    let (m, n, k) = MANY_WAVES;
+    let sms = gpu.multiprocessors().unwrap();
+    let tiles = 50 * 33;
+    let resolved = HOPPER_SCHEDULE.resolve(tiles, tiles.min(sms));
+    let split = resolved.sk_tiles(tiles, tiles.min(sms), 3);
+    assert!(
+        sms != 132 || split == 66,
+        "{sms} SMs: {resolved:?} does not split the tail ({split} tiles)"
+    );
+    let rows = many_waves_rows(m);
+    for input in [Sm90Input::Bf16, Sm90Input::Fp16] {
+        for major in [BMajor::N, BMajor::K] {
+            let g = Sm90Gemm {
+                alpha: 1.5,
+                beta: -0.5,
+                ..Sm90Gemm::dense(m, n, k, input, major)
+            };
+            run_and_check_rows(&gpu, &g, 11, HOPPER_SCHEDULE, &rows);
+        }
+    }
+}
+
+/// [`MANY_WAVES`] in TF32 with the library's options (`tc::select::tf32_options`).
+#[test]
+fn the_library_tf32_schedule_splits_the_tail_of_many_waves() {
+    let Some(gpu) = hopper("sm90_library_tf32_many_waves") else {
+        return;
+    };
+    let (m, n, k) = MANY_WAVES;
+    let rows = many_waves_rows(m);
+    for b_k_major in [false, true] {
+        let g = Tf32Gemm {
+            m,
+            n,
+            k,
+            lda: k,
+            ldb: if b_k_major { k } else { n },
+            ldc: n,
+            alpha: 1.5,
+            beta: -0.5,
+            kind: Tf32Kind::Tf32,
+            a_k_major: true,
+            b_k_major,
+        };
+        tf32_check_rows(&gpu, &g, tf32_options(), 12, Some(&rows));
     }
 }
 
@@ -193,6 +267,7 @@ fn tf32_stream_k_matches_the_reference() {
                         group: 8,
                         stream_k: w,
                         sk_last: last,
+                        sk_auto: false,
                     },
                     ..Tf32Options::default()
                 };
@@ -203,6 +278,11 @@ fn tf32_stream_k_matches_the_reference() {
 }
 
 fn tf32_check(gpu: &Gpu, g: &Tf32Gemm, opts: Tf32Options, seed: u64) {
+    tf32_check_rows(gpu, g, opts, seed, None);
+}
+
+/// [`tf32_check`] on `rows` of C (`None`: all).
+fn tf32_check_rows(gpu: &Gpu, g: &Tf32Gemm, opts: Tf32Options, seed: u64, rows: Option<&[usize]>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut fill = |len: usize| -> Vec<f32> {
         (0..len)
@@ -227,9 +307,10 @@ fn tf32_check(gpu: &Gpu, g: &Tf32Gemm, opts: Tf32Options, seed: u64) {
     } else {
         b.clone()
     };
-    let mut r = reference(&a, &b_rows, g.m, g.n, g.k, None);
+    let mut r = reference(&a, &b_rows, g.m, g.n, g.k, rows);
     let (alpha, beta) = (f64::from(g.alpha), f64::from(g.beta));
-    for (i, &old) in c0.iter().enumerate() {
+    for i in 0..r.c.len() {
+        let old = c0[r.rows[i / g.n] * g.n + i % g.n];
         let from_c = beta * f64::from(old);
         r.c[i] = alpha * r.c[i] + from_c;
         r.bound[i] = alpha.abs() * r.bound[i] + from_c.abs();
@@ -241,6 +322,17 @@ fn tf32_check(gpu: &Gpu, g: &Tf32Gemm, opts: Tf32Options, seed: u64) {
 /// C of `g` on random operands (NaN in the gaps of padded rows) under `sched`, checked against
 /// the f64 reference on every row; returns C.
 fn run_and_check_with(gpu: &Gpu, g: &Sm90Gemm, seed: u64, sched: Schedule) -> Vec<f32> {
+    run_and_check_rows(gpu, g, seed, sched, &(0..g.m).collect::<Vec<_>>())
+}
+
+/// [`run_and_check_with`] checking `rows` only.
+fn run_and_check_rows(
+    gpu: &Gpu,
+    g: &Sm90Gemm,
+    seed: u64,
+    sched: Schedule,
+    rows: &[usize],
+) -> Vec<f32> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (la, lb, lc) = g.lens();
     let bw = match g.b_major {
@@ -266,8 +358,7 @@ fn run_and_check_with(gpu: &Gpu, g: &Sm90Gemm, seed: u64, sched: Schedule) -> Ve
     let dc = DeviceBuffer::from_slice(&c0).unwrap();
     gemm_sm90(gpu, g, &da, &db, &dc, sched).unwrap();
     let c = download(&dc).unwrap();
-    let rows: Vec<usize> = (0..g.m).collect();
-    let w = worst(g, &a, &b, &c0, &c, &rows);
+    let w = worst(g, &a, &b, &c0, &c, rows);
     assert!(w.ratio <= 1.0, "{g:?} {sched:?}: {w:?}");
     for (i, v) in c.iter().enumerate() {
         if i % g.ldc >= g.n {

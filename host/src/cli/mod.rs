@@ -47,6 +47,7 @@ pub mod output;
 pub mod progress;
 pub mod report;
 pub mod sm90;
+pub mod sm90_time;
 pub mod tune;
 
 use std::path::PathBuf;

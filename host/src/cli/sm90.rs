@@ -1,13 +1,14 @@
 //! `host sm90`: the Hopper (sm_90a) GEMM against cuBLAS `cublasGemmEx` of the same precision in
-//! the same process, BF16 and FP16 inputs, f32 output; each result checked on sampled rows
-//! against an f64 reference. `--check` first runs the edge shapes (odd sizes, k not a multiple
+//! the same process, timed alternately in rounds (`sm90_time`), BF16 and FP16 inputs (and TF32
+//! through the library's path with `--inputs tf32`), f32 output; each result checked on sampled
+//! rows against an f64 reference. `--check` first runs the edge shapes (odd sizes, k not a multiple
 //! of the tile depth, padded leading dimensions, alpha/beta) on every kernel, each schedule of
 //! `--schedules` as named and walking several tiles per block (at most 3 blocks).
 use anyhow::{Result, bail};
 use clap::Args;
 use cust::memory::DeviceBuffer;
 use host::{
-    gpu::{Gpu, time_on_stream},
+    gpu::Gpu,
     reference::gemm_ex::CublasEx,
     sm90::{
         BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input, Sm90Launch, check::worst, download,
@@ -19,16 +20,31 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::at_least_one;
+use super::{
+    at_least_one,
+    sm90_time::{Timed, interleaved, tf32_schedules, tf32_timed},
+};
 
 #[derive(Args)]
 pub struct Sm90Args {
-    /// Square sizes to time (m = n = k).
-    #[arg(default_values_t = [4096usize, 8192])]
-    pub sizes: Vec<usize>,
-    /// Timed launches per kernel (median reported), after 3 warm-ups.
-    #[arg(long, default_value_t = 20, value_parser = at_least_one::<usize>)]
+    /// Sizes to time: `N` (m = n = k = N) or `MxNxK`.
+    #[arg(default_values = ["4096", "8192"], value_parser = shape)]
+    pub sizes: Vec<Shape>,
+    /// Timed launches per kernel in each round (their median is the round's), after 3
+    /// warm-ups.
+    #[arg(long, default_value_t = 10, value_parser = at_least_one::<usize>)]
     pub reps: usize,
+    /// Rounds: each times every schedule and cuBLAS (alternating which goes first); reported
+    /// are the medians over the rounds and each round's ratio.
+    #[arg(long, default_value_t = 5, value_parser = at_least_one::<usize>)]
+    pub rounds: usize,
+    /// Inputs to time, separated by commas: bf16, fp16, tf32 (f32 operands through the
+    /// library's TF32 path, split pass of a row-major B included).
+    #[arg(long, default_value = "bf16,fp16")]
+    pub inputs: String,
+    /// B layouts to time, separated by commas: n (row-major, k x n) and k (transposed).
+    #[arg(long, default_value = "n,k")]
+    pub b: String,
     /// Rows of each timed result checked against the f64 reference.
     #[arg(long, default_value_t = 8)]
     pub check_rows: usize,
@@ -39,14 +55,61 @@ pub struct Sm90Args {
     #[arg(long)]
     pub no_timing: bool,
     /// Schedules to check and time, separated by commas: `wgmma` (the library's) and
-    /// `wgmma_<tokens>` (`w0`/`w1` wait depth, `np`/`p`/`p<N>` grid, `g<N>` group, `sk`/`sk<W>`
-    /// stream-K; docs/sm90.md).
+    /// `wgmma_<tokens>` on it (`w0`/`w1` wait depth, `np`/`p`/`p<N>` grid, `g<N>` group,
+    /// `sk`/`sk<W>`/`skl` stream-K, `dp` whole tiles only, `ska` by wave count; docs/sm90.md).
     #[arg(long, default_value = "wgmma")]
     pub schedules: String,
 }
 
 const INPUTS: [Sm90Input; 2] = [Sm90Input::Bf16, Sm90Input::Fp16];
 const MAJORS: [BMajor; 2] = [BMajor::N, BMajor::K];
+
+/// One timed product's m, n, k.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shape(pub usize, pub usize, pub usize);
+
+/// `N` or `MxNxK`, each in 1..=65536.
+fn shape(s: &str) -> Result<Shape, String> {
+    let v: Vec<usize> = s
+        .split('x')
+        .map(|t| t.parse::<usize>().ok().filter(|v| (1..=65536).contains(v)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{s:?} is not N or MxNxK with each in 1..=65536"))?;
+    match v[..] {
+        [n] => Ok(Shape(n, n, n)),
+        [m, n, k] => Ok(Shape(m, n, k)),
+        _ => Err(format!("{s:?} is not N or MxNxK")),
+    }
+}
+
+/// What `--inputs` names: a 16-bit input, or TF32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Problem {
+    Bits16(Sm90Input),
+    Tf32,
+}
+
+/// `--inputs` and `--b`, parsed.
+fn timings(inputs: &str, b: &str) -> Result<(Vec<Problem>, Vec<BMajor>)> {
+    let inputs = inputs
+        .split(',')
+        .map(|t| match t {
+            "bf16" => Ok(Problem::Bits16(Sm90Input::Bf16)),
+            "fp16" => Ok(Problem::Bits16(Sm90Input::Fp16)),
+            "tf32" => Ok(Problem::Tf32),
+            _ => bail!("--inputs: {t:?} is not bf16, fp16 or tf32"),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let majors = b
+        .split(',')
+        .map(|t| match t {
+            "n" => Ok(BMajor::N),
+            "k" => Ok(BMajor::K),
+            _ => bail!("--b: {t:?} is not n (B row-major) or k (B transposed)"),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((inputs, majors))
+}
 
 #[derive(Serialize)]
 struct Checked {
@@ -56,21 +119,6 @@ struct Checked {
     b_major: String,
     max_error_over_bound: f64,
     passed: bool,
-}
-
-#[derive(Serialize)]
-struct Timed {
-    schedule: String,
-    size: usize,
-    input: String,
-    b_major: String,
-    rust_ms: f64,
-    rust_tflops: f64,
-    cublas_ms: f64,
-    cublas_tflops: f64,
-    rust_over_cublas: f64,
-    rust_max_error_over_bound: f64,
-    cublas_max_error_over_bound: f64,
 }
 
 /// Operands of `g` with random entries in [-1, 1) (the gaps of padded rows are NaN, so a read
@@ -182,46 +230,54 @@ fn edge_checks(gpu: &Gpu, sched: &[(String, Schedule)]) -> Result<Vec<Checked>> 
     Ok(out)
 }
 
-/// Every schedule and cuBLAS on one problem (cuBLAS once, after the schedules).
+/// Every schedule and cuBLAS on one problem, interleaved in rounds (`sm90_time`); each
+/// result checked first.
 fn timed(
     gpu: &Gpu,
     cublas: &CublasEx,
-    size: usize,
+    Shape(m, n, k): Shape,
     input: Sm90Input,
     major: BMajor,
     sched: &[(String, Schedule)],
     args: &Sm90Args,
 ) -> Result<Vec<Timed>> {
-    let g = Sm90Gemm::dense(size, size, size, input, major);
-    let (a, b, c0) = operands(&g, size as u64);
+    let g = Sm90Gemm::dense(m, n, k, input, major);
+    let (a, b, c0) = operands(&g, (m * 7 + n * 3 + k) as u64);
     let (da, db) = (DeviceBuffer::from_slice(&a)?, DeviceBuffer::from_slice(&b)?);
     let dc = DeviceBuffer::from_slice(&c0)?;
-    let rows = sample_rows(size, args.check_rows);
-    let mut ours = Vec::new();
-    for (name, s) in sched {
+    let rows = sample_rows(m, args.check_rows);
+    let mut launches = Vec::new();
+    let mut errors = Vec::new();
+    for (_, s) in sched {
         let launch = Sm90Launch::new(gpu, &g, &da, &db, &dc, *s)?;
-        let t = time_on_stream(&gpu.stream, 3, args.reps, || launch.launch())?;
-        ours.push((name, t, worst(&g, &a, &b, &c0, &download(&dc)?, &rows)));
+        launch.launch()?;
+        gpu.stream.synchronize()?;
+        errors.push(worst(&g, &a, &b, &c0, &download(&dc)?, &rows).ratio);
+        launches.push(launch);
     }
-    let theirs = time_on_stream(&gpu.stream, 3, args.reps, || {
-        cublas.gemm_sm90(&g, &da, &db, &dc)
-    })?;
-    let cublas_w = worst(&g, &a, &b, &c0, &download(&dc)?, &rows);
-    let tflops = |ms: f64| g.flops() / (ms * 1e-3) / 1e12;
-    Ok(ours
-        .into_iter()
-        .map(|(name, rust, rust_w)| Timed {
-            schedule: name.clone(),
-            size,
-            input: format!("{input:?}"),
-            b_major: format!("{major:?}"),
-            rust_ms: rust.median_ms,
-            rust_tflops: tflops(rust.median_ms),
-            cublas_ms: theirs.median_ms,
-            cublas_tflops: tflops(theirs.median_ms),
-            rust_over_cublas: theirs.median_ms / rust.median_ms,
-            rust_max_error_over_bound: rust_w.ratio,
-            cublas_max_error_over_bound: cublas_w.ratio,
+    let run_cublas = || cublas.gemm_sm90(&g, &da, &db, &dc);
+    run_cublas()?;
+    gpu.stream.synchronize()?;
+    let cublas_err = worst(&g, &a, &b, &c0, &download(&dc)?, &rows).ratio;
+    let mut ours: Vec<Box<dyn FnMut() -> Result<()> + '_>> = launches
+        .iter()
+        .map(|l| Box::new(move || l.launch()) as Box<dyn FnMut() -> Result<()>>)
+        .collect();
+    let mut theirs = run_cublas;
+    let t = interleaved(&gpu.stream, args.rounds, args.reps, &mut ours, &mut theirs)?;
+    Ok(sched
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            Timed::new(
+                &t,
+                i,
+                name,
+                ((m, n, k), format!("{input:?}"), format!("{major:?}")),
+                args.reps,
+                g.flops(),
+                (errors[i], cublas_err),
+            )
         })
         .collect())
 }
@@ -237,6 +293,12 @@ pub fn run(args: &Sm90Args) -> Result<()> {
         );
     }
     let sched = schedules(&args.schedules)?;
+    let (inputs, majors) = timings(&args.inputs, &args.b)?;
+    let tf32_sched = if inputs.contains(&Problem::Tf32) {
+        tf32_schedules(&args.schedules)?
+    } else {
+        Vec::new()
+    };
     let checks = if args.check {
         edge_checks(&gpu, &sched)?
     } else {
@@ -254,7 +316,7 @@ pub fn run(args: &Sm90Args) -> Result<()> {
         );
     }
     let mut times = Vec::new();
-    let sizes: &[usize] = if args.no_timing { &[] } else { &args.sizes };
+    let sizes: &[Shape] = if args.no_timing { &[] } else { &args.sizes };
     let cublas = if sizes.is_empty() {
         None
     } else {
@@ -262,20 +324,21 @@ pub fn run(args: &Sm90Args) -> Result<()> {
     };
     for &size in sizes {
         let Some(cublas) = cublas.as_ref() else { break };
-        for input in INPUTS {
-            for major in MAJORS {
-                for t in timed(&gpu, cublas, size, input, major, &sched, args)? {
-                    eprintln!(
-                        "{size} {} B-{} {}: rust {:.1} TFLOP/s, cuBLAS {:.1} TFLOP/s ({:.1}%), error/bound {:.3} / {:.3}",
-                        t.input,
-                        t.b_major,
-                        t.schedule,
-                        t.rust_tflops,
-                        t.cublas_tflops,
-                        100.0 * t.rust_over_cublas,
-                        t.rust_max_error_over_bound,
-                        t.cublas_max_error_over_bound
-                    );
+        for &input in &inputs {
+            for &major in &majors {
+                let rows = match input {
+                    Problem::Bits16(i) => timed(&gpu, cublas, size, i, major, &sched, args)?,
+                    Problem::Tf32 => tf32_timed(
+                        &gpu,
+                        cublas,
+                        (size.0, size.1, size.2),
+                        major == BMajor::K,
+                        &tf32_sched,
+                        (args.rounds, args.reps, args.check_rows),
+                    )?,
+                };
+                for t in rows {
+                    eprintln!("{}", t.line());
                     times.push(t);
                 }
             }
@@ -295,4 +358,23 @@ pub fn run(args: &Sm90Args) -> Result<()> {
         bail!("{failed} Hopper GEMM results exceeded their error bound");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_inputs_and_layouts_parse() {
+        assert_eq!(shape("4096"), Ok(Shape(4096, 4096, 4096)));
+        assert_eq!(shape("4224x4096x8192"), Ok(Shape(4224, 4096, 8192)));
+        for bad in ["0", "1x2", "1x2x3x4", "ax2x3", "70000", ""] {
+            assert!(shape(bad).is_err(), "{bad}");
+        }
+        let (inputs, majors) = timings("bf16,tf32", "k").unwrap();
+        assert_eq!(inputs, [Problem::Bits16(Sm90Input::Bf16), Problem::Tf32]);
+        assert_eq!(majors, [BMajor::K]);
+        assert!(timings("fp32", "n").is_err());
+        assert!(timings("fp16", "t").is_err());
+    }
 }

@@ -217,6 +217,7 @@ impl<'a> Sm90Launch<'a> {
         let maps = MapCache::get(gpu, &bytes)?;
         let base = maps.as_device_ptr().as_raw();
         let tiles = (g.m as u32).div_ceil(BM) * (g.n as u32).div_ceil(BN);
+        let sched = sched.resolve(tiles, sched.grid(gpu, tiles)?);
         let grid = sched.grid(gpu, tiles)?;
         let (sk_tiles, work) = stream_k_plan(gpu, &sched, tiles, grid, (g.k as u32).div_ceil(BK))?;
         let params = WgmmaParams {

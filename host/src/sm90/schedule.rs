@@ -40,7 +40,23 @@ pub struct Schedule {
     /// Stream-K: a block takes its share of the split tiles after its data-parallel tiles
     /// rather than before them.
     pub sk_last: bool,
+    /// With `stream_k` `None`: let the launch's tile count decide ([`Schedule::resolve`]:
+    /// `skl` where the tiles make many waves, whole tiles elsewhere). The library's default.
+    pub sk_auto: bool,
 }
+
+/// [`Schedule::resolve`] takes stream-K (`skl`) from this many whole waves of tiles up (tiles
+/// at least this many times the grid), where the last wave is at most [`SK_AUTO_MAX_FILL`]
+/// full. Measured on the H200 with ours and cuBLAS interleaved (docs/sm90.md, "Default by
+/// wave count"; 128 x 256 tiles on 132 SMs): `skl` won 1-2 % at 8192² (15.5 waves, the last
+/// 52 % full) for BF16, FP16 and TF32, and lost at 4096² (3.9 waves, 88 %), 5120² (6.1, 6 %),
+/// 6144² (8.7, 73 %) and 7168² (11.9, 88 %): split work costs more than the idle part of the
+/// last wave unless there are many waves and the idle part is large.
+pub const SK_AUTO_MIN_WAVES: u32 = 12;
+
+/// The fullest last wave (tiles past the whole waves, as a fraction of the grid) for which
+/// [`Schedule::resolve`] takes stream-K: 3/5.
+pub const SK_AUTO_MAX_FILL: (u32, u32) = (3, 5);
 
 impl Schedule {
     /// The first rung: one block per tile, every wgmma retired at each slice.
@@ -50,15 +66,22 @@ impl Schedule {
         group: 8,
         stream_k: None,
         sk_last: false,
+        sk_auto: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
     /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N),
     /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
     /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
-    /// `dp` (no stream-K). False for a token it does not know (or a number out of range).
+    /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]).
+    /// False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
+        if token == "ska" {
+            self.stream_k = None;
+            self.sk_auto = true;
+            return true;
+        }
         let (last, rest) = match token.strip_prefix("skl") {
             Some(w) => (true, Some(w)),
             None => (false, token.strip_prefix("sk")),
@@ -76,7 +99,11 @@ impl Schedule {
         match token {
             "w0" => self.depth = 0,
             "w1" => self.depth = 1,
-            "dp" => self.stream_k = None,
+            "dp" => {
+                self.stream_k = None;
+                self.sk_auto = false;
+            }
+
             "np" => self.blocks = Blocks::PerTile,
             "p" => self.blocks = Blocks::PerSm,
             t => match (t.strip_prefix('p'), t.strip_prefix('g')) {
@@ -113,6 +140,34 @@ impl Schedule {
             }
         }
         Some(s)
+    }
+
+    /// The schedule a launch over `tiles` tiles with a grid of `grid` blocks (this schedule's
+    /// [`Schedule::grid`]) runs: with `sk_auto` (and no `stream_k` named), `skl` (the last
+    /// partial wave split along k, after the whole tiles) where the tiles make at least
+    /// [`SK_AUTO_MIN_WAVES`] waves and the last one is partial and at most
+    /// [`SK_AUTO_MAX_FILL`] full, whole tiles otherwise; any other schedule as it is. The one
+    /// place the library's stream-K choice is made.
+    pub fn resolve(&self, tiles: u32, grid: u32) -> Schedule {
+        let (fill, of) = SK_AUTO_MAX_FILL;
+        let many = grid > 0
+            && tiles / grid >= SK_AUTO_MIN_WAVES
+            && !tiles.is_multiple_of(grid)
+            && u64::from(tiles % grid) * u64::from(of) <= u64::from(grid) * u64::from(fill)
+            && self.blocks == Blocks::PerSm;
+        if self.sk_auto && self.stream_k.is_none() && many {
+            Schedule {
+                stream_k: Some(0),
+                sk_last: true,
+                sk_auto: false,
+                ..*self
+            }
+        } else {
+            Schedule {
+                sk_auto: false,
+                ..*self
+            }
+        }
     }
 
     /// The grid for `tiles` tiles on `gpu` (with stream-K at most one block per SM).
@@ -236,6 +291,54 @@ mod tests {
     }
 
     #[test]
+    fn stream_k_by_wave_count() {
+        let auto = Schedule {
+            blocks: Blocks::PerSm,
+            sk_auto: true,
+            ..Schedule::CLASSIC
+        };
+        let skl = Schedule {
+            stream_k: Some(0),
+            sk_last: true,
+            sk_auto: false,
+            ..auto
+        };
+        let whole = Schedule {
+            sk_auto: false,
+            ..auto
+        };
+        // 132 SMs, 128 x 256 tiles. 8192²: 2048 tiles, 15.5 waves: the tail is split.
+        assert_eq!(auto.resolve(2048, 132), skl);
+        assert_eq!(auto.resolve(2048, 132).sk_tiles(2048, 132, 128), 68);
+        // 4096²: 512 tiles, 3.9 waves: whole tiles.
+        assert_eq!(auto.resolve(512, 132), whole);
+        // 5120², 6144², 7168²: 6.1, 8.7, 11.9 waves (the last 6 %, 73 %, 88 % full): whole tiles.
+        for tiles in [800, 1152, 1568] {
+            assert_eq!(auto.resolve(tiles, 132), whole, "{tiles}");
+        }
+        // From SK_AUTO_MIN_WAVES whole waves up, only with a partial last wave at most 3/5 full.
+        let from = SK_AUTO_MIN_WAVES * 132;
+        assert_eq!(auto.resolve(from - 1, 132), whole);
+        assert_eq!(auto.resolve(from + 1, 132), skl);
+        assert_eq!(auto.resolve(from + 79, 132), skl);
+        assert_eq!(auto.resolve(from + 80, 132), whole);
+        assert_eq!(auto.resolve(2 * from, 132), whole);
+        // A named schedule is taken as it is (no `ska`, or stream-K named, or not persistent).
+        assert_eq!(whole.resolve(2048, 132), whole);
+        let named = Schedule {
+            stream_k: Some(1),
+            ..auto
+        };
+        assert_eq!(named.resolve(2048, 132).stream_k, Some(1));
+        let per_tile = Schedule {
+            blocks: Blocks::PerTile,
+            ..auto
+        };
+        assert_eq!(per_tile.resolve(2048, 2048).stream_k, None);
+        assert_eq!(auto.resolve(0, 0), whole);
+    }
+
+    #[test]
     fn names_select_schedules() {
         let base = Schedule::CLASSIC;
         let none = |_: &str| false;
@@ -252,6 +355,10 @@ mod tests {
         assert_eq!((s.stream_k, s.sk_last), (Some(1), true));
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
+        let s = Schedule::parse_name("wgmma_p_ska", base, none).unwrap();
+        assert_eq!((s.stream_k, s.sk_auto), (None, true));
+        let s = Schedule::parse_name("wgmma_dp", s, none).unwrap();
+        assert_eq!((s.stream_k, s.sk_auto), (None, false));
         for bad in [
             "wgmma_",
             "wgmma_x",
@@ -265,6 +372,7 @@ mod tests {
             "wgmma_sk+1",
             "wgmma_sk5000",
             "wgmma_sklx",
+            "wgmma_ska1",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }

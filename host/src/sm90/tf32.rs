@@ -270,16 +270,15 @@ impl<'a> Tf32Launch<'a> {
         // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
         let maps = MapCache::get(gpu, &bytes)?;
         let tiles = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
-        let grid = opts.schedule.grid(gpu, tiles)?;
+        let schedule = opts
+            .schedule
+            .resolve(tiles, opts.schedule.grid(gpu, tiles)?);
+        let grid = schedule.grid(gpu, tiles)?;
         // 3xTF32 takes no stream-K (its kernel ignores it; no workspace either).
         let (sk_tiles, work) = match g.kind {
-            Tf32Kind::Tf32 => super::stream_k_plan(
-                gpu,
-                &opts.schedule,
-                tiles,
-                grid,
-                (g.k as u32).div_ceil(TF32_BK),
-            )?,
+            Tf32Kind::Tf32 => {
+                super::stream_k_plan(gpu, &schedule, tiles, grid, (g.k as u32).div_ceil(TF32_BK))?
+            }
             Tf32Kind::Tf32x3 => (0, None),
         };
         let params = Tf32Params {
@@ -295,7 +294,7 @@ impl<'a> Tf32Launch<'a> {
             flush: opts.flush.max(1),
             work: super::work_ptr(&work),
             sk_tiles,
-            sk_last: u32::from(opts.schedule.sk_last),
+            sk_last: u32::from(schedule.sk_last),
         };
         Ok(Tf32Launch {
             gpu,

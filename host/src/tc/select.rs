@@ -25,13 +25,15 @@ use crate::{
 
 /// The schedule the library's Hopper calls use (16-bit and TF32): the fastest rung of the
 /// ladder measured on the H200 (docs/sm90.md): persistent (a block per SM), every wgmma retired
-/// at each slice (depth 1 was 0.3-0.7 % slower), groups of 8 tile rows.
+/// at each slice (depth 1 was 0.3-0.7 % slower), groups of 8 tile rows, and stream-K by the
+/// tile count (`skl` from [`sm90::schedule::SK_AUTO_MIN_WAVES`] waves up: `Schedule::resolve`).
 pub const HOPPER_SCHEDULE: Schedule = Schedule {
     depth: 0,
     blocks: sm90::Blocks::PerSm,
     group: 8,
     stream_k: None,
     sk_last: false,
+    sk_auto: true,
 };
 
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
