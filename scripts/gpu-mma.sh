@@ -3,14 +3,16 @@
 # mma.sync ceiling on Hopper"): runs on the GPU machine from the repository root with the bundle
 # of `cargo xtask gpu-bundle` (BUNDLE, default .device/bundle).
 #
-#   scripts/gpu-mma.sh [N…]      N default 4096 8192; with MMA_NCU=0 no ncu, MMA_SASS=0 no SASS
+#   scripts/gpu-mma.sh [N…]      N default 4096 8192; with MMA_NCU=0 no ncu, MMA_SASS=0 no SASS,
+#                                MMA_PEAK="bf16" the ceilings timed (default bf16 fp16 tf32),
+#                                MMA_BEST=kernel the one profiled beside tc_bf16_rr_w64_s4
 #
 # Writes $OUT/mma.tar.gz (default gpu-out/), the folder mma/ with:
 #   peak_<p>_<N>.json    host matmul N --precision p --kernel peak: cuBLAS of p and the register-only
 #                        mma.sync ceiling kernel (tc_mma_peak_*) in the same process
 #   ladder_<N>.json      every BF16 row-major kernel (the ladder and session 6's variants) vs cuBLAS
-#   fp16_<N>.json        the FP16 library kernel and its 64 x 64 warp-tile variant vs cuBLAS FP16
-#   layouts_4096.json…   the other layouts' library kernel and _w64 variant (BF16, 4096)
+#   fp16_<N>.json        the FP16 library kernel and its 64 x 64 warp-tile variants vs cuBLAS FP16
+#   layouts_4096_<p>_<l>.json  the other layouts' library kernel and _w64 / _w64l variants (BF16, FP16; 4096)
 #   sass_counts.txt      HMMA / LDSM / LDGSTS / BAR per kernel and in its main loop (cuobjdump)
 #   ncu_<kernel>.txt     Nsight Compute: SpeedOfLight, WarpStateStats, ComputeWorkloadAnalysis,
 #                        one launch at 4096 (--clock-control none)
@@ -28,21 +30,24 @@ fi
 status=0
 run() { echo "+ $*" >&2; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(4096 8192)
-BEST=${MMA_BEST:-tc_bf16_rr_w64_s4}
+BEST=${MMA_BEST:-tc_bf16_rr_w64l_s4}
+REF=tc_bf16_rr_w64_s4
 
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$D/clock.csv" &
 smi=$!
 for n in "${sizes[@]}"; do
-    for p in bf16 fp16 tf32; do
+    for p in ${MMA_PEAK:-bf16 fp16 tf32}; do
         run "$HOST" matmul "$n" --precision "$p" --kernel peak --reps 20 --verify none --json > "$D/peak_${p}_$n.json"
     done
     run "$HOST" matmul "$n" --precision bf16 --kernel ladder --reps 20 --verify sample --json > "$D/ladder_$n.json"
-    run "$HOST" matmul "$n" --precision fp16 --kernel tc_fp16_rr_s4,tc_fp16_rr_w64_s4 --reps 20 --verify sample --json > "$D/fp16_$n.json"
+    run "$HOST" matmul "$n" --precision fp16 --kernel tc_fp16_rr_s4,tc_fp16_rr_w64_s4,tc_fp16_rr_w64l_s4 --reps 20 --verify sample --json > "$D/fp16_$n.json"
 done
 for t in "--trans-b:rc" "--trans-a:cr" "--trans-a --trans-b:cc"; do
     flags=${t%:*} lay=${t#*:}
-    # shellcheck disable=SC2086
-    run "$HOST" matmul 4096 --precision bf16 $flags --kernel "tc_bf16_${lay}_s4,tc_bf16_${lay}_w64_s4" --reps 20 --verify sample --json > "$D/layouts_4096_$lay.json"
+    for p in bf16 fp16; do
+        # shellcheck disable=SC2086
+        run "$HOST" matmul 4096 --precision $p $flags --kernel "tc_${p}_${lay}_s4,tc_${p}_${lay}_w64_s4,tc_${p}_${lay}_w64l_s4" --reps 20 --verify sample --json > "$D/layouts_4096_${p}_$lay.json"
+    done
 done
 kill "$smi" 2>/dev/null
 
@@ -95,7 +100,7 @@ fi
 
 if [ "${MMA_NCU:-1}" != 0 ]; then
     NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
-    for k in "$BEST" tc_bf16_rr_s4; do
+    for k in "$BEST" "$REF"; do
         echo "+ ncu $k" >&2
         "$NCU" --clock-control none --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
             -k "regex:^${k}\$" --launch-skip 1 --launch-count 1 \
@@ -106,9 +111,9 @@ if [ "${MMA_NCU:-1}" != 0 ]; then
     # (a metric a driver lacks fails this run alone).
     echo "+ ncu metrics" >&2
     "$NCU" --clock-control none --csv \
-        --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,sm__cycles_elapsed.avg.per_second \
-        -k "regex:^(${BEST}|tc_bf16_rr_s4)\$" --launch-count 4 \
-        "$HOST" matmul 4096 --precision bf16 --kernel "$BEST,tc_bf16_rr_s4" --reps 1 --no-cublas --verify none > "$D/ncu_metrics.csv" 2>&1 \
+        --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum,launch__registers_per_thread,sm__cycles_elapsed.avg.per_second \
+        -k "regex:^(${BEST}|${REF})\$" --launch-count 4 \
+        "$HOST" matmul 4096 --precision bf16 --kernel "$BEST,$REF" --reps 1 --no-cublas --verify none > "$D/ncu_metrics.csv" 2>&1 \
         || echo "FAILED: ncu metrics (see ncu_metrics.csv)"
 fi
 

@@ -215,6 +215,35 @@ fn prefetching_and_wide_kernels_on_deep_k_with_alpha_beta() {
     }
 }
 
+/// The `lean` kernels (session 7) copy the slices of tiles wholly inside C with no bounds
+/// checks: C covered by whole tiles with whole k-slices (every copy unchecked), whole tiles with
+/// a K tail beside a partial tile row and column (both paths in one launch), and K below one
+/// slice (every copy checked); leading dimensions wider than the matrices, alpha and beta.
+#[test]
+fn lean_kernels_on_whole_tiles_and_edges() {
+    let Some(gpu) = gpu_for_test("lean_kernels_on_whole_tiles_and_edges") else {
+        return;
+    };
+    for (i, cfg) in TC.iter().filter(|c| c.lean).enumerate() {
+        let p = precision_of(cfg.kind);
+        let (bm, bn) = (cfg.bm as usize, cfg.bn as usize);
+        for (j, shape) in [
+            (2 * bm, 2 * bn, 256),
+            (2 * bm + 40, bn + 24, 136),
+            (bm, bn, 8),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (alpha, beta) = [(1.0f32, 0.0f32), (0.5, 2.0), (-1.5, -0.25)][j];
+            let extra = 16 / p.input_bytes() * j;
+            let mut case = Case::new(p, shape, layouts(cfg), extra, (300 + i * 10 + j) as u64);
+            case.op = case.op.alpha(alpha).beta(beta);
+            case.check(&gpu, Some(cfg.name));
+        }
+    }
+}
+
 /// TF32 and 3xTF32 through the library on odd shapes, K not a multiple of the tile depth (32 on
 /// the Hopper path, where the library runs the f32 `wgmma` kernels and their split pass) and
 /// every layout.

@@ -10,6 +10,11 @@
 //!   `s` are issued, across slices too: the wait and barrier for the next slice come before the
 //!   current slice's last k-step, whose fragments are already in registers (CUTLASS's sm_80
 //!   multistage loop), so no warp waits on `ldmatrix` after a barrier.
+//! - `lean` (session 7): the prefetching loop with each thread's copy sources, destinations and
+//!   `ldmatrix` offsets computed once before the k-loop; per slice a copy costs one address
+//!   add, and slices of tiles wholly inside C skip the bounds checks (`cp.async` with no
+//!   source size). Session 6's SASS had ~190 integer instructions per 64 HMMA in the loop,
+//!   which is what kept 2 warps per scheduler from feeding the tensor pipe.
 //! - Global → shared moves in 16-byte `cp.async.cg` pieces (no register holds the data), one
 //!   commit group per 32-deep k-slice, `STAGES` slices in flight, one barrier per slice.
 //!   Operand slices are stored with their contiguous dimension as in global memory, so every
@@ -26,94 +31,15 @@
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
-use super::mma::{
-    cp_async16, ldmatrix_x4, mma_16x8x8_tf32, mma_16x8x16, split_tf32, st_global_v2, tf32,
-};
+use super::mma::{cp_async16, cp_async16_full, ldmatrix_x4, mma_16x8x8_tf32, split_tf32, tf32};
+use super::tile::{f32_offset, mma_tile, piece_offset, store2};
 use super::{TcKind, TcParams, row_pitch};
-use crate::ptx::{cp_async_commit, cp_async_wait, ld_global, ld_shared, shared_addr, st_global};
-
-/// Byte offset of 16-byte piece `c` of stored row `r` in a slice with rows `pitch` bytes apart
-/// and `e`-byte elements. f32 rows are padded (`row_pitch`); 16-bit rows are unpadded and, with
-/// `swizzle`, XOR-swizzled: 64-byte rows (4 pieces, two rows per 128-byte bank line) by bits
-/// 1–2 of the row, rows of 128 bytes or more (8, 16 or 32 pieces) by bits 0–2, so the 8 rows
-/// `r0 .. r0 + 7` of one `ldmatrix` matrix (r0 a multiple of 8) fall on 8 distinct 16-byte
-/// bank groups.
-#[inline(always)]
-fn piece_offset(r: u32, c: u32, pitch: u32, e: u32, swizzle: bool) -> u32 {
-    if e == 4 || !swizzle {
-        r * pitch + 16 * c
-    } else if pitch == 64 {
-        r * 64 + 16 * (c ^ ((r >> 1) & 3))
-    } else {
-        r * pitch + 16 * (c ^ (r & 7))
-    }
-}
-
-/// Byte offset of f32 element `col` of stored row `r` in a slice with rows `pitch` bytes apart.
-#[inline(always)]
-fn f32_offset(r: u32, col: u32, pitch: u32) -> u32 {
-    r * pitch + 4 * col
-}
-
-/// `acc += a·b` over a warp tile of `NT8` 16 x 8 columns (4 or 8) and 4 rows of 16: every A
-/// fragment meets every B fragment; `acc[mi * 8 + ni]` is tile (mi, ni).
-#[inline(always)]
-fn mma_tile<const BF16: bool, const NT8: u32>(
-    acc: &mut [[f32; 4]; 32],
-    af: &[[u32; 4]; 4],
-    bf: &[[u32; 2]; 8],
-) {
-    seq!(MI in 0..4 {
-        seq!(NI in 0..8 {
-            if NI < NT8 {
-                mma_16x8x16::<BF16>(&mut acc[MI * 8 + NI], af[MI], bf[NI]);
-            }
-        });
-    });
-}
-
-/// Stores `v` to C at `(row, col)`, `(row, col + 1)` as `alpha·v + beta·C`, skipping cells
-/// outside C; one 8-byte store when `pair` (C allows it: `ldc` even, C 8-byte aligned).
-///
-/// # Safety
-/// `p` must be the launch's parameters (C of `m x n`, rows `ldc` apart), and the cells stored
-/// by this thread alone.
-#[inline(always)]
-unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair: bool) {
-    if row >= p.m || col >= p.n {
-        return;
-    }
-    let at =
-        p.c.wrapping_add(row as usize * p.ldc as usize + col as usize);
-    let mut out = [p.alpha * v[0], p.alpha * v[1]];
-    let both = col + 1 < p.n;
-    if p.beta != 0.0 {
-        // SAFETY: (row, col) is a cell of C (checked above), and (row, col + 1) when `both`.
-        out[0] += p.beta * f32::from_bits(unsafe { ld_global(at as *const u32) });
-        if both {
-            // SAFETY: as above.
-            let old = unsafe { ld_global(at.wrapping_add(1) as *const u32) };
-            out[1] += p.beta * f32::from_bits(old);
-        }
-    }
-    if both && pair {
-        // SAFETY: both cells are in C and this thread's; `pair`: ldc even and C 8-byte aligned,
-        // and col is even (2t), so `at` is 8-byte aligned.
-        unsafe { st_global_v2(at, out) };
-    } else {
-        // SAFETY: the cells are in C (checked) and this thread's.
-        unsafe { st_global::<1>(at as *mut u32, [out[0].to_bits()]) };
-        if both {
-            // SAFETY: as above.
-            unsafe { st_global::<1>(at.wrapping_add(1) as *mut u32, [out[1].to_bits()]) };
-        }
-    }
-}
+use crate::ptx::{cp_async_commit, cp_async_wait, ld_shared, shared_addr};
 
 macro_rules! tc_kernels {
     ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
         swizzle: $sw:tt, tile: [$bm:tt, $bn:tt, $bk:tt], warps: [$wm:tt, $wn:tt],
-        prefetch: $pf:tt, library: $lib:tt })),* $(,)?) => {$(
+        prefetch: $pf:tt, lean: $ln:tt, library: $lib:tt })),* $(,)?) => {$(
         /// # Safety
         /// `p` must satisfy the [`TcParams`] contract for this kernel's kind and layouts (A, B
         /// and C inside their buffers, leading dimensions multiples of 16 bytes, A and B 16-byte
@@ -139,6 +65,7 @@ macro_rules! tc_kernels {
             /// 16-deep k-steps per slice (16-bit kinds).
             const KG: u32 = BK / 16;
             const PREFETCH: bool = $pf;
+            const LEAN: bool = $ln;
             const AR: bool = $ar;
             const BR: bool = $br;
             const SW: bool = $sw;
@@ -160,6 +87,8 @@ macro_rules! tc_kernels {
                 assert!(E == 4 || (PA == 4 || PA % 8 == 0) && (PB == 4 || PB % 8 == 0));
                 assert!(BM / $wm == 64 && (WTN == 32 || WTN == 64) && KG >= 1 && KG <= 4);
                 assert!(E == 2 || (WTN == 32 && BK == 32 && !PREFETCH));
+                // `lean`: a thread's copies are 8k stored rows apart (the swizzle's period).
+                assert!(!LEAN || (E == 2 && PREFETCH && (NT / PA) % 8 == 0 && (NT / PB) % 8 == 0));
             };
 
             let (m, n, k) = (p.m, p.n, p.k);
@@ -215,15 +144,17 @@ macro_rules! tc_kernels {
             };
 
             let ktiles = k.div_ceil(BK);
-            seq!(S in 0..3 {
-                if S < STAGES - 1 {
-                    if S < ktiles {
-                        load(S, S * STAGE_BYTES);
+            if !LEAN {
+                seq!(S in 0..3 {
+                    if S < STAGES - 1 {
+                        if S < ktiles {
+                            load(S, S * STAGE_BYTES);
+                        }
+                        // SAFETY: closes this thread's group; no memory access.
+                        unsafe { cp_async_commit() };
                     }
-                    // SAFETY: closes this thread's group; no memory access.
-                    unsafe { cp_async_commit() };
-                }
-            });
+                });
+            }
 
             // Accumulator tile (mi, ni) is acc[mi * 8 + ni]; with 4 columns of tiles (NT8 = 4)
             // the upper half is never touched and the compiler drops it.
@@ -264,7 +195,138 @@ macro_rules! tc_kernels {
                 (af, bf)
             };
             let mut kt = 0;
-            if E == 2 && PREFETCH {
+            if LEAN {
+                // Each thread's copies: piece `c` of stored rows `s + J * (NT / P)` of a slice
+                // (8k rows apart, so the swizzle adds nothing per J), at global element
+                // `el + J * (NT / P) * ld`, moved by a whole slice per k-slice. Everything but
+                // the slice's offset is computed here, once.
+                let (sa, ca, sb, cb) = (tid / PA, tid % PA, tid / PB, tid % PB);
+                let a_el = if AR {
+                    (m0 + sa) as usize * lda + (ca * EPC) as usize
+                } else {
+                    sa as usize * lda + (m0 + ca * EPC) as usize
+                };
+                let b_el = if BR {
+                    sb as usize * ldb + (n0 + cb * EPC) as usize
+                } else {
+                    (n0 + sb) as usize * ldb + (cb * EPC) as usize
+                };
+                let a_src = p.a.wrapping_add(a_el * E as usize);
+                let b_src = p.b.wrapping_add(b_el * E as usize);
+                // Byte strides: between a thread's pieces, and per k-slice (32-bit: below).
+                let a_j = (NT / PA * E).wrapping_mul(p.lda);
+                let b_j = (NT / PB * E).wrapping_mul(p.ldb);
+                let a_k = if AR { BK * E } else { (BK * E).wrapping_mul(p.lda) };
+                let b_k = if BR { (BK * E).wrapping_mul(p.ldb) } else { BK * E };
+                let a_dst = piece_offset(sa, ca, PITCH_A, E, SW);
+                let b_dst = A_BYTES + piece_offset(sb, cb, PITCH_B, E, SW);
+                // Slices below `kfull` of a tile wholly inside C lie wholly inside A and B (rows
+                // m0 + BM <= m, columns n0 + BN <= n, k below (kt + 1) * BK <= k); leading
+                // dimensions below 2^24 keep the strides above (at most 64 * 2^24 * 2 bytes) in
+                // 32 bits. Every other slice takes the checked `load`.
+                let inside = m0 + BM <= m && n0 + BN <= n && p.lda < 1 << 24 && p.ldb < 1 << 24;
+                let kfull = if inside { k / BK } else { 0 };
+                let copy = |kt: u32, stage: u32| {
+                    if kt < kfull {
+                        let ga = a_src.wrapping_add(kt as usize * a_k as usize);
+                        let gb = b_src.wrapping_add(kt as usize * b_k as usize);
+                        seq!(J in 0..8 {
+                            if J < CA {
+                                // SAFETY: piece J of this thread in this stage's A slice (as in
+                                // `load`); its 16 source bytes are inside A (kt < kfull: the
+                                // tile and the slice are inside, so the piece is whole). The
+                                // stage was released by the barrier before the call.
+                                unsafe { cp_async16_full(smem + stage + a_dst + J * (NT / PA) * PITCH_A, ga.wrapping_add(J as usize * a_j as usize)) };
+                            }
+                        });
+                        seq!(J in 0..8 {
+                            if J < CB {
+                                // SAFETY: as for A, in this stage's B slice.
+                                unsafe { cp_async16_full(smem + stage + b_dst + J * (NT / PB) * PITCH_B, gb.wrapping_add(J as usize * b_j as usize)) };
+                            }
+                        });
+                    } else if kt < ktiles {
+                        load(kt, stage);
+                    }
+                    // SAFETY: closes this thread's group; no memory access.
+                    unsafe { cp_async_commit() };
+                };
+                seq!(S in 0..3 {
+                    if S < STAGES - 1 {
+                        copy(S, S * STAGE_BYTES);
+                    }
+                });
+                // The lane's `ldmatrix` row offsets (as `frags16`'s): along the operand's
+                // contiguous dimension one per k-step, along the other one per 16 rows, the
+                // rest a constant (16 stored rows apart: the swizzle repeats every 8).
+                let (mut fa, mut fb) = ([0u32; 4], [0u32; 4]);
+                seq!(X in 0..4 {
+                    fa[X] = if AR {
+                        piece_offset(wm0 + li % 2 * 8 + l8, 2 * X + li / 2, PITCH_A, 2, SW)
+                    } else {
+                        piece_offset(li / 2 * 8 + l8, (wm0 + 16 * X) / 8 + li % 2, PITCH_A, 2, SW)
+                    };
+                    fb[X] = A_BYTES + if BR {
+                        piece_offset(li % 2 * 8 + l8, (wn0 + 16 * X) / 8 + li / 2, PITCH_B, 2, SW)
+                    } else {
+                        piece_offset(wn0 + li / 2 * 8 + l8, 2 * X + li % 2, PITCH_B, 2, SW)
+                    };
+                });
+                let pick = |x: &[u32; 4], i: u32| match i {
+                    0 => x[0],
+                    1 => x[1],
+                    2 => x[2],
+                    _ => x[3],
+                };
+                let frags = |stage: u32, kk: u32| {
+                    let base = smem + stage;
+                    let mut af = [[0u32; 4]; 4];
+                    seq!(MI in 0..4 {
+                        let off = if AR { pick(&fa, kk) + MI * 16 * PITCH_A } else { fa[MI] + kk * 16 * PITCH_A };
+                        // SAFETY: as in `frags16` (the same rows and pieces).
+                        af[MI] = unsafe { ldmatrix_x4::<{ !AR }>(base + off) };
+                    });
+                    let mut bf = [[0u32; 2]; 8];
+                    seq!(NJ in 0..4 {
+                        if NJ < NT8 / 2 {
+                            let off = if BR { fb[NJ] + kk * 16 * PITCH_B } else { pick(&fb, kk) + NJ * 16 * PITCH_B };
+                            // SAFETY: as in `frags16`.
+                            let r = unsafe { ldmatrix_x4::<{ BR }>(base + off) };
+                            bf[2 * NJ] = [r[0], r[1]];
+                            bf[2 * NJ + 1] = [r[2], r[3]];
+                        }
+                    });
+                    (af, bf)
+                };
+                // The prefetching loop below, with these copies and addresses.
+                // SAFETY: waits only.
+                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                thread::sync_threads();
+                let mut cur = frags(0, 0);
+                while kt < ktiles {
+                    // As in the prefetching loop: the stage written held slice kt - 1, released
+                    // by the previous round's barrier.
+                    copy(kt + STAGES - 1, write);
+                    write = next_stage(write);
+                    seq!(KK in 0..4 {
+                        if KK < KG {
+                            let next = if KK + 1 < KG {
+                                frags(read, KK + 1)
+                            } else {
+                                // SAFETY: waits only (slice kt + 1 landed, see below).
+                                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                                thread::sync_threads();
+                                read = next_stage(read);
+                                frags(read, 0)
+                            };
+                            mma_tile::<{ BF16 }, { NT8 }>(&mut acc, &cur.0, &cur.1);
+                            cur = next;
+                        }
+                    });
+                    kt += 1;
+                }
+            }
+            if E == 2 && PREFETCH && !LEAN {
                 // Slice 0 landed for every thread (the prologue committed STAGES - 1 groups),
                 // then its first k-step's fragments.
                 // SAFETY: waits only.

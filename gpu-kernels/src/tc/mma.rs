@@ -107,6 +107,22 @@ pub unsafe fn cp_async16(dst: u32, src: *const u8, bytes: u32) {
     }
 }
 
+/// Copies 16 bytes global → shared asynchronously through L2 (`cp.async.cg`), all of them read
+/// (the interior copies of the `lean` kernels: no source-size operand to compute).
+///
+/// # Safety
+/// `dst` must be the 16-byte aligned shared-window address of 16 bytes of this block's shared
+/// memory and `src` 16 readable, 16-byte aligned bytes of global memory; no thread may touch
+/// `dst` before the copy's group is waited for.
+#[inline(always)]
+pub unsafe fn cp_async16_full(dst: u32, src: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("cp.async.cg.shared.global [{d}], [{s}], 16;", d = in(reg32) dst, s = in(reg64) src,
+             options(nostack, preserves_flags));
+    }
+}
+
 /// Stores two f32 to global memory as one 8-byte access.
 ///
 /// # Safety

@@ -75,7 +75,9 @@ pub struct TcParams {
 /// C). `a_rows`/`b_rows`: A / B row-major. `swizzle`: shared memory XOR-swizzled for `ldmatrix`
 /// (16-bit kinds; TF32 uses padded rows). `prefetch`: the next k-step's fragments are loaded
 /// into a second set of registers while the current step's `mma` run, across slices too (the
-/// barrier moves before the slice's last k-step). `library`: the kernel `gemm_tc` runs for
+/// barrier moves before the slice's last k-step). `lean` (with `prefetch`): each thread's copy
+/// sources and destinations and its `ldmatrix` addresses are computed once before the k-loop,
+/// and tiles wholly inside C with full k-slices copy with no bounds arithmetic. `library`: the kernel `gemm_tc` runs for
 /// its kind and layouts (one per pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcConfig {
@@ -90,6 +92,7 @@ pub struct TcConfig {
     pub b_rows: bool,
     pub swizzle: bool,
     pub prefetch: bool,
+    pub lean: bool,
     pub library: bool,
 }
 
@@ -154,7 +157,7 @@ impl TcConfig {
 pub const TC_MAX_REGISTERS: u32 = 128;
 
 /// Invokes `$m!` with every tensor-core kernel: `(name { kind, a_rows, b_rows, stages,
-/// swizzle, tile: [bm, bn, bk], warps: [rows, columns], prefetch, library })`.
+/// swizzle, tile: [bm, bn, bk], warps: [rows, columns], prefetch, lean, library })`.
 /// The `_s2` / `_s2_lin` BF16 rows are rungs of the ladder in docs/tensor-cores.md (two stages;
 /// linear, unswizzled shared memory); the `_w64` rows (128 x 256 tiles, 8 warps of 64 x 64)
 /// and the BF16 variants after them are session 6's steps toward the `mma.sync` ceiling.
@@ -163,36 +166,48 @@ pub const TC_MAX_REGISTERS: u32 = 128;
 macro_rules! for_each_tc {
     ($m:ident) => {
         $m! {
-            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: true }),
-            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: false }),
-            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, library: false }),
+            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
+            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: false }),
+            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: false }),
             // Session 6: 64 x 64 warp tiles with fragment prefetch (docs/tensor-cores.md).
-            (tc_bf16_rr_w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_bf16_rc_w64_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_bf16_cr_w64_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_bf16_cc_w64_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_fp16_rr_w64_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_fp16_rc_w64_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_fp16_cr_w64_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_fp16_cc_w64_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, library: false }),
-            (tc_bf16_rr_w64_s4_np { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: false, library: false }),
-            (tc_bf16_rr_t256_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, library: false }),
-            (tc_bf16_rr_t128w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, library: false }),
+            (tc_bf16_rr_w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_bf16_rc_w64_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_bf16_cr_w64_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_bf16_cc_w64_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_fp16_rr_w64_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_fp16_rc_w64_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_fp16_cr_w64_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_fp16_cc_w64_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
+            (tc_bf16_rr_w64_s4_np { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: false, lean: false, library: false }),
+            (tc_bf16_rr_t256_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: false, library: false }),
+            (tc_bf16_rr_t128w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: false, library: false }),
+            // Session 7: the same loops with every copy and fragment address computed once per
+            // thread (`lean`): interior tiles copy with no bounds arithmetic (docs/tensor-cores.md).
+            (tc_bf16_rr_w64l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_bf16_rc_w64l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_bf16_cr_w64l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_bf16_cc_w64l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_fp16_rr_w64l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_fp16_rc_w64l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_fp16_cr_w64l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_fp16_cc_w64l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
+            (tc_bf16_rr_t256l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: true, library: false }),
+            (tc_bf16_rr_t128l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: true, library: false }),
         }
     };
 }
@@ -200,12 +215,12 @@ macro_rules! for_each_tc {
 macro_rules! tc_table {
     ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
         swizzle: $sw:tt, tile: [$bm:tt, $bn:tt, $bk:tt], warps: [$wm:tt, $wn:tt],
-        prefetch: $pf:tt, library: $lib:tt })),* $(,)?) => {
+        prefetch: $pf:tt, lean: $ln:tt, library: $lib:tt })),* $(,)?) => {
         /// Every tensor-core kernel.
         pub const TC: &[TcConfig] = &[$(TcConfig {
             name: stringify!($name), kind: TcKind::$kind, bm: $bm, bn: $bn, bk: $bk,
             warps: [$wm, $wn], stages: $st, a_rows: $ar, b_rows: $br, swizzle: $sw,
-            prefetch: $pf, library: $lib,
+            prefetch: $pf, lean: $ln, library: $lib,
         }),*];
     };
 }
@@ -256,6 +271,8 @@ mod kernel;
 mod mma;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
+#[cfg(target_arch = "nvptx64")]
+mod tile;
 
 #[cfg(test)]
 mod tests {
@@ -299,6 +316,7 @@ mod tests {
             if c.kind.element_bytes() == 4 {
                 assert!(c.warp_n() == 32 && c.bk == 32 && !c.prefetch, "{}", c.name);
             }
+            assert!(!c.lean || c.prefetch, "{}", c.name);
             let per = c.kind.elements_per_copy() * c.threads();
             assert!(
                 c.bm * c.bk % per == 0 && c.bn * c.bk % per == 0,

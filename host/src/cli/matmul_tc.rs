@@ -87,7 +87,7 @@ fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
         "peak" => vec![Choice::Peak],
         "ladder" if p == Precision::Bf16 => {
             // The rungs in order: two stages linear then swizzled, the library's kernel, then
-            // session 6's variants in list order.
+            // session 6's and 7's variants in list order.
             let rr = || TC.iter().filter(|c| c.name.starts_with("tc_bf16_rr_"));
             let two = rr().filter(|c| c.stages == 2).rev();
             let rest = rr()

@@ -29,15 +29,17 @@ pub const fn kind_of(p: Precision) -> Option<TcKind> {
 }
 
 /// Problems whose C has at least this many tiles of the 128 x 128 library kernel (two per SM of
-/// an A100 or an H200: from 2048² on) run the kind's 128 x 256 prefetching kernel (`_w64_s4`)
-/// instead: on the H200 it was 3–5 % faster at 2048², 4096² and 8192² in row-major layouts and
-/// 11–16 % with B column-major, but 27 % slower at 1000³, where its 32 tiles leave most SMs idle
-/// (docs/tensor-cores.md, "The mma.sync ceiling on Hopper").
+/// an A100 or an H200: from 2048² on) run the kind's 128 x 256 prefetching kernel with
+/// precomputed addresses (`_w64l_s4`) instead: on the H200 (session 7) it was 25–29 % faster
+/// than session 6's `_w64_s4` at 4096² and 8192² in every layout, BF16 and FP16, and that one
+/// 3–5 % faster than `_s4` at 2048² but 27 % slower at 1000³, where 32 tiles of 128 x 256 leave
+/// most SMs idle (docs/tensor-cores.md, "The mma.sync ceiling on Hopper").
 pub const WIDE_MIN_TILES: u32 = 256;
 
 /// The pipelined kernel of `precision` for the layouts of `op` (the library's kernel): the
-/// row's `library` kernel, or for large problems ([`WIDE_MIN_TILES`]) its 64 x 64 warp-tile
-/// sibling with fragment prefetch, where the kind has one.
+/// row's `library` kernel, or for large problems ([`WIDE_MIN_TILES`]) its 128 x 256 sibling
+/// with 64 x 64 warp tiles, fragment prefetch and precomputed addresses (`lean`), where the kind
+/// has one.
 pub fn config_for(precision: Precision, op: &TcGemm) -> Result<&'static TcConfig> {
     let kind = kind_of(precision).context("FP32 runs on the flagship SGEMM, not here")?;
     let (ar, br) = (
@@ -55,7 +57,7 @@ pub fn config_for(precision: Precision, op: &TcGemm) -> Result<&'static TcConfig
         && let Some(wide) = TC
             .iter()
             .filter(same)
-            .find(|c| c.prefetch && c.warp_n() == 64 && (c.bm, c.bn) == (128, 256))
+            .find(|c| c.lean && c.warp_n() == 64 && (c.bm, c.bn, c.bk) == (128, 256, 32))
     {
         return Ok(wide);
     }
@@ -175,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn large_16_bit_problems_take_the_wide_prefetching_kernel() {
+    fn large_16_bit_problems_take_the_wide_lean_kernel() {
         for p in [
             Precision::Bf16,
             Precision::Fp16,
@@ -191,7 +193,7 @@ mod tests {
                 assert!(small.library, "{}", small.name);
                 if p.input_bytes() == 2 {
                     assert!(
-                        large.name.ends_with("_w64_s4") && large.prefetch,
+                        large.name.ends_with("_w64l_s4") && large.prefetch && large.lean,
                         "{}",
                         large.name
                     );

@@ -1,0 +1,85 @@
+//! The tensor-core kernels' per-thread helpers (`kernel.rs`): shared-memory offsets of the
+//! swizzled slices, one warp tile's `mma`, and the guarded store of two cells of C.
+use seq_macro::seq;
+
+use super::TcParams;
+use super::mma::{mma_16x8x16, st_global_v2};
+use crate::ptx::{ld_global, st_global};
+
+/// Byte offset of 16-byte piece `c` of stored row `r` in a slice with rows `pitch` bytes apart
+/// and `e`-byte elements. f32 rows are padded (`row_pitch`); 16-bit rows are unpadded and, with
+/// `swizzle`, XOR-swizzled: 64-byte rows (4 pieces, two rows per 128-byte bank line) by bits
+/// 1–2 of the row, rows of 128 bytes or more (8, 16 or 32 pieces) by bits 0–2, so the 8 rows
+/// `r0 .. r0 + 7` of one `ldmatrix` matrix (r0 a multiple of 8) fall on 8 distinct 16-byte
+/// bank groups.
+#[inline(always)]
+pub(super) fn piece_offset(r: u32, c: u32, pitch: u32, e: u32, swizzle: bool) -> u32 {
+    if e == 4 || !swizzle {
+        r * pitch + 16 * c
+    } else if pitch == 64 {
+        r * 64 + 16 * (c ^ ((r >> 1) & 3))
+    } else {
+        r * pitch + 16 * (c ^ (r & 7))
+    }
+}
+
+/// Byte offset of f32 element `col` of stored row `r` in a slice with rows `pitch` bytes apart.
+#[inline(always)]
+pub(super) fn f32_offset(r: u32, col: u32, pitch: u32) -> u32 {
+    r * pitch + 4 * col
+}
+
+/// `acc += a·b` over a warp tile of `NT8` 16 x 8 columns (4 or 8) and 4 rows of 16: every A
+/// fragment meets every B fragment; `acc[mi * 8 + ni]` is tile (mi, ni).
+#[inline(always)]
+pub(super) fn mma_tile<const BF16: bool, const NT8: u32>(
+    acc: &mut [[f32; 4]; 32],
+    af: &[[u32; 4]; 4],
+    bf: &[[u32; 2]; 8],
+) {
+    seq!(MI in 0..4 {
+        seq!(NI in 0..8 {
+            if NI < NT8 {
+                mma_16x8x16::<BF16>(&mut acc[MI * 8 + NI], af[MI], bf[NI]);
+            }
+        });
+    });
+}
+
+/// Stores `v` to C at `(row, col)`, `(row, col + 1)` as `alpha·v + beta·C`, skipping cells
+/// outside C; one 8-byte store when `pair` (C allows it: `ldc` even, C 8-byte aligned).
+///
+/// # Safety
+/// `p` must be the launch's parameters (C of `m x n`, rows `ldc` apart), and the cells stored
+/// by this thread alone.
+#[inline(always)]
+pub(super) unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair: bool) {
+    if row >= p.m || col >= p.n {
+        return;
+    }
+    let at =
+        p.c.wrapping_add(row as usize * p.ldc as usize + col as usize);
+    let mut out = [p.alpha * v[0], p.alpha * v[1]];
+    let both = col + 1 < p.n;
+    if p.beta != 0.0 {
+        // SAFETY: (row, col) is a cell of C (checked above), and (row, col + 1) when `both`.
+        out[0] += p.beta * f32::from_bits(unsafe { ld_global(at as *const u32) });
+        if both {
+            // SAFETY: as above.
+            let old = unsafe { ld_global(at.wrapping_add(1) as *const u32) };
+            out[1] += p.beta * f32::from_bits(old);
+        }
+    }
+    if both && pair {
+        // SAFETY: both cells are in C and this thread's; `pair`: ldc even and C 8-byte aligned,
+        // and col is even (2t), so `at` is 8-byte aligned.
+        unsafe { st_global_v2(at, out) };
+    } else {
+        // SAFETY: the cells are in C (checked) and this thread's.
+        unsafe { st_global::<1>(at as *mut u32, [out[0].to_bits()]) };
+        if both {
+            // SAFETY: as above.
+            unsafe { st_global::<1>(at.wrapping_add(1) as *mut u32, [out[1].to_bits()]) };
+        }
+    }
+}
