@@ -28,6 +28,18 @@ fn block_ptr<W, const B: u32>(d: *mut W, pitch: u32, bi: u32, bj: u32) -> *mut W
     unsafe { d.add(block_origin(B, pitch, bi, bj)) }
 }
 
+/// `p` as it is, through an `asm!` with side effects: LLVM cannot merge what is computed from
+/// it with what was computed from `p` before.
+#[inline(always)]
+fn opaque_ptr<W>(p: *mut W) -> *mut W {
+    let mut q = p;
+    // SAFETY: a register move; no memory is touched.
+    unsafe {
+        core::arch::asm!("mov.b64 {q}, {q};", q = inout(reg64) q, options(nomem, nostack, preserves_flags));
+    }
+    q
+}
+
 /// `$ak` cells of an A row at shared address `$addr` (4: 16 bytes f32 / 32 bytes f64; 2).
 macro_rules! fwf_ld_a {
     ($ty:ty, 4, $addr:expr) => {
@@ -296,6 +308,10 @@ macro_rules! fwf_tile_update {
         }
 
         let own: *mut $ty = $own;
+        // Lean copies: the own block's pointer through an opaque move, so that the compilers
+        // recompute the stores' addresses here instead of keeping the 16 load addresses of
+        // the prologue live across the k loop (32 registers: 172 in all, or spills under a cap).
+        let own = if LEAN { opaque_ptr(own) } else { own };
         if LATE {
             // A quarter of the rows at a time: a quarter's loads all in flight before its
             // folds and stores (a store may alias a later load as far as the compilers know,
