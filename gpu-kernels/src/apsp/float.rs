@@ -133,11 +133,11 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
+            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2]),
             (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, loop, 1, 1]),
             (t8x8_k64_lean, fwf32n_phase2_b64, fwf32n_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 1]),
             (t8x8_k64_lean_u2, fwf32o_phase2_b64, fwf32o_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 2]),
             (t8x8_k64_pair, fwf32p_phase2_b64, fwf32p_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 2, 1]),
-            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2]),
             (t8x8_k64_late, fwf32i_phase2_b64, fwf32i_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, cg, loop, 1, 1]),
             (t8x8_k64_late_ca, fwf32j_phase2_b64, fwf32j_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, ca, loop, 1, 1]),
             (t8x8_k32x2_late, fwf32m_phase2_b64, fwf32m_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [late, 0, cg, loop, 1, 1]),
