@@ -9,6 +9,9 @@
 # The SM clock before and after each step goes to $OUT/float_clock.csv, every JSON and the
 # summary (also printed) into $OUT/float.tar.gz (one file: the device tool returns few).
 # FULL_TIMEOUT_F32 / FULL_TIMEOUT_F64 (seconds, default 40 / 90) bound the full solves.
+# VARIANTS_F32 / VARIANTS_F64 (default `all`) name the tile shapes swept (comma-separated, the
+# default first); FULL_TOP (default 1) is how many of the sweep's fastest get a full solve
+# beside the default; TESTS=0 skips step 1.
 set -uo pipefail
 B=${BUNDLE:-.device/bundle}
 HOST=$B/host
@@ -31,18 +34,22 @@ for r in d.get("results", d):
         print(f'  {t["variant"]:<26} {t["rounds_timed"]} rounds median {t["median_s"]:.4f} s {runs} {t["percent_of_ceiling"]:.1f}%')
 PY
 }
-best() { # JSON: the fastest variant's name
+best() { # JSON: the names of the FULL_TOP fastest variants, comma-separated
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("results",d)
-print(min(r[0]["variants"], key=lambda t: t["median_s"])["variant"])' "$1"
+v=sorted(r[0]["variants"], key=lambda t: t["median_s"])[:int(sys.argv[2])]
+print(",".join(t["variant"] for t in v))' "$1" "${FULL_TOP:-1}"
 }
 {
     echo "commit $(cat "$B/COMMIT" 2>/dev/null)"; date -u
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader
     clock start
-    REQUIRE_GPU=1 timeout 60 "$B/tests/gpu_apsp_float" --test-threads=1 2>&1 | grep -E "^test |test result|panicked|SKIPPED"
+    if [ "${TESTS:-1}" != 0 ]; then
+        REQUIRE_GPU=1 timeout 60 "$B/tests/gpu_apsp_float" --test-threads=1 2>&1 | grep -E "^test |test result|panicked|SKIPPED"
+    fi
     for w in f32 f64; do
         t0=$SECONDS
-        timeout 90 "$HOST" apsp-float "$v" --weight $w --variants all --rounds "$rounds" --reps "$reps" --json \
+        if [ $w = f32 ]; then sel=${VARIANTS_F32:-all}; else sel=${VARIANTS_F64:-all}; fi
+        timeout 90 "$HOST" apsp-float "$v" --weight $w --variants "$sel" --rounds "$rounds" --reps "$reps" --json \
             > "$work/sweep_$w.json" 2> "$work/sweep_$w.err"
         echo "$w sweep rc=$? $((SECONDS - t0)) s"; show "$work/sweep_$w.json"; clock "sweep_$w"
     done

@@ -222,7 +222,7 @@ const FW_FLOAT_ROWS: [KernelSpec; FLOAT_TYPES.len() + 2 * FW_FLOAT.len()] = {
             ..fw(c.phase2, Family::FwFloat, 1, c.block, c.max_registers)
         };
         out[o + 1] = KernelSpec {
-            block,
+            block: c.phase3_threads(),
             ..fw(c.phase3, Family::FwFloat, 1, c.block, c.max_registers)
         };
         i += 1;

@@ -53,6 +53,18 @@ pub struct FwFloatConfig {
     pub prefetch_ahead: u32,
     /// The A operand copied through L1 (`cp.async.ca`), where the blocks of an SM share it.
     pub a_via_l1: bool,
+    /// The operand copies as straight-line code from one 32-bit offset per thread and operand
+    /// (`true`), or as a loop over the block's 16-byte quads with the offset of each
+    /// recomputed (`false`, the first version: a few hundred more instructions per block).
+    pub lean_copy: bool,
+    /// Own blocks per phase-3 block (1 or 2): with 2, a block of `tile_threads_x x 2 ·
+    /// tile_threads_y` threads updates two blocks of one block row, side by side, from one
+    /// copy of their shared A operand (stored without padding, swizzled instead, so that A and
+    /// both B slices fit 48 KB); phase 2 stays one own block per block.
+    pub phase3_tiles: u32,
+    /// Steps of the k loop per iteration (1 or 2): 2 lets ptxas overlap one step's shared
+    /// loads with the previous step's updates.
+    pub k_unroll: u32,
 }
 
 impl FwFloatConfig {
@@ -67,6 +79,31 @@ impl FwFloatConfig {
     /// Threads of one phase-2/3 block.
     pub const fn tile_threads(&self) -> u32 {
         self.tile_threads_x * self.tile_threads_y
+    }
+
+    /// Shared memory of one phase-3 block: one A slice (unpadded when it serves two own
+    /// blocks) and a B slice per own block, per stage.
+    pub const fn phase3_shared_bytes(&self) -> u32 {
+        if self.phase3_tiles == 1 {
+            return self.tile_shared_bytes();
+        }
+        self.stages * self.k_chunk * self.block * (1 + self.phase3_tiles) * self.cell_bytes
+    }
+
+    /// Threads (x, y) of one phase-3 block: the own blocks' thread tiles stacked along y.
+    pub const fn phase3_threads(&self) -> (u32, u32) {
+        (self.tile_threads_x, self.tile_threads_y * self.phase3_tiles)
+    }
+
+    /// Phase-3 grid (x, y) of a `rounds`-round solve: x walks the block row's own blocks
+    /// (`phase3_tiles` per block; with 2, the `rounds - 1` blocks off the pivot column in pairs,
+    /// at least one block), y the block rows (the pivot row's blocks return at once).
+    pub const fn phase3_grid(&self, rounds: u32) -> (u32, u32) {
+        if self.phase3_tiles == 1 {
+            return (rounds, rounds);
+        }
+        let pairs = rounds.saturating_sub(1).div_ceil(self.phase3_tiles);
+        (if pairs == 0 { 1 } else { pairs }, rounds)
     }
 }
 
@@ -84,8 +121,10 @@ macro_rules! for_each_float_type {
 
 /// Invokes `$m!` with, for each weight type and phase-2/3 tile shape, `(variant, phase2,
 /// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap, [own,
-/// ahead, a_copy])` (`cap`: `none` or the `.maxnreg` of phases 2–3; `own`: `early` or `late`,
-/// `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, as the fields of [`FwFloatConfig`]): the
+/// ahead, a_copy, copy, tiles, unroll])` (`cap`: `none` or the `.maxnreg` of phases 2–3; `own`:
+/// `early` or `late`, `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, `copy`: `loop` or `lean`,
+/// `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, as the fields
+/// of [`FwFloatConfig`]): the
 /// single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
 /// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
@@ -94,24 +133,29 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
-            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg]),
-            (t8x8_k64_late, fwf32i_phase2_b64, fwf32i_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, cg]),
-            (t8x8_k64_late_ca, fwf32j_phase2_b64, fwf32j_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, ca]),
-            (t8x8_k32x2_late, fwf32m_phase2_b64, fwf32m_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [late, 0, cg]),
-            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg]),
-            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg]),
-            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none, [early, 0, cg]),
-            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg]),
-            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg]),
-            (r8c4_k32_a2_r128_pf4, fwf64j_phase2_b64, fwf64j_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, cg]),
-            (r8c4_k32_a2_r128_pf4_ca, fwf64k_phase2_b64, fwf64k_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, ca]),
-            (r8c4_k32_a2_r128_pf8, fwf64l_phase2_b64, fwf64l_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 8, cg]),
-            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none, [early, 0, cg]),
-            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none, [early, 0, cg]),
-            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none, [early, 0, cg]),
-            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none, [early, 0, cg]),
-            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none, [early, 0, cg]),
-            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none, [early, 0, cg]),
+            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2]),
+            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, loop, 1, 1]),
+            (t8x8_k64_lean, fwf32n_phase2_b64, fwf32n_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 1]),
+            (t8x8_k64_lean_u2, fwf32o_phase2_b64, fwf32o_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 2]),
+            (t8x8_k64_pair, fwf32p_phase2_b64, fwf32p_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 2, 1]),
+            (t8x8_k64_late, fwf32i_phase2_b64, fwf32i_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, cg, loop, 1, 1]),
+            (t8x8_k64_late_ca, fwf32j_phase2_b64, fwf32j_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, ca, loop, 1, 1]),
+            (t8x8_k32x2_late, fwf32m_phase2_b64, fwf32m_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [late, 0, cg, loop, 1, 1]),
+            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, loop, 1, 1]),
+            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg, loop, 1, 1]),
+            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none, [early, 0, cg, loop, 1, 1]),
+            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1]),
+            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1]),
+            (r8c4_k32_a2_r128_pair, fwf64n_phase2_b64, fwf64n_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean, 2, 1]),
+            (r8c4_k32_a2_r128_pf4, fwf64j_phase2_b64, fwf64j_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, cg, loop, 1, 1]),
+            (r8c4_k32_a2_r128_pf4_ca, fwf64k_phase2_b64, fwf64k_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, ca, loop, 1, 1]),
+            (r8c4_k32_a2_r128_pf8, fwf64l_phase2_b64, fwf64l_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 8, cg, loop, 1, 1]),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none, [early, 0, cg, loop, 1, 1]),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none, [early, 0, cg, loop, 1, 1]),
+            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none, [early, 0, cg, loop, 1, 1]),
+            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none, [early, 0, cg, loop, 1, 1]),
+            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none, [early, 0, cg, loop, 1, 1]),
+            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none, [early, 0, cg, loop, 1, 1]),
         }
     };
 }
@@ -164,7 +208,7 @@ macro_rules! fw_float_cap {
     };
 }
 
-/// A list row's `own` and `a_copy` words as the [`FwFloatConfig`] flags.
+/// A list row's `own`, `a_copy` and `copy` words as the [`FwFloatConfig`] flags.
 macro_rules! fw_float_word {
     (early) => {
         false
@@ -178,11 +222,17 @@ macro_rules! fw_float_word {
     (ca) => {
         true
     };
+    (loop) => {
+        false
+    };
+    (lean) => {
+        true
+    };
 }
 
 macro_rules! fw_float_table {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $ak:tt, $cap:tt, [$own:ident, $pf:tt, $acp:ident])),* $(,)?) => {
+        $st:tt, $ak:tt, $cap:tt, [$own:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])),* $(,)?) => {
         /// Every float weight type's phase-2/3 tile shapes with their kernels and launch
         /// geometry: f32's, then f64's, each type's default first.
         pub const FW_FLOAT: [FwFloatConfig; [$(stringify!($v)),*].len()] = [$({
@@ -208,6 +258,9 @@ macro_rules! fw_float_table {
                 own_late: fw_float_word!($own),
                 prefetch_ahead: $pf,
                 a_via_l1: fw_float_word!($acp),
+                lean_copy: fw_float_word!($cpy),
+                phase3_tiles: $tl,
+                k_unroll: $un,
             }
         }),*];
     };
@@ -235,10 +288,38 @@ const _: () = {
         // A late own read prefetches its own block; no second block to ask for.
         assert!(!(c.own_late && c.prefetch_ahead > 0));
         assert!(c.tile_shared_bytes() <= 48 * 1024);
+        assert!(c.phase3_shared_bytes() <= 48 * 1024);
+        assert!(c.k_unroll == 1 || c.k_unroll == 2);
+        assert!(c.k_chunk.is_multiple_of(c.k_unroll * c.a_load_k));
+        // Two own blocks per phase-3 block: the lean copies, the plain own read, and A rows of
+        // a multiple of 128 bytes (the swizzle permutes 16-byte quads inside 64-byte groups,
+        // so the 4 rows a warp reads at once, 4 rows apart, fall in different banks).
+        assert!(c.phase3_tiles == 1 || c.phase3_tiles == 2);
+        assert!(
+            c.phase3_tiles == 1
+                || (c.lean_copy
+                    && !c.own_late
+                    && c.prefetch_ahead == 0
+                    && !c.a_via_l1
+                    && (c.k_chunk * c.cell_bytes).is_multiple_of(128))
+        );
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
         let threads = c.tile_threads();
         assert!((c.k_chunk * c.cell_bytes).is_multiple_of(16));
         assert!((c.block * c.k_chunk * c.cell_bytes / 16).is_multiple_of(threads));
+        // Lean copies: each thread copies one quad column of rows a fixed step apart (threads a
+        // multiple of the quads per row), at most 16 quads per operand.
+        let (qa, qb) = (c.k_chunk * c.cell_bytes / 16, c.block * c.cell_bytes / 16);
+        let copiers = threads * c.phase3_tiles;
+        assert!(
+            !c.lean_copy
+                || (threads.is_multiple_of(qa)
+                    && copiers.is_multiple_of(qa)
+                    && threads.is_multiple_of(qb)
+                    && (c.block * qa).is_multiple_of(copiers)
+                    && c.block * qa / threads <= 16
+                    && c.k_chunk * qb / threads <= 16)
+        );
         // The host's pitch: a multiple of B is a multiple of 16 bytes for both types.
         assert!((c.block * c.cell_bytes).is_multiple_of(16));
         // Variant names are unique per weight type.

@@ -28,6 +28,18 @@ fn block_ptr<W, const B: u32>(d: *mut W, pitch: u32, bi: u32, bj: u32) -> *mut W
     unsafe { d.add(block_origin(B, pitch, bi, bj)) }
 }
 
+/// `p` as it is, through an `asm!` with side effects: LLVM cannot merge what is computed from
+/// it with what was computed from `p` before.
+#[inline(always)]
+fn opaque_ptr<W>(p: *mut W) -> *mut W {
+    let mut q = p;
+    // SAFETY: a register move; no memory is touched.
+    unsafe {
+        core::arch::asm!("mov.b64 {q}, {q};", q = inout(reg64) q, options(nomem, nostack, preserves_flags));
+    }
+    q
+}
+
 /// `$ak` cells of an A row at shared address `$addr` (4: 16 bytes f32 / 32 bytes f64; 2).
 macro_rules! fwf_ld_a {
     ($ty:ty, 4, $addr:expr) => {
@@ -57,8 +69,9 @@ macro_rules! fwf_ld_a {
 /// the pivot-column block of their row), `cg` past it.
 macro_rules! fwf_tile_update {
     ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt,
-        [$own_at:ident, $pf:tt, $acp:ident]), $pitch:ident,
-        own: $own:expr, a: $a:expr, b: $bb:expr, ahead: $ahead:expr) => {{
+        [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt]), $pitch:ident,
+        own: $own:expr, a: $a:expr, b: $bb:expr, ahead: $ahead:expr, half: $half:expr,
+        store: $store:expr) => {{
         const B: u32 = $b;
         const TX: u32 = $tx;
         const TY: u32 = $tyn;
@@ -67,8 +80,15 @@ macro_rules! fwf_tile_update {
         const GR: u32 = 4 * TY;
         const GC: u32 = 4 * TX;
         const KC: u32 = $kc;
-        const SC: u32 = KC + 4;
         const ST: u32 = $st;
+        // Own blocks sharing the A slice (the block's threads: `TILES` tiles of TX x TY along
+        // y, tile `half`); with 2, A rows are unpadded and swizzled (`SWZ`, see `float.rs`).
+        const TILES: u32 = $tl;
+        const SWZ: bool = TILES == 2;
+        const SC: u32 = if SWZ { KC } else { KC + 4 };
+        // Bytes per A row in shared memory.
+        const RB: u32 = SC * ES;
+        const LEAN: bool = fw_float_word!($cpy);
         const CHUNKS: u32 = B / KC;
         const QA: u32 = KC * ES / 16;
         const QB: u32 = B * ES / 16;
@@ -76,6 +96,7 @@ macro_rules! fwf_tile_update {
         // Bytes of one stage of each slice.
         const SA_BYTES: u32 = B * SC * ES;
         const SB_BYTES: u32 = KC * B * ES;
+        const SB_STAGE: u32 = SB_BYTES * TILES;
         const LATE: bool = fw_float_word!($own_at);
         const A_L1: bool = fw_float_word!($acp);
         // Cells per 128-byte line, lines per block row.
@@ -84,10 +105,14 @@ macro_rules! fwf_tile_update {
         const _: () = assert!(TY * $cr == B && TX * $cc == B && $cr % 4 == 0 && $cc % 4 == 0);
         const _: () = assert!((B * QA) % NT == 0 && (KC * QB) % NT == 0);
         const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2));
-        #[repr(C, align(16))]
+        // The swizzle: quad bits 4–5 of a row's byte offset XOR (row / 4) % 4, rows of a
+        // multiple of 128 bytes on a 64-byte aligned tile, and a thread's rows all with
+        // (row / 4) % 4 = ty % 4 (TY a multiple of 4).
+        const _: () = assert!(!SWZ || (RB % 128 == 0 && TY % 4 == 0 && (B * RB) % 64 == 0));
+        #[repr(C, align(128))]
         struct ATile([$ty; (ST * B * SC) as usize]);
-        #[repr(C, align(16))]
-        struct BTile([$ty; (ST * KC * B) as usize]);
+        #[repr(C, align(128))]
+        struct BTile([$ty; (ST * KC * B * TILES) as usize]);
         #[address_space(shared)]
         static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
         #[address_space(shared)]
@@ -95,8 +120,11 @@ macro_rules! fwf_tile_update {
         let pitch: u32 = $pitch;
         let sa = shared_addr(addr_of!(A_TILE));
         let sb = shared_addr(addr_of!(B_TILE));
-        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+        let half: u32 = $half;
+        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y() - half * TY);
         let t = ty * TX + tx;
+        // The swizzle of row r's quads (bytes), 0 without.
+        let sw = |r: u32| if SWZ { ((r >> 2) & 3) << 4 } else { 0 };
 
         let own: *mut $ty = $own;
         let mut cell = [[<$ty>::INFINITY; $cc]; $cr];
@@ -129,7 +157,47 @@ macro_rules! fwf_tile_update {
         let (pa, pb): (*mut $ty, *mut $ty) = ($a, $bb);
         // Starts the copies of slice `c0..c0 + KC` (A's columns, B's rows) into stage `s`.
         let copy = |c0: u32, s: u32| {
-            let (da, db) = (sa + s * SA_BYTES, sb + s * SB_BYTES);
+            let (da, db) = (sa + s * SA_BYTES, sb + s * SB_STAGE + half * SB_BYTES);
+            if LEAN {
+                // Thread `ta` of the A copiers (every tile's threads) copies quad ta % QA of
+                // rows ta / QA + N·RSA, thread t of a tile quad t % QB of B rows t / QB + N·RSB:
+                // one offset per operand, then a constant step per copy.
+                const NTA: u32 = NT * TILES;
+                const RSA: u32 = NTA / QA;
+                const NA: u32 = B * QA / NTA;
+                const RSB: u32 = NT / QB;
+                const NB: u32 = KC * QB / NT;
+                let ta = half * NT + t;
+                let (ra, qa) = (ta / QA, ta % QA);
+                let (rb, qb) = (t / QB, t % QB);
+                let (ga, gb) = (in_block(pitch, ra, c0 + qa * 16 / ES), in_block(pitch, c0 + rb, qb * 16 / ES));
+                let (step_a, step_b) = (RSA * pitch, RSB * pitch);
+                seq!(N in 0..16 {
+                    if N < NA {
+                        let r = ra + N * RSA;
+                        // SAFETY: as the loop below: global row r < B (NA·RSA = B rows), quad qa
+                        // < QA of the slice's columns of the A block; shared: that quad of row r
+                        // of stage s of A_TILE, swizzled inside its 64-byte group (a bijection on
+                        // the row), copied by this thread only.
+                        unsafe {
+                            let src = pa.add((ga + N * step_a) as usize) as *const u32;
+                            let dst = da + r * RB + ((qa * 16) ^ sw(r));
+                            if A_L1 { cp_async_ca_16(dst, src) } else { cp_async_16(dst, src) }
+                        }
+                    }
+                });
+                seq!(N in 0..16 {
+                    if N < NB {
+                        // SAFETY: as for A: row c0 + rb + N·RSB < c0 + KC of the B block, quad
+                        // qb < QB; this tile's B slice of stage s.
+                        unsafe {
+                            let src = pb.add((gb + N * step_b) as usize) as *const u32;
+                            cp_async_16(db + (rb + N * RSB) * B * ES + qb * 16, src);
+                        }
+                    }
+                });
+                return;
+            }
             let mut q = t;
             while q < B * QA {
                 let (r, cq) = (q / QA, q % QA);
@@ -191,19 +259,28 @@ macro_rules! fwf_tile_update {
             thread::sync_threads();
 
             let s = if ST == 1 { 0 } else { c % 2 };
-            let a_base = sa + s * SA_BYTES + ES * (4 * ty * SC);
-            let b_base = sb + s * SB_BYTES + ES * (4 * tx);
+            let a_base = sa + s * SA_BYTES + 4 * ty * RB;
+            let b_base = sb + s * SB_STAGE + half * SB_BYTES + ES * (4 * tx);
+            // This thread's rows all have the swizzle of row 4 * ty.
+            let swz = sw(4 * ty);
             // One step per A load: `$ak` values of k. ptxas issues a step's shared loads
             // together ahead of its updates, so the step's operands (A: CR x AK cells, B: AK x
-            // CC) are live at once next to the CR x CC cells: AK = 2 halves them.
-            let mut k = 0;
-            while k < KC {
+            // CC) are live at once next to the CR x CC cells: AK = 2 halves them. `$un` steps
+            // per iteration.
+            let mut k0 = 0;
+            while k0 < KC {
+              seq!(UN in 0..$un {{
+                let k = k0 + UN * $ak;
+                // Row 4 * ty's cells k.. (a_base is a multiple of 64 bytes, so the XOR of the
+                // quad bits commutes with adding whole rows below).
+                let a_k = (a_base + ES * k) ^ swz;
                 let mut a = [[<$ty>::INFINITY; $ak]; $cr];
                 seq!(R in 0..$cr {
                     // SAFETY: row (R / 4) * GR + 4 * ty + R % 4 < B of the stage's A slice,
-                    // cells k..k + AK <= KC < SC, aligned to AK cells (k and SC multiples of
-                    // 4, the rows 16-byte aligned); landed before the barrier above.
-                    a[R] = unsafe { fwf_ld_a!($ty, $ak, a_base + ES * (((R / 4) * GR + R % 4) * SC + k)) };
+                    // cells k..k + AK <= KC <= SC, aligned to AK cells (k and SC multiples of
+                    // 4, the rows 16-byte aligned; the swizzle moves whole 16-byte quads within
+                    // the row); landed before the barrier above.
+                    a[R] = unsafe { fwf_ld_a!($ty, $ak, a_k + RB * ((R / 4) * GR + R % 4)) };
                 });
                 seq!(U in 0..$ak {
                     let mut b = [<$ty>::INFINITY; $cc];
@@ -220,7 +297,8 @@ macro_rules! fwf_tile_update {
                         cell[R][Q] = <$ty as Cell>::add_min(cell[R][Q], a[R][U], b[Q]);
                     }); });
                 });
-                k += $ak;
+              }});
+              k0 += $un * $ak;
             }
             if ST == 2 && c + 1 < CHUNKS {
                 // Every thread is done with this stage before step c + 1 refills it.
@@ -230,6 +308,10 @@ macro_rules! fwf_tile_update {
         }
 
         let own: *mut $ty = $own;
+        // Lean copies: the own block's pointer through an opaque move, so that the compilers
+        // recompute the stores' addresses here instead of keeping the 16 load addresses of
+        // the prologue live across the k loop (32 registers: 172 in all, or spills under a cap).
+        let own = if LEAN { opaque_ptr(own) } else { own };
         if LATE {
             // A quarter of the rows at a time: a quarter's loads all in flight before its
             // folds and stores (a store may alias a later load as far as the compilers know,
@@ -262,7 +344,7 @@ macro_rules! fwf_tile_update {
                     }
                 }); });
             });
-        } else {
+        } else if $store {
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
                 v[Q % 4] = cell[R][Q];
                 if Q % 4 == 3 {
@@ -384,10 +466,12 @@ for_each_float_type!(fw_float_type_kernels);
 
 macro_rules! fw_float_tile_kernels {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident])),* $(,)?) => {$(
+        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])),* $(,)?) => {$(
         /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
         /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
-        /// skipping the pivot.
+        /// skipping the pivot. One own block per block and the loop copies whatever the row
+        /// says (phase 2 is a few blocks per round; the lean copies spill in f64's phase 2
+        /// under the 128-register cap).
         ///
         /// # Safety
         /// As phase 1 (`fwf32_phase1_b64`), with this variant's block of threads.
@@ -407,8 +491,8 @@ macro_rules! fw_float_tile_kernels {
             let a = if in_row { pivot } else { own() };
             let b = if in_row { own() } else { pivot };
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp]),
-                pitch, own: own(), a: a, b: b, ahead: None);
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp, loop, 1, $un]),
+                pitch, own: own(), a: a, b: b, ahead: None, half: 0, store: true);
         }
 
         /// Phase 3: every block outside the pivot row and column.
@@ -418,11 +502,28 @@ macro_rules! fw_float_tile_kernels {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $p3(d: *mut $ty, pitch: u32, round: u32) {
-            let (bj, bi) = (thread::block_idx_x(), thread::block_idx_y());
-            if bi == round || bj == round {
+            const TILES: u32 = $tl;
+            // (own block column, tile of this thread, whether it stores), from the special
+            // registers each time (not kept live across the k loop). With 2 tiles, block x
+            // takes blocks 2x and 2x + 1 of the `rounds - 1` off the pivot column; the second
+            // of an odd count repeats the first without storing it. A block row's blocks return
+            // at once where there is none (the pivot row, or x past them).
+            let col = move || {
+                if TILES == 1 {
+                    return (thread::block_idx_x(), 0, true);
+                }
+                let off = thread::grid_dim_y() - 1;
+                let j0 = thread::block_idx_x() * TILES;
+                let half = thread::thread_idx_y() / $tyn;
+                let (j, store) = if j0 + half < off { (j0 + half, true) } else { (j0, false) };
+                (if j < round { j } else { j + 1 }, half, store)
+            };
+            let bi = thread::block_idx_y();
+            let (bj, half, _) = col();
+            if bi == round || bj == round || (TILES > 1 && thread::block_idx_x() * TILES >= thread::grid_dim_y() - 1) {
                 return;
             }
-            let own = || block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, thread::block_idx_y(), thread::block_idx_x());
+            let own = || block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, thread::block_idx_y(), col().0);
             // The block `$pf` blocks per SM later in launch order (x fastest), which runs about
             // one wave of `$pf` co-resident blocks per SM after this one, if it updates.
             const AHEAD: u32 = $pf;
@@ -439,11 +540,11 @@ macro_rules! fw_float_tile_kernels {
                 }
             };
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp]),
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp, $cpy, $tl, $un]),
                 pitch, own: own(),
                 a: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, bi, round),
                 b: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, bj),
-                ahead: ahead);
+                ahead: ahead, half: half, store: col().2);
         }
 
     )*};

@@ -130,21 +130,23 @@ pub(crate) fn launch_rounds<W: GpuWeight>(
     let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
     prefer_shared_memory(&p2)?;
     prefer_shared_memory(&p3)?;
-    let (t1, t3) = (
+    let (t1, t2) = (
         BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
         BlockSize::xy(cfg.tile_threads_x, cfg.tile_threads_y),
     );
+    let ((t3x, t3y), (g3x, g3y)) = (cfg.phase3_threads(), cfg.phase3_grid(rounds));
+    let (t3, g3) = (BlockSize::xy(t3x, t3y), GridSize::xy(g3x, g3y));
     let (pitch32, stream) = (pitch as u32, &gpu.stream);
     for round in 0..rounds_run.min(rounds) {
         // SAFETY: the kernels take (d, pitch, round) on the padded matrix at `ptr` (rounds * B
         // rows of `pitch` cells, pitch a multiple of B, block rows checked by `padded_size` to
         // fit 32-bit offsets; the caller's buffer), with `FW_FLOAT`'s geometry: phase 1 one
-        // block, phase 2 (rounds, 2), phase 3 (rounds, rounds), in order on one stream; the
+        // block, phase 2 (rounds, 2), phase 3 `phase3_grid` of `phase3_threads`, in order on one stream; the
         // caller keeps the buffer alive until the stream is synchronized.
         unsafe {
             launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(ptr, pitch32, round))?;
-            launch!(p2<<<GridSize::xy(rounds, 2), t3, 0, stream>>>(ptr, pitch32, round))?;
-            launch!(p3<<<GridSize::xy(rounds, rounds), t3, 0, stream>>>(ptr, pitch32, round))?;
+            launch!(p2<<<GridSize::xy(rounds, 2), t2, 0, stream>>>(ptr, pitch32, round))?;
+            launch!(p3<<<g3, t3, 0, stream>>>(ptr, pitch32, round))?;
         }
     }
     Ok(())

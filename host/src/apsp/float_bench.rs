@@ -32,6 +32,8 @@ pub struct VariantTiming {
     pub cells: (u32, u32),
     pub k_chunk: u32,
     pub stages: u32,
+    /// Own blocks per phase-3 block (`FwFloatConfig::phase3_tiles`).
+    pub phase3_tiles: u32,
     pub v: usize,
     pub padded: usize,
     /// Rounds timed (of `padded / B`; every round costs the same, one full phase-3 grid).
@@ -145,6 +147,7 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 cells: (c.tile_rows, c.tile_cols),
                 k_chunk: c.k_chunk,
                 stages: c.stages,
+                phase3_tiles: c.phase3_tiles,
                 v: n,
                 padded,
                 rounds_timed,
