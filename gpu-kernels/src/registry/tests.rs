@@ -36,6 +36,11 @@ fn every_table_row_is_in_the_registry_with_its_family() {
     expected.extend(FLAGSHIP.iter().map(|c| (c.name, Family::Flagship)));
     expected.extend(FLAGSHIP_OPS.iter().map(|c| (c.name, Family::FlagshipOps)));
     expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
+    expected.extend(
+        SKINNY_ROWS_ASYNC
+            .iter()
+            .map(|c| (c.name, Family::SkinnyRows)),
+    );
     expected.extend(SKINNY_COLS.iter().map(|c| (c.name, Family::SkinnyCols)));
     expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
     expected.push((SPLIT_SUM_KERNEL, Family::SplitKReduce));

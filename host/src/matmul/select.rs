@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use anyhow::Result;
 use gpu_kernels::matmul::{
     FlagshipConfig,
-    skinny::{SKINNY_COLS, SKINNY_ROWS, SkinnyConfig, narrowest},
+    skinny::{SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SkinnyConfig, narrowest},
     stream_k::Schedule,
 };
 use rgk_core::matmul::tune::{self as tuning, GpuIdentity, Loaded, ShapeClass, TuneCache, Winner};
@@ -57,12 +57,32 @@ pub fn pick_any(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Result<
     })
 }
 
+/// Row kernels at least this wide run their pipelined twin (`SKINNY_ROWS_ASYNC`): the
+/// register-staged row kernel of 16 columns needs 238 registers, one 8-warp block per
+/// multiprocessor, whose loads and FMAs take turns (H200: 8192 x 16 x 8192 at 68 % of cuBLAS);
+/// the one of 8 columns needs 121, two blocks per multiprocessor, which overlap them.
+pub const PIPELINED_FROM_WIDTH: u32 = 16;
+
 /// The skinny kernel for the shape, if its [`ShapeKind`] routes it to one: the narrowest row
-/// kernel that holds N (small N) or column kernel that holds M (small M).
+/// kernel that holds N (small N; its pipelined twin from [`PIPELINED_FROM_WIDTH`] columns) or
+/// column kernel that holds M (small M). A thin problem whose N (at most M) fits the widest
+/// pipelined row kernel runs that: it pads N to 32 columns where the narrowest flagship tile
+/// pads it to 64 (H200: 8192 x 24 x 8192 and 8192 x 32 x 8192 at 53 % of cuBLAS on the 64x64
+/// tile). Thin problems whose few tiles `skinny_split::thin_route` splits never get here.
 pub fn skinny_choice(m: usize, n: usize, k: usize) -> Option<&'static SkinnyConfig> {
     let width = |d: usize| d.min(MAX_DIM) as u32;
+    let widest_rows = SKINNY_ROWS_ASYNC[SKINNY_ROWS_ASYNC.len() - 1].width as usize;
     match ShapeKind::of(m, n, k) {
-        ShapeKind::MatVec | ShapeKind::TinyN => Some(narrowest(SKINNY_ROWS, width(n))),
+        ShapeKind::MatVec | ShapeKind::TinyN => {
+            let rows = narrowest(SKINNY_ROWS, width(n));
+            let twin = SKINNY_ROWS_ASYNC
+                .iter()
+                .find(|c| c.width == rows.width && c.width >= PIPELINED_FROM_WIDTH);
+            Some(twin.unwrap_or(rows))
+        }
+        ShapeKind::Thin if n <= widest_rows && n <= m => {
+            Some(narrowest(SKINNY_ROWS_ASYNC, width(n)))
+        }
         ShapeKind::VecMat | ShapeKind::TinyM => Some(narrowest(SKINNY_COLS, width(m))),
         ShapeKind::Thin | ShapeKind::DeepK | ShapeKind::General => None,
     }
@@ -272,7 +292,22 @@ mod tests {
         assert_eq!(pick(1, 1, 1), "sgemm_rows_n1");
         assert_eq!(pick(1, 8192, 8192), "sgemm_cols_m1");
         assert_eq!(pick(5000, 7, 5000), "sgemm_rows_n8");
-        assert_eq!(pick(4096, 16, 4096), "sgemm_rows_n16");
+        assert_eq!(pick(4096, 16, 4096), "sgemm_rows_async_n16");
+        assert_eq!(pick(8192, 9, 8192), "sgemm_rows_async_n16");
+        assert_eq!(pick(8192, 8, 8192), "sgemm_rows_n8");
+        // Thin N up to 32 (N ≤ M): the pipelined row kernel of 32 columns; wider, or thin M,
+        // the flagship.
+        assert_eq!(pick(8192, 24, 8192), "sgemm_rows_async_n32");
+        assert_eq!(pick(8192, 32, 8192), "sgemm_rows_async_n32");
+        assert_eq!(pick(20, 17, 500), "sgemm_rows_async_n32");
+        assert!(matches!(
+            choose(8192, 33, 8192, true, 132),
+            Choice::Flagship(_)
+        ));
+        assert!(matches!(
+            choose(24, 8192, 8192, true, 132),
+            Choice::Flagship(_)
+        ));
         assert_eq!(pick(3, 5000, 5000), "sgemm_cols_m4");
         assert_eq!(pick(16, 4096, 4096), "sgemm_cols_m16");
         // Thin, deep-K and general shapes: the flagship (stream-K balances their tiles).
