@@ -65,13 +65,11 @@ pub const PIPELINED_FROM_WIDTH: u32 = 16;
 
 /// The skinny kernel for the shape, if its [`ShapeKind`] routes it to one: the narrowest row
 /// kernel that holds N (small N; its pipelined twin from [`PIPELINED_FROM_WIDTH`] columns) or
-/// column kernel that holds M (small M). A thin problem whose N (at most M) fits the widest
-/// pipelined row kernel runs that: it pads N to 32 columns where the narrowest flagship tile
-/// pads it to 64 (H200: 8192 x 24 x 8192 and 8192 x 32 x 8192 at 53 % of cuBLAS on the 64x64
-/// tile). Thin problems whose few tiles `skinny_split::thin_route` splits never get here.
+/// column kernel that holds M (small M). Thin N (17 to 32) stays on the flagship: the pipelined
+/// row kernel of 32 columns ran 8192 x 32 x 8192 at 42 % of cuBLAS, the 64x64 tile at 54 %
+/// (H200, docs/matmul.md, session 7).
 pub fn skinny_choice(m: usize, n: usize, k: usize) -> Option<&'static SkinnyConfig> {
     let width = |d: usize| d.min(MAX_DIM) as u32;
-    let widest_rows = SKINNY_ROWS_ASYNC[SKINNY_ROWS_ASYNC.len() - 1].width as usize;
     match ShapeKind::of(m, n, k) {
         ShapeKind::MatVec | ShapeKind::TinyN => {
             let rows = narrowest(SKINNY_ROWS, width(n));
@@ -79,9 +77,6 @@ pub fn skinny_choice(m: usize, n: usize, k: usize) -> Option<&'static SkinnyConf
                 .iter()
                 .find(|c| c.width == rows.width && c.width >= PIPELINED_FROM_WIDTH);
             Some(twin.unwrap_or(rows))
-        }
-        ShapeKind::Thin if n <= widest_rows && n <= m => {
-            Some(narrowest(SKINNY_ROWS_ASYNC, width(n)))
         }
         ShapeKind::VecMat | ShapeKind::TinyM => Some(narrowest(SKINNY_COLS, width(m))),
         ShapeKind::Thin | ShapeKind::DeepK | ShapeKind::General => None,
