@@ -43,7 +43,7 @@ for f in "$@"; do
     cat "$OUT_DIR/outside_$i.txt"
 done
 kill "$smi"
-awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); s += $2; n++; if (min == "" || $2 < min) min = $2 }
+awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); v = $2 + 0; s += v; n++; if (min == "" || v < min) min = v }
             END { if (n) printf "SM clock: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv"
 # compute-sanitizer on the pipelined row kernels: split (K = 4099), odd and aligned shapes.
 CS=${COMPUTE_SANITIZER:-compute-sanitizer}
