@@ -30,6 +30,11 @@
 #                                  problems below 90 % (in-kernel split included), the suite and the
 #                                  problems outside it (FILE, default docs/data/session6-2026-11-24/
 #                                  shapes/outside.txt) to $OUT (scripts/gpu-shapes-s6.sh)
+#   scripts/gpu-run.sh shapes-s7 [FILE…]  issue 20, session 7: the skinny GPU tests, old vs new row
+#                                  kernels, the suite, the problems outside it (FILEs, default
+#                                  session 7's and 6's outside.txt and the skinny list) and
+#                                  compute-sanitizer on the pipelined row kernels to $OUT
+#                                  (scripts/gpu-shapes-s7.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -242,6 +247,10 @@ shapes-route)
 shapes-s6)
     # Issue 20, session 6's single problems: scripts/gpu-shapes-s6.sh [OUTSIDE-FILE].
     bash scripts/gpu-shapes-s6.sh "$B" "$OUT_DIR" "$@" || status=1
+    ;;
+shapes-s7)
+    # Issue 20, session 7: scripts/gpu-shapes-s7.sh [OUTSIDE-FILE…].
+    bash scripts/gpu-shapes-s7.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].

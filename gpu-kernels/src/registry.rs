@@ -18,8 +18,8 @@ use crate::matmul::{
     NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
     batched_small::{BATCHED_SMALL, BATCHED_SMALL_THREADS},
     skinny::{
-        SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
-        SkinnyConfig,
+        SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS, SPLITK_REDUCE_KERNEL,
+        SPLITK_REDUCE_THREADS, SkinnyConfig,
     },
     split_k::{
         SPLIT_SUM_KERNEL, SPLIT_SUM_THREADS, TRANSPOSE_KERNEL, TRANSPOSE_ROWS, TRANSPOSE_TILE,
@@ -123,9 +123,12 @@ const fn rung(c: &RungConfig) -> KernelSpec {
 }
 
 /// A skinny kernel (`matmul/skinny.rs`): 256 threads, its block's output rows, columns and k
-/// per shared slice as the tile.
+/// per shared slice as the tile, the pipelined row kernels' stages as dynamic shared memory.
 const fn skinny(c: &SkinnyConfig, family: Family) -> KernelSpec {
-    sgemm(c.name, family, (SKINNY_THREADS, 1), c.tile_mnk())
+    KernelSpec {
+        dynamic_shared_bytes: c.dynamic_shared_bytes(),
+        ..sgemm(c.name, family, (SKINNY_THREADS, 1), c.tile_mnk())
+    }
 }
 
 /// A kernel of the APSP solver with `t x t` threads on a B x B block.
@@ -251,6 +254,7 @@ const PARTS: &[&[KernelSpec]] = &[
         ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
     &rows!(SKINNY_ROWS, c => skinny(c, Family::SkinnyRows)),
+    &rows!(SKINNY_ROWS_ASYNC, c => skinny(c, Family::SkinnyRows)),
     &rows!(SKINNY_COLS, c => skinny(c, Family::SkinnyCols)),
     &[
         flat(

@@ -6,7 +6,7 @@
 //! through `gpu_matmul.rs`'s all-kernel tests. Without a GPU they print "SKIPPED …" and pass.
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::{
-    skinny::{SKINNY_COLS, SKINNY_ROWS, SkinnyKind},
+    skinny::{SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SkinnyKind},
     stream_k::Schedule,
 };
 use host::{
@@ -131,7 +131,11 @@ fn every_skinny_kernel_against_the_reference() {
     let Some(gpu) = gpu_for_test("every_skinny_kernel_against_the_reference") else {
         return;
     };
-    for cfg in SKINNY_ROWS.iter().chain(SKINNY_COLS) {
+    for cfg in SKINNY_ROWS
+        .iter()
+        .chain(SKINNY_ROWS_ASYNC)
+        .chain(SKINNY_COLS)
+    {
         for (i, &(m, n, k)) in shapes(cfg.kind, cfg.width as usize).iter().enumerate() {
             let seed = 500 + i as u64;
             // Dense and aligned (the 128-bit paths), then alpha/beta with wide, odd rows and
@@ -156,6 +160,8 @@ fn splits_are_summed_in_order_and_deep_k_splits() {
         ("sgemm_cols_m1", 1, 4096, 16384),
         ("sgemm_rows_n1", 64, 1, 16384),
         ("sgemm_rows_n8", 300, 7, 9000),
+        ("sgemm_rows_async_n16", 300, 13, 9000),
+        ("sgemm_rows_async_n8", 1000, 8, 5003),
         ("sgemm_cols_m16", 16, 2000, 9000),
     ] {
         let cfg = skinny_config(name).unwrap();
@@ -194,6 +200,7 @@ fn the_library_routes_tiny_shapes_to_skinny_kernels() {
         (2000, 1, 2049),
         (1, 2000, 2049),
         (5000, 7, 500),
+        (3000, 13, 2049),
         (3, 3000, 300),
     ]
     .iter()
@@ -216,6 +223,8 @@ fn nan_and_inf_propagate() {
     for (name, m, n, k) in [
         ("sgemm_rows_n8", 70, 8, 600),
         ("sgemm_rows_n1", 70, 1, 600),
+        ("sgemm_rows_async_n16", 70, 16, 600),
+        ("sgemm_rows_async_n8", 70, 5, 600),
         ("sgemm_cols_m8", 8, 70, 600),
         ("sgemm_cols_m1", 1, 70, 600),
     ] {

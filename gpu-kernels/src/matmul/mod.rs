@@ -10,7 +10,7 @@
 //! after the rungs of the SGEMM study the project follows (`r01_naive.rs` … `r11_double_buffer.rs`,
 //! `ladder.rs`); rungs 3 and 6 (`r03_tiled.rs`, `r06_vectorized.rs`) have their lists here, the
 //! flagship (`flagship.rs`) in `flagship_config.rs`, the skinny kernels for tiny M or N
-//! (`skinny_rows.rs`, `skinny_cols.rs`, `skinny_reduce.rs`) in `skinny.rs`, the batched kernel for
+//! (`skinny_rows.rs`, `skinny_rows_async.rs`, `skinny_cols.rs`, `skinny_reduce.rs`) in `skinny.rs`, the batched kernel for
 //! many small problems (`batched_small_kernel.rs`) in `batched_small.rs`.
 
 /// Shared-memory tiled kernel, one output per thread, `tile x tile` threads.
@@ -180,6 +180,8 @@ mod skinny_cols;
 mod skinny_reduce;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_rows;
+#[cfg(target_arch = "nvptx64")]
+mod skinny_rows_async;
 #[cfg(target_arch = "nvptx64")]
 mod split_k_kernels;
 

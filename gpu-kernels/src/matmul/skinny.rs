@@ -76,13 +76,16 @@ pub enum SkinnyKind {
 }
 
 /// One skinny kernel: `width` columns (row kernels) or rows (column kernels) of C per group,
-/// `rows_per_warp` rows of A per warp (row kernels; 1 for column kernels).
+/// `rows_per_warp` rows of A per warp (row kernels; 1 for column kernels), and `stages`: 0 for
+/// the kernels that load into registers (`skinny_rows.rs`, `skinny_cols.rs`), else the depth of
+/// the cp.async pipeline of a pipelined row kernel (`skinny_rows_async.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SkinnyConfig {
     pub name: &'static str,
     pub kind: SkinnyKind,
     pub width: u32,
     pub rows_per_warp: u32,
+    pub stages: u32,
 }
 
 impl SkinnyConfig {
@@ -110,6 +113,23 @@ impl SkinnyConfig {
             SkinnyKind::Cols => COLS_KC,
         }
     }
+
+    /// Dynamic shared memory per block: the pipelined row kernels' stages (each A's
+    /// `8 * rows_per_warp x ASYNC_KC` slice and B's transposed `width x (ASYNC_KC + 4)` one), 0
+    /// for the others (static shared memory).
+    pub const fn dynamic_shared_bytes(&self) -> u32 {
+        4 * self.stages * async_stage_words(self.width, self.rows_per_warp)
+    }
+}
+
+/// k per stage of the pipelined row kernels: one step of 32 lanes x 4 k (a split's granule,
+/// [`ROWS_KC`], is two stages).
+pub const ASYNC_KC: u32 = 128;
+/// Words of one stage of a pipelined row kernel of `nc` columns and `rw` rows per warp: A's
+/// slice (rows of `ASYNC_KC` words, unpadded: a warp reads 512 contiguous bytes of one row) and
+/// B's, transposed, rows `ASYNC_KC + 4` words apart (16-byte aligned rows).
+pub const fn async_stage_words(nc: u32, rw: u32) -> u32 {
+    SKINNY_WARPS * rw * ASYNC_KC + nc * (ASYNC_KC + 4)
 }
 
 /// The K split of a skinny launch: `splits` ranges of `k_chunk`.
@@ -176,6 +196,23 @@ macro_rules! for_each_skinny_rows {
     };
 }
 
+/// Invokes `$m!` with, for every pipelined row kernel, `(name, nc, rw, stages)` as for the row
+/// kernels plus the pipeline's depth. Why they exist: `sgemm_rows_n16` needs 238 registers
+/// (its A loads and B staging go through registers), so one 8-warp block runs per
+/// multiprocessor and its loads and FMAs take turns (H200: 8192 x 16 x 8192 at 68 % of cuBLAS).
+/// Here cp.async copies A's and B's slices `stages - 1` slices ahead into shared memory, so the
+/// stream never waits on the FMAs and the registers hold only the accumulators and one slice's
+/// operands.
+macro_rules! for_each_skinny_rows_async {
+    ($m:ident) => {
+        $m! {
+            (sgemm_rows_async_n8, 8, 4, 4),
+            (sgemm_rows_async_n16, 16, 4, 4),
+            (sgemm_rows_async_n32, 32, 4, 4),
+        }
+    };
+}
+
 /// Invokes `$m!` with, for every column kernel (small M), `(name, mr)`: `mr` rows of C per row
 /// group.
 macro_rules! for_each_skinny_cols {
@@ -195,16 +232,29 @@ macro_rules! skinny_rows_table {
         /// Every row kernel (small N), narrowest first.
         pub const SKINNY_ROWS: &[SkinnyConfig] = &[$(SkinnyConfig {
             name: stringify!($name), kind: SkinnyKind::Rows, width: $nc, rows_per_warp: $rw,
+            stages: 0,
         }),*];
     };
 }
 for_each_skinny_rows!(skinny_rows_table);
+
+macro_rules! skinny_rows_async_table {
+    ($(($name:ident, $nc:tt, $rw:tt, $st:tt)),* $(,)?) => {
+        /// Every pipelined row kernel (small N), narrowest first.
+        pub const SKINNY_ROWS_ASYNC: &[SkinnyConfig] = &[$(SkinnyConfig {
+            name: stringify!($name), kind: SkinnyKind::Rows, width: $nc, rows_per_warp: $rw,
+            stages: $st,
+        }),*];
+    };
+}
+for_each_skinny_rows_async!(skinny_rows_async_table);
 
 macro_rules! skinny_cols_table {
     ($(($name:ident, $mr:tt)),* $(,)?) => {
         /// Every column kernel (small M), narrowest first.
         pub const SKINNY_COLS: &[SkinnyConfig] = &[$(SkinnyConfig {
             name: stringify!($name), kind: SkinnyKind::Cols, width: $mr, rows_per_warp: 1,
+            stages: 0,
         }),*];
     };
 }
@@ -261,6 +311,40 @@ mod tests {
         // The row kernels' B slice (width x (ROWS_KC + 4) floats) fits in static shared memory.
         for c in SKINNY_ROWS {
             assert!(4 * c.width * (ROWS_KC + 4) <= 48 * 1024, "{}", c.name);
+            assert_eq!(c.dynamic_shared_bytes(), 0);
         }
+    }
+
+    #[test]
+    fn pipelined_row_kernels_fit_and_keep_the_row_geometry() {
+        assert!(
+            SKINNY_ROWS_ASYNC
+                .windows(2)
+                .all(|w| w[0].width < w[1].width)
+        );
+        for c in SKINNY_ROWS_ASYNC {
+            assert_eq!(c.name, format!("sgemm_rows_async_n{}", c.width));
+            assert_eq!(c.kind, SkinnyKind::Rows);
+            // A block fits the H200's 227 KB (two of them up to 16 columns); stages 16-byte
+            // aligned.
+            let blocks = if c.width <= 16 { 2 } else { 1 };
+            assert!(
+                blocks * c.dynamic_shared_bytes() <= 227 * 1024,
+                "{}",
+                c.name
+            );
+            assert_eq!(async_stage_words(c.width, c.rows_per_warp) % 4, 0);
+            assert!(c.stages >= 2);
+            // A split's granule is whole stages, and the A copies are whole 16-byte pieces per
+            // thread (the kernel's unrolled loops).
+            assert_eq!(c.k_granule() % ASYNC_KC, 0);
+            assert_eq!(
+                SKINNY_WARPS * c.rows_per_warp * ASYNC_KC % (4 * SKINNY_THREADS),
+                0
+            );
+            assert_eq!(c.width * ASYNC_KC % SKINNY_THREADS, 0);
+        }
+        // 8192 x 16: 97 KB per block.
+        assert_eq!(SKINNY_ROWS_ASYNC[1].dynamic_shared_bytes(), 99_328);
     }
 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use anyhow::Result;
 use gpu_kernels::matmul::{
     FlagshipConfig,
-    skinny::{SKINNY_COLS, SKINNY_ROWS, SkinnyConfig, narrowest},
+    skinny::{SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SkinnyConfig, narrowest},
     stream_k::Schedule,
 };
 use rgk_core::matmul::tune::{self as tuning, GpuIdentity, Loaded, ShapeClass, TuneCache, Winner};
@@ -57,12 +57,27 @@ pub fn pick_any(gpu: &Gpu, m: usize, n: usize, k: usize, vec_b: bool) -> Result<
     })
 }
 
+/// Row kernels at least this wide run their pipelined twin (`SKINNY_ROWS_ASYNC`): the
+/// register-staged row kernel of 16 columns needs 238 registers, one 8-warp block per
+/// multiprocessor, whose loads and FMAs take turns (H200: 8192 x 16 x 8192 at 68 % of cuBLAS);
+/// the one of 8 columns needs 121, two blocks per multiprocessor, which overlap them.
+pub const PIPELINED_FROM_WIDTH: u32 = 16;
+
 /// The skinny kernel for the shape, if its [`ShapeKind`] routes it to one: the narrowest row
-/// kernel that holds N (small N) or column kernel that holds M (small M).
+/// kernel that holds N (small N; its pipelined twin from [`PIPELINED_FROM_WIDTH`] columns) or
+/// column kernel that holds M (small M). Thin N (17 to 32) stays on the flagship: the pipelined
+/// row kernel of 32 columns ran 8192 x 32 x 8192 at 42 % of cuBLAS, the 64x64 tile at 54 %
+/// (H200, docs/matmul.md, session 7).
 pub fn skinny_choice(m: usize, n: usize, k: usize) -> Option<&'static SkinnyConfig> {
     let width = |d: usize| d.min(MAX_DIM) as u32;
     match ShapeKind::of(m, n, k) {
-        ShapeKind::MatVec | ShapeKind::TinyN => Some(narrowest(SKINNY_ROWS, width(n))),
+        ShapeKind::MatVec | ShapeKind::TinyN => {
+            let rows = narrowest(SKINNY_ROWS, width(n));
+            let twin = SKINNY_ROWS_ASYNC
+                .iter()
+                .find(|c| c.width == rows.width && c.width >= PIPELINED_FROM_WIDTH);
+            Some(twin.unwrap_or(rows))
+        }
         ShapeKind::VecMat | ShapeKind::TinyM => Some(narrowest(SKINNY_COLS, width(m))),
         ShapeKind::Thin | ShapeKind::DeepK | ShapeKind::General => None,
     }
@@ -272,7 +287,13 @@ mod tests {
         assert_eq!(pick(1, 1, 1), "sgemm_rows_n1");
         assert_eq!(pick(1, 8192, 8192), "sgemm_cols_m1");
         assert_eq!(pick(5000, 7, 5000), "sgemm_rows_n8");
-        assert_eq!(pick(4096, 16, 4096), "sgemm_rows_n16");
+        assert_eq!(pick(4096, 16, 4096), "sgemm_rows_async_n16");
+        assert_eq!(pick(8192, 9, 8192), "sgemm_rows_async_n16");
+        assert_eq!(pick(8192, 8, 8192), "sgemm_rows_n8");
+        // Thin N (17 and up) or M: the flagship.
+        for (m, n) in [(8192, 17), (8192, 24), (8192, 32), (24, 8192)] {
+            assert!(matches!(choose(m, n, 8192, true, 132), Choice::Flagship(_)));
+        }
         assert_eq!(pick(3, 5000, 5000), "sgemm_cols_m4");
         assert_eq!(pick(16, 4096, 4096), "sgemm_cols_m16");
         // Thin, deep-K and general shapes: the flagship (stream-K balances their tiles).

@@ -10,17 +10,18 @@ use cust::{
     memory::{DeviceBuffer, DeviceSlice},
 };
 use gpu_kernels::matmul::skinny::{
-    KSplit, SKINNY_COLS, SKINNY_ROWS, SKINNY_THREADS, SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS,
-    SkinnyConfig, SkinnyKind, SkinnyParams, splits,
+    KSplit, SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS, SPLITK_REDUCE_KERNEL,
+    SPLITK_REDUCE_THREADS, SkinnyConfig, SkinnyKind, SkinnyParams, splits,
 };
 
-use super::problem::Gemm;
+use super::{launch_cache, problem::Gemm};
 use crate::gpu::Gpu;
 
 /// The skinny kernel named `name`.
 pub fn skinny_config(name: &str) -> Result<&'static SkinnyConfig> {
     SKINNY_ROWS
         .iter()
+        .chain(SKINNY_ROWS_ASYNC)
         .chain(SKINNY_COLS)
         .find(|c| c.name == name)
         .with_context(|| format!("no skinny SGEMM kernel named {name:?}"))
@@ -94,7 +95,9 @@ impl<'a> SkinnyLaunch<'a> {
         [a, b, c]: [&'a DeviceSlice<f32>; 3],
     ) -> Result<SkinnyLaunch<'a>> {
         op.check_buffers([a, b, c])?;
-        let func = gpu.function(cfg.name)?;
+        // The pipelined row kernels' stages are dynamic shared memory, allowed once per GPU.
+        let (func, _) =
+            launch_cache::kernel(gpu, cfg.name, SKINNY_THREADS, cfg.dynamic_shared_bytes())?;
         let (grid, split) = geometry(cfg, op, gpu.multiprocessors()?);
         let mut params = SkinnyParams {
             a: a.as_device_ptr().as_raw() as *const f32,
@@ -146,14 +149,25 @@ impl<'a> SkinnyLaunch<'a> {
         let args = [&self.params as *const SkinnyParams as *mut c_void];
         let grid = GridSize::xyz(self.grid.0, self.grid.1, self.params.splits);
         let stream = &self.gpu.stream;
+        // `new` allowed the kernel its dynamic shared memory (0 but for the pipelined kernels).
+        let shared = self.cfg.dynamic_shared_bytes();
         // SAFETY: the argument list matches the kernel's signature (one `SkinnyParams`, checked
         // against the PTX by a test below); `new` checked the shapes against the buffers,
         // borrowed for as long as `self` lives, and every access of the kernel is inside the
         // shapes (bounds-checked edges); `vec` was set only for an operand that allows 16-byte
         // loads; the workspace, held by `self`, has `splits * m * n` floats. The one workspace per
-        // GPU is used only on the GPU's stream, in launch order.
-        unsafe { stream.launch(&self.func, grid, BlockSize::x(SKINNY_THREADS), 0, &args) }
-            .with_context(|| format!("launching {}", self.cfg.name))?;
+        // GPU is used only on the GPU's stream, in launch order; `shared` is the dynamic shared
+        // memory the kernel's stages need.
+        unsafe {
+            stream.launch(
+                &self.func,
+                grid,
+                BlockSize::x(SKINNY_THREADS),
+                shared,
+                &args,
+            )
+        }
+        .with_context(|| format!("launching {}", self.cfg.name))?;
         if let Some(reduce) = &self.reduce {
             let total = self.params.m as usize * self.params.n as usize;
             let blocks = total.div_ceil(SPLITK_REDUCE_THREADS as usize).min(65535) as u32;
@@ -184,6 +198,7 @@ mod tests {
         let want = format!("[{}]", size_of::<SkinnyParams>());
         let names = SKINNY_ROWS
             .iter()
+            .chain(SKINNY_ROWS_ASYNC)
             .chain(SKINNY_COLS)
             .map(|c| c.name)
             .chain([SPLITK_REDUCE_KERNEL]);
@@ -198,6 +213,7 @@ mod tests {
             assert!(params.trim().ends_with(&want), "{name}: {params}");
         }
         assert!(skinny_config("sgemm_rows_n8").is_ok());
+        assert!(skinny_config("sgemm_rows_async_n16").is_ok());
         assert!(skinny_config("sgemm_128x256x8_s4_8x16").is_err());
     }
 
