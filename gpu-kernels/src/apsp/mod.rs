@@ -319,6 +319,9 @@ mod batch_blocked;
 #[cfg(target_arch = "nvptx64")]
 mod float_cell;
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod fw_float_tile;
+#[cfg(target_arch = "nvptx64")]
 mod fw_float;
 #[cfg(target_arch = "nvptx64")]
 mod init;
