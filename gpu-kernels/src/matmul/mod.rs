@@ -179,6 +179,7 @@ mod skinny_cols;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_reduce;
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
 mod skinny_rows;
 #[cfg(target_arch = "nvptx64")]
 mod skinny_rows_async;

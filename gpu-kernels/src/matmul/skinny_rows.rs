@@ -28,6 +28,29 @@ const BP: u32 = ROWS_KC + 4;
 // The unrolled loops below are written for these (seq! needs literals).
 const _: () = assert!(SKINNY_THREADS == 256 && ROWS_KC == 256);
 
+/// The warp's sums of a row kernel's accumulators `$acc[R][J]` (`$rw` rows of `$nc` columns,
+/// from output cell `($row0, $col0)`): a butterfly leaves every lane with all of them; lane
+/// `(R * NC + J) % 32` writes output `(row0 + R, col0 + J)` through `finish`. The epilogue of
+/// both row kernels (`skinny_rows_async.rs` too); `NC`, `shfl_bfly` and `finish` are the
+/// caller's.
+macro_rules! rows_warp_sums {
+    ($acc:ident, $rw:tt, $nc:tt, $row0:expr, $col0:expr, $lane:expr, $p:ident) => {
+        seq!(R in 0..$rw {
+            seq!(J in 0..$nc {{
+                let mut v = $acc[R][J];
+                seq!(S in 0..5 {
+                    v += f32::from_bits(shfl_bfly(v.to_bits(), 16 >> S));
+                });
+                let (r, c) = ($row0 + R, $col0 + J);
+                if $lane == (R * NC + J) % 32 && r < $p.m && c < $p.n {
+                    // SAFETY: r < m, c < n, this thread alone writes the output.
+                    unsafe { finish(&$p, r, c, v) };
+                }
+            }});
+        });
+    };
+}
+
 macro_rules! skinny_rows_kernels {
     ($(($name:ident, $nc:tt, $rw:tt)),* $(,)?) => {$(
         /// # Safety
@@ -129,21 +152,7 @@ macro_rules! skinny_rows_kernels {
                 k0 += ROWS_KC;
             }
 
-            // The warp's sums: a butterfly leaves every lane with all of them; lane
-            // (R * NC + J) % 32 writes output (R, J).
-            seq!(R in 0..$rw {
-                seq!(J in 0..$nc {{
-                    let mut v = acc[R][J];
-                    seq!(S in 0..5 {
-                        v += f32::from_bits(shfl_bfly(v.to_bits(), 16 >> S));
-                    });
-                    let (r, c) = (row0 + R, col0 + J);
-                    if lane == (R * NC + J) % 32 && r < p.m && c < p.n {
-                        // SAFETY: r < m, c < n, this thread alone writes the output.
-                        unsafe { finish(&p, r, c, v) };
-                    }
-                }});
-            });
+            rows_warp_sums!(acc, $rw, $nc, row0, col0, lane, p);
         }
     )*};
 }

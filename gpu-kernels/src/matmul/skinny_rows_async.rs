@@ -151,22 +151,8 @@ macro_rules! skinny_rows_async_kernels {
                 i += 1;
             }
 
-            // The warp's sums: a butterfly leaves every lane with all of them; lane
-            // (R * NC + J) % 32 writes output (R, J).
             let row0 = row_b + warp * RW;
-            seq!(R in 0..$rw {
-                seq!(J in 0..$nc {{
-                    let mut v = acc[R][J];
-                    seq!(S in 0..5 {
-                        v += f32::from_bits(shfl_bfly(v.to_bits(), 16 >> S));
-                    });
-                    let (r, c) = (row0 + R, col0 + J);
-                    if lane == (R * NC + J) % 32 && r < p.m && c < p.n {
-                        // SAFETY: r < m, c < n, this thread alone writes the output.
-                        unsafe { finish(&p, r, c, v) };
-                    }
-                }});
-            });
+            rows_warp_sums!(acc, $rw, $nc, row0, col0, lane, p);
         }
     )*};
 }

@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::{
     at_least_one,
-    sm90_time::{Timed, interleaved, tf32_schedules, tf32_timed},
+    sm90_time::{Timed, tf32_schedules, tf32_timed, timed_rows},
 };
 
 #[derive(Args)]
@@ -259,27 +259,21 @@ fn timed(
     run_cublas()?;
     gpu.stream.synchronize()?;
     let cublas_err = worst(&g, &a, &b, &c0, &download(&dc)?, &rows).ratio;
-    let mut ours: Vec<Box<dyn FnMut() -> Result<()> + '_>> = launches
-        .iter()
-        .map(|l| Box::new(move || l.launch()) as Box<dyn FnMut() -> Result<()>>)
-        .collect();
     let mut theirs = run_cublas;
-    let t = interleaved(&gpu.stream, args.rounds, args.reps, &mut ours, &mut theirs)?;
-    Ok(sched
-        .iter()
-        .enumerate()
-        .map(|(i, (name, _))| {
-            Timed::new(
-                &t,
-                i,
-                name,
-                ((m, n, k), format!("{input:?}"), format!("{major:?}")),
-                args.reps,
-                g.flops(),
-                (errors[i], cublas_err),
-            )
-        })
-        .collect())
+    timed_rows(
+        &gpu.stream,
+        sched,
+        (&launches, |l: &Sm90Launch| l.launch()),
+        &mut theirs,
+        (args.rounds, args.reps),
+        (
+            (m, n, k),
+            format!("{input:?}"),
+            format!("{major:?}"),
+            g.flops(),
+        ),
+        (&errors, cublas_err),
+    )
 }
 
 pub fn run(args: &Sm90Args) -> Result<()> {

@@ -237,27 +237,47 @@ pub fn tf32_timed(
     run_cublas()?;
     gpu.stream.synchronize()?;
     let cublas_err = check(&dc)?;
-    let mut ours: Vec<Box<dyn FnMut() -> Result<()> + '_>> = launches
-        .iter()
-        .map(|l| Box::new(move || l.launch()) as Box<dyn FnMut() -> Result<()>>)
-        .collect();
     let mut theirs = run_cublas;
-    let t = interleaved(&gpu.stream, rounds, reps, &mut ours, &mut theirs)?;
-    let flops = 2.0 * (m * n * k) as f64;
     let major = if b_k_major { "K" } else { "N" };
+    timed_rows(
+        &gpu.stream,
+        sched,
+        (&launches, |l| l.launch()),
+        &mut theirs,
+        (rounds, reps),
+        (
+            (m, n, k),
+            "Tf32".into(),
+            major.into(),
+            2.0 * (m * n * k) as f64,
+        ),
+        (&errors, cublas_err),
+    )
+}
+
+/// [`interleaved`] for `launches` (one per schedule of `sched`, in order; `launch` runs one)
+/// against `theirs`, then a [`Timed`] row per schedule for the problem `(dims, input, b_major,
+/// flops)` with its error and cuBLAS's (each over its bound, checked before).
+pub fn timed_rows<'a, L, S>(
+    stream: &Stream,
+    sched: &[(String, S)],
+    (launches, launch): (&'a [L], impl Fn(&'a L) -> Result<()> + Copy + 'a),
+    theirs: &mut dyn FnMut() -> Result<()>,
+    (rounds, reps): (usize, usize),
+    (dims, input, major, flops): ((usize, usize, usize), String, String, f64),
+    (errors, cublas_err): (&[f64], f64),
+) -> Result<Vec<Timed>> {
+    let mut ours: Vec<Box<dyn FnMut() -> Result<()> + 'a>> = launches
+        .iter()
+        .map(|l| Box::new(move || launch(l)) as Box<dyn FnMut() -> Result<()> + 'a>)
+        .collect();
+    let t = interleaved(stream, rounds, reps, &mut ours, theirs)?;
     Ok(sched
         .iter()
         .enumerate()
         .map(|(i, (name, _))| {
-            Timed::new(
-                &t,
-                i,
-                name,
-                ((m, n, k), "Tf32".into(), major.into()),
-                reps,
-                flops,
-                (errors[i], cublas_err),
-            )
+            let what = (dims, input.clone(), major.clone());
+            Timed::new(&t, i, name, what, reps, flops, (errors[i], cublas_err))
         })
         .collect())
 }
