@@ -86,60 +86,16 @@ macro_rules! batched_async_kernels {
                     let (r, c4) = (e / Q, 4 * (e % Q));
                     let kg = k0 + c4;
                     let dst = as_ + 4 * (r * AP + c4);
-                    if r < p.m && kg < p.k {
-                        // SAFETY: r < m: row r of this problem's A.
-                        let src = unsafe { a.add(r as usize * lda + kg as usize) };
-                        if vec && kg + 4 <= p.k {
-                            // SAFETY: kg + 4 <= k: 4 cells of the row, 16-byte aligned (vec:
-                            // lda, stride_a multiples of 4, A aligned; kg a multiple of 4);
-                            // words r * AP + c4.. of this slot's A slice, 16-byte aligned, not
-                            // read before the wait and barrier below.
-                            unsafe { cp_async_cg16(dst, src, 16) };
-                        } else {
-                            seq!(J in 0..4 {
-                                let ok = kg + J < p.k;
-                                // SAFETY: a word of the slice; the cell kg + J of the row is
-                                // read only when it is inside K (else zero-filled, nothing
-                                // read: `src` stays a readable cell).
-                                unsafe {
-                                    cp_async_ca4(
-                                        dst + 4 * J,
-                                        if ok { src.add(J) } else { src },
-                                        if ok { 4 } else { 0 },
-                                    )
-                                };
-                            });
-                        }
-                    } else {
-                        // SAFETY: as above; a whole piece outside A is zeros.
-                        unsafe { st_shared::<4>(dst, [0; 4]) };
-                    }
+                    // SAFETY (the source): r < m (inside): row r of this problem's A.
+                    bs_copy_piece!(dst, r < p.m && kg < p.k,
+                        unsafe { a.add(r as usize * lda + kg as usize) },
+                        vec && kg + 4 <= p.k, kg, p.k);
                     let kr = k0 + r;
                     let dst = bs + 4 * (r * D + c4);
-                    if kr < p.k && c4 < p.n {
-                        // SAFETY: kr < k, c4 < n: a cell of row kr of this problem's B.
-                        let src = unsafe { b.add(kr as usize * ldb + c4 as usize) };
-                        if vec && c4 + 4 <= p.n {
-                            // SAFETY: 4 cells of the row, 16-byte aligned as for A; words
-                            // r * D + c4.. of this slot's B slice, 16-byte aligned.
-                            unsafe { cp_async_cg16(dst, src, 16) };
-                        } else {
-                            seq!(J in 0..4 {
-                                let ok = c4 + J < p.n;
-                                // SAFETY: as for A: a column past N is zero-filled, not read.
-                                unsafe {
-                                    cp_async_ca4(
-                                        dst + 4 * J,
-                                        if ok { src.add(J) } else { src },
-                                        if ok { 4 } else { 0 },
-                                    )
-                                };
-                            });
-                        }
-                    } else {
-                        // SAFETY: as above; a whole piece outside B is zeros.
-                        unsafe { st_shared::<4>(dst, [0; 4]) };
-                    }
+                    // SAFETY (the source): kr < k, c4 < n (inside): a cell of row kr of B.
+                    bs_copy_piece!(dst, kr < p.k && c4 < p.n,
+                        unsafe { b.add(kr as usize * ldb + c4 as usize) },
+                        vec && c4 + 4 <= p.n, c4, p.n);
                 }});
                 // SAFETY: closes this thread's copies of the slice, then waits for them; the
                 // barrier makes every thread's copies and stores visible to the block.
@@ -147,24 +103,7 @@ macro_rules! batched_async_kernels {
                 cp_async_wait_all();
                 thread::sync_threads();
 
-                seq!(G in 0..$q {{
-                    let kk = 4 * G;
-                    let mut av = [[0u32; 4]; 4];
-                    seq!(I in 0..4 {
-                        // SAFETY: row 4 ty + I < D, words kk..kk + 4 < AP: this slot's A
-                        // slice, 16-byte aligned, written before the barrier above.
-                        av[I] = unsafe { ld_shared::<4>(as_ + 4 * ((4 * ty + I) * AP + kk)) };
-                    });
-                    seq!(R in 0..4 {{
-                        // SAFETY: row kk + R < D, columns 4 tx..4 tx + 4 < D: this slot's B
-                        // slice, 16-byte aligned, written before the barrier above.
-                        let bv = unsafe { ld_shared::<4>(bs + 4 * ((kk + R) * D + 4 * tx)) };
-                        seq!(I in 0..4 {
-                            let x = f32::from_bits(av[I][R]);
-                            seq!(J in 0..4 { acc[I][J] += x * f32::from_bits(bv[J]); });
-                        });
-                    }});
-                }});
+                bs_fma_slice!(acc, as_, bs, AP, D, ty, tx, $q);
                 k0 += D;
             }
 

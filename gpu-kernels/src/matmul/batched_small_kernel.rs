@@ -131,24 +131,7 @@ pub unsafe fn sgemm_batched_32(p: BatchedSmallParams) {
         }});
         thread::sync_threads();
 
-        seq!(G in 0..8 {{
-            let kk = 4 * G;
-            let mut av = [[0u32; 4]; 4];
-            seq!(I in 0..4 {
-                // SAFETY: row 4 ty + I < 32, words kk..kk + 4 < AP: this slot's A slice,
-                // 16-byte aligned, written before the barrier above.
-                av[I] = unsafe { ld_shared::<4>(as_ + 4 * ((4 * ty + I) * AP + kk)) };
-            });
-            seq!(Q in 0..4 {{
-                // SAFETY: row kk + Q < 32, columns 4 tx..4 tx + 4: this slot's B slice, 16-byte
-                // aligned, written before the barrier above.
-                let bv = unsafe { ld_shared::<4>(bs + 4 * ((kk + Q) * BP + 4 * tx)) };
-                seq!(I in 0..4 {
-                    let x = f32::from_bits(av[I][Q]);
-                    seq!(J in 0..4 { acc[I][J] += x * f32::from_bits(bv[J]); });
-                });
-            }});
-        }});
+        bs_fma_slice!(acc, as_, bs, AP, BP, ty, tx, 8);
         k0 += BATCHED_SMALL_KC;
     }
 

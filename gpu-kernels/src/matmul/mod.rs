@@ -171,6 +171,9 @@ pub mod split_k;
 pub mod stream_k;
 
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod batched_small_tile;
+#[cfg(target_arch = "nvptx64")]
 mod batched_small_async;
 #[cfg(target_arch = "nvptx64")]
 mod batched_small_kernel;
