@@ -86,14 +86,14 @@ macro_rules! batched_async_kernels {
                     let (r, c4) = (e / Q, 4 * (e % Q));
                     let kg = k0 + c4;
                     let dst = as_ + 4 * (r * AP + c4);
-                    // SAFETY (the source): r < m (inside): row r of this problem's A.
                     bs_copy_piece!(dst, r < p.m && kg < p.k,
+                        // SAFETY: evaluated only where r < m: row r of this problem's A.
                         unsafe { a.add(r as usize * lda + kg as usize) },
                         vec && kg + 4 <= p.k, kg, p.k);
                     let kr = k0 + r;
                     let dst = bs + 4 * (r * D + c4);
-                    // SAFETY (the source): kr < k, c4 < n (inside): a cell of row kr of B.
                     bs_copy_piece!(dst, kr < p.k && c4 < p.n,
+                        // SAFETY: evaluated only where kr < k, c4 < n: a cell of row kr of B.
                         unsafe { b.add(kr as usize * ldb + c4 as usize) },
                         vec && c4 + 4 <= p.n, c4, p.n);
                 }});
