@@ -186,15 +186,18 @@ fn every_kernel_matches_the_reference_on_squares_and_odd_shapes() {
     }
 }
 
-/// The 16-bit kernels of session 6 (64 x 64 warp tiles, fragment prefetch across slices):
-/// K over many slices with a remainder (not a multiple of 32 or 64), M and N over several
-/// 128 x 256 tiles with partial ones, leading dimensions wider than the matrices, alpha and beta.
+/// The 16-bit kernels of sessions 6 to 8 (64 x 64 warp tiles, fragment prefetch across slices,
+/// `lean` addressing, 16-warp blocks, 64-deep slices): K over many slices with a remainder (not
+/// a multiple of 32 or 64), M and N over several 128 x 256 tiles with partial ones, leading
+/// dimensions wider than the matrices, alpha and beta.
 #[test]
 fn prefetching_and_wide_kernels_on_deep_k_with_alpha_beta() {
     let Some(gpu) = gpu_for_test("prefetching_and_wide_kernels_on_deep_k_with_alpha_beta") else {
         return;
     };
-    let wide = TC.iter().filter(|c| c.prefetch || c.warp_n() == 64);
+    let wide = TC
+        .iter()
+        .filter(|c| c.prefetch || c.lean || c.warp_n() == 64 || c.threads() > 256);
     for (i, cfg) in wide.enumerate() {
         let p = precision_of(cfg.kind);
         for (j, shape) in [(300, 520, 999), (129, 257, 327), (64, 64, 2048)]

@@ -14,7 +14,10 @@
 //!   `ldmatrix` offsets computed once before the k-loop; per slice a copy costs one address
 //!   add, and slices of tiles wholly inside C skip the bounds checks (`cp.async` with no
 //!   source size). Session 6's SASS had ~190 integer instructions per 64 HMMA in the loop,
-//!   which is what kept 2 warps per scheduler from feeding the tensor pipe.
+//!   which is what kept 2 warps per scheduler from feeding the tensor pipe. Session 8: `lean`
+//!   without `prefetch` (64 x 32 warp tiles under 128 registers, so 4 warps per scheduler:
+//!   128 x 128 tiles two blocks per SM, or 128 x 256 tiles of 16 warps) runs the plain loop
+//!   with the same copies and addresses.
 //! - Global → shared moves in 16-byte `cp.async.cg` pieces (no register holds the data), one
 //!   commit group per 32-deep k-slice, `STAGES` slices in flight, one barrier per slice.
 //!   Operand slices are stored with their contiguous dimension as in global memory, so every
@@ -88,7 +91,7 @@ macro_rules! tc_kernels {
                 assert!(BM / $wm == 64 && (WTN == 32 || WTN == 64) && KG >= 1 && KG <= 4);
                 assert!(E == 2 || (WTN == 32 && BK == 32 && !PREFETCH));
                 // `lean`: a thread's copies are 8k stored rows apart (the swizzle's period).
-                assert!(!LEAN || (E == 2 && PREFETCH && (NT / PA) % 8 == 0 && (NT / PB) % 8 == 0));
+                assert!(!LEAN || (E == 2 && (NT / PA) % 8 == 0 && (NT / PB) % 8 == 0));
             };
 
             let (m, n, k) = (p.m, p.n, p.k);
@@ -298,32 +301,53 @@ macro_rules! tc_kernels {
                     });
                     (af, bf)
                 };
-                // The prefetching loop below, with these copies and addresses.
-                // SAFETY: waits only.
-                unsafe { cp_async_wait::<{ $st - 2 }>() };
-                thread::sync_threads();
-                let mut cur = frags(0, 0);
-                while kt < ktiles {
-                    // As in the prefetching loop: the stage written held slice kt - 1, released
-                    // by the previous round's barrier.
+                while !PREFETCH && kt < ktiles {
+                    // Session 8: the plain loop (as the last one below) with these copies and
+                    // addresses, for 64 x 32 warp tiles under 128 registers (4 warps per
+                    // scheduler). Slice kt landed for every thread, and every warp is done with
+                    // the stage the copies overwrite (it held slice kt - 1, read last round).
+                    // SAFETY: waits only.
+                    unsafe { cp_async_wait::<{ $st - 2 }>() };
+                    thread::sync_threads();
                     copy(kt + STAGES - 1, write);
                     write = next_stage(write);
                     seq!(KK in 0..4 {
                         if KK < KG {
-                            let next = if KK + 1 < KG {
-                                frags(read, KK + 1)
-                            } else {
-                                // SAFETY: waits only (slice kt + 1 landed, see below).
-                                unsafe { cp_async_wait::<{ $st - 2 }>() };
-                                thread::sync_threads();
-                                read = next_stage(read);
-                                frags(read, 0)
-                            };
-                            mma_tile::<{ BF16 }, { NT8 }>(&mut acc, &cur.0, &cur.1);
-                            cur = next;
+                            let (af, bf) = frags(read, KK);
+                            mma_tile::<{ BF16 }, { NT8 }>(&mut acc, &af, &bf);
                         }
                     });
+                    read = next_stage(read);
                     kt += 1;
+                }
+                if PREFETCH {
+                    // The prefetching loop below, with these copies and addresses.
+                    // SAFETY: waits only.
+                    unsafe { cp_async_wait::<{ $st - 2 }>() };
+                    thread::sync_threads();
+                    let mut cur = frags(0, 0);
+                    while kt < ktiles {
+                        // As in the prefetching loop: the stage written held slice kt - 1, released
+                        // by the previous round's barrier.
+                        copy(kt + STAGES - 1, write);
+                        write = next_stage(write);
+                        seq!(KK in 0..4 {
+                            if KK < KG {
+                                let next = if KK + 1 < KG {
+                                    frags(read, KK + 1)
+                                } else {
+                                    // SAFETY: waits only (slice kt + 1 landed, see below).
+                                    unsafe { cp_async_wait::<{ $st - 2 }>() };
+                                    thread::sync_threads();
+                                    read = next_stage(read);
+                                    frags(read, 0)
+                                };
+                                mma_tile::<{ BF16 }, { NT8 }>(&mut acc, &cur.0, &cur.1);
+                                cur = next;
+                            }
+                        });
+                        kt += 1;
+                    }
                 }
             }
             if E == 2 && PREFETCH && !LEAN {

@@ -75,9 +75,10 @@ pub struct TcParams {
 /// C). `a_rows`/`b_rows`: A / B row-major. `swizzle`: shared memory XOR-swizzled for `ldmatrix`
 /// (16-bit kinds; TF32 uses padded rows). `prefetch`: the next k-step's fragments are loaded
 /// into a second set of registers while the current step's `mma` run, across slices too (the
-/// barrier moves before the slice's last k-step). `lean` (with `prefetch`): each thread's copy
+/// barrier moves before the slice's last k-step). `lean`: each thread's copy
 /// sources and destinations and its `ldmatrix` addresses are computed once before the k-loop,
-/// and tiles wholly inside C with full k-slices copy with no bounds arithmetic. `library`: the kernel `gemm_tc` runs for
+/// and tiles wholly inside C with full k-slices copy with no bounds arithmetic (without
+/// `prefetch`: the same in the plain loop). `library`: the kernel `gemm_tc` runs for
 /// its kind and layouts (one per pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcConfig {
@@ -208,6 +209,27 @@ macro_rules! for_each_tc {
             (tc_fp16_cc_w64l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
             (tc_bf16_rr_t256l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: true, library: false }),
             (tc_bf16_rr_t128l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: true, library: false }),
+            // Session 8: lean addressing with 64 x 32 warp tiles under 128 registers, no prefetch:
+            // 4 warps per scheduler (`_l`: 128 x 128, two blocks of 8 warps per SM; `_w32l`: 128 x 256,
+            // one block of 16 warps), and 64-deep slices (`_k64_s3`).
+            (tc_bf16_rr_l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_bf16_rr_w32l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_bf16_rc_l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_bf16_rc_w32l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_bf16_cr_l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_bf16_cr_w32l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_bf16_cc_l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_bf16_cc_w32l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_fp16_rr_l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_fp16_rr_w32l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_fp16_rc_l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_fp16_rc_w32l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_fp16_cr_l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_fp16_cr_w32l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_fp16_cc_l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_fp16_cc_w32l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_bf16_rr_l_k64_s3 { kind: Bf16, a_rows: true, b_rows: true, stages: 3, swizzle: true, tile: [128, 128, 64], warps: [2, 4], prefetch: false, lean: true, library: false }),
+            (tc_bf16_rr_w32l_k64_s3 { kind: Bf16, a_rows: true, b_rows: true, stages: 3, swizzle: true, tile: [128, 256, 64], warps: [2, 8], prefetch: false, lean: true, library: false }),
         }
     };
 }
@@ -292,11 +314,10 @@ mod tests {
             }
         }
         for c in TC {
-            // Capped kernels run two blocks per SM, uncapped ones one (227 KB usable).
-            let limit = if c.max_registers().is_some() {
-                113
-            } else {
-                227
+            // Capped kernels of 8 warps run two blocks per SM, the others one (227 KB usable).
+            let limit = match c.max_registers() {
+                Some(r) if 2 * r * c.threads() <= 65536 => 113,
+                _ => 227,
             };
             assert!(c.shared_bytes() <= limit * 1024, "{}", c.name);
             assert_eq!(
@@ -316,7 +337,8 @@ mod tests {
             if c.kind.element_bytes() == 4 {
                 assert!(c.warp_n() == 32 && c.bk == 32 && !c.prefetch, "{}", c.name);
             }
-            assert!(!c.lean || c.prefetch, "{}", c.name);
+            // Lean kernels without prefetch have 64 x 32 warp tiles (under the 128 cap).
+            assert!(!c.lean || c.prefetch || c.warp_n() == 32, "{}", c.name);
             let per = c.kind.elements_per_copy() * c.threads();
             assert!(
                 c.bm * c.bk % per == 0 && c.bn * c.bk % per == 0,

@@ -29,17 +29,45 @@ pub const fn kind_of(p: Precision) -> Option<TcKind> {
 }
 
 /// Problems whose C has at least this many tiles of the 128 x 128 library kernel (two per SM of
-/// an A100 or an H200: from 2048² on) run the kind's 128 x 256 prefetching kernel with
-/// precomputed addresses (`_w64l_s4`) instead: on the H200 (session 7) it was 25–29 % faster
-/// than session 6's `_w64_s4` at 4096² and 8192² in every layout, BF16 and FP16, and that one
-/// 3–5 % faster than `_s4` at 2048² but 27 % slower at 1000³, where 32 tiles of 128 x 256 leave
-/// most SMs idle (docs/tensor-cores.md, "The mma.sync ceiling on Hopper").
+/// an A100 or an H200: from 2048² on) run the kind's [`LARGE`] kernel instead: on the H200
+/// (session 7) the 128 x 256 `_w64l_s4` was 25–29 % faster than session 6's `_w64_s4` at 4096²
+/// and 8192² in every layout, BF16 and FP16, and that one 3–5 % faster than `_s4` at 2048² but
+/// 27 % slower at 1000³, where 32 tiles of 128 x 256 leave most SMs idle
+/// (docs/tensor-cores.md, "The mma.sync ceiling on Hopper").
 pub const WIDE_MIN_TILES: u32 = 256;
 
+/// The shape of a `lean` kernel row (`gpu_kernels::tc::TC`): block tile `[bm, bn, bk]`, warps,
+/// pipeline stages, fragment prefetch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeanShape {
+    pub tile: [u32; 3],
+    pub warps: [u32; 2],
+    pub stages: u32,
+    pub prefetch: bool,
+}
+
+impl LeanShape {
+    fn is(&self, c: &TcConfig) -> bool {
+        c.lean
+            && [c.bm, c.bn, c.bk] == self.tile
+            && c.warps == self.warps
+            && c.stages == self.stages
+            && c.prefetch == self.prefetch
+    }
+}
+
+/// The kernel large 16-bit problems run, in every layout ([`WIDE_MIN_TILES`]): the one place
+/// the library's choice is made (docs/tensor-cores.md has the measurements behind it).
+pub const LARGE: LeanShape = LeanShape {
+    tile: [128, 256, 32],
+    warps: [2, 4],
+    stages: 4,
+    prefetch: true,
+};
+
 /// The pipelined kernel of `precision` for the layouts of `op` (the library's kernel): the
-/// row's `library` kernel, or for large problems ([`WIDE_MIN_TILES`]) its 128 x 256 sibling
-/// with 64 x 64 warp tiles, fragment prefetch and precomputed addresses (`lean`), where the kind
-/// has one.
+/// row's `library` kernel, or for large problems ([`WIDE_MIN_TILES`]) its [`LARGE`] sibling
+/// where the kind has one.
 pub fn config_for(precision: Precision, op: &TcGemm) -> Result<&'static TcConfig> {
     let kind = kind_of(precision).context("FP32 runs on the flagship SGEMM, not here")?;
     let (ar, br) = (
@@ -54,12 +82,9 @@ pub fn config_for(precision: Precision, op: &TcGemm) -> Result<&'static TcConfig
         .with_context(|| format!("no tensor-core kernel for {precision} {ar} {br}"))?;
     // `check` bounded m and n by 16384.
     if lib.tiles(op.m as u32, op.n as u32) >= WIDE_MIN_TILES
-        && let Some(wide) = TC
-            .iter()
-            .filter(same)
-            .find(|c| c.lean && c.warp_n() == 64 && (c.bm, c.bn, c.bk) == (128, 256, 32))
+        && let Some(large) = TC.iter().filter(same).find(|c| LARGE.is(c))
     {
-        return Ok(wide);
+        return Ok(large);
     }
     Ok(lib)
 }
@@ -192,11 +217,7 @@ mod tests {
                 let large = config_for(p, &TcGemm::new(2048, 2048, 64).layouts(a, b)).unwrap();
                 assert!(small.library, "{}", small.name);
                 if p.input_bytes() == 2 {
-                    assert!(
-                        large.name.ends_with("_w64l_s4") && large.prefetch && large.lean,
-                        "{}",
-                        large.name
-                    );
+                    assert!(LARGE.is(large), "{}", large.name);
                     assert_eq!(
                         (large.kind, large.a_rows, large.b_rows),
                         (small.kind, small.a_rows, small.b_rows)
