@@ -5,14 +5,16 @@
 //! free. With the static assignment a round's `n² − 1` items, more than the co-resident blocks,
 //! ran in uneven waves (a block with a slow item delays every later item of its own); pulled,
 //! a free block always takes the earliest item not yet taken, which is the order of priority
-//! (the next pivot block, its row and column first). The next ticket is taken at the start of
-//! an item, so its latency hides behind the item.
+//! (the next pivot block, its row and column first). A block takes its next ticket only once
+//! its item is published: taken earlier (at the start of the item, to hide the atomic's
+//! latency), the next pivot block's item waited behind whatever bulk item its block was busy
+//! with (measured on the H200, 2026-11-24: 42.0% of `apsp-peak` at V = 2000 against 47.8% for
+//! the static order; docs/apsp.md). The other blocks on the SM cover the atomic's latency.
 //!
-//! Deadlock: a block holds at most its current item and the next ticket. Tickets are taken in
-//! order, so the earliest unfinished item u has been taken; were it a block's next ticket, that
-//! block's current item (earlier) would be unfinished too. So u is some block's current item,
-//! every item it depends on is earlier and finished, and it runs: with every block resident
-//! at once (a cooperative launch) the launch finishes.
+//! Deadlock: a block holds at most one item. Tickets are taken in order, so the earliest
+//! unfinished item u has been taken, by a block that is working on it; every item it depends
+//! on is earlier and finished, so it runs: with every block resident at once (a cooperative
+//! launch) the launch finishes.
 //!
 //! Also here: `apsp_hold`, a one-thread kernel that spins for a given time, queued before the
 //! timed region by `host apsp-small --hold-us` so that the CPU has queued every launch of the
@@ -75,11 +77,6 @@ macro_rules! fw_pull_kernel {
             // the end of this item, after the barriers of `wait_for` and of the item.
             let mut t = unsafe { ld_shared::<1>(next_at)[0] };
             while t < total {
-                let mut next = 0;
-                if lead {
-                    // SAFETY: as above.
-                    next = unsafe { atom_add_acq_rel_gpu(ticket, 1) };
-                }
                 let it = flow_item(t, n);
                 // SAFETY: `done` is the launch's zeroed counters (the kernel's contract).
                 unsafe { wait_for(done, n, it, $t) };
@@ -93,8 +90,9 @@ macro_rules! fw_pull_kernel {
                 // SAFETY: as above; this block wrote `own` for this item alone.
                 unsafe { publish(done, n, it.own, value) };
                 if lead {
-                    // SAFETY: NEXT; every thread read it before the barriers of this item.
-                    unsafe { st_shared::<1>(next_at, [next]) };
+                    // SAFETY: the ticket, as above; NEXT: every thread read it before the
+                    // barriers of this item.
+                    unsafe { st_shared::<1>(next_at, [atom_add_acq_rel_gpu(ticket, 1)]) };
                 }
                 thread::sync_threads();
                 // SAFETY: as above, written before the barrier just passed.

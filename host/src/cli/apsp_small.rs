@@ -11,6 +11,7 @@ use host::{
         round_costs::{RoundCosts, round_costs},
         rows::DeviceRows,
         small::{Schedule, default_schedule},
+        small_floor::{LaunchFloor, launch_floor},
     },
     gpu::{Gpu, Timing},
 };
@@ -70,6 +71,8 @@ struct Results {
     /// Each phase of the classic launches alone, per launch, at B = 32 and 64: what a round's
     /// critical path costs.
     round_costs: Vec<RoundCosts>,
+    /// An empty launch, plain and cooperative: the floor under every schedule.
+    launch_floor: LaunchFloor,
 }
 
 /// Solves (the stream held `hold_ns` before the start event when not 0) and returns the
@@ -141,7 +144,9 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
         .into_iter()
         .map(|b| round_costs(&gpu, &input.graph, b, args.reps))
         .collect::<Result<Vec<_>>>()?;
+    let launch_floor = launch_floor(&gpu, args.reps)?;
     let results = Results {
+        launch_floor,
         vertices: v,
         block: args.block,
         default_schedule: default_schedule(v, args.block),
@@ -181,6 +186,13 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
                 c.block, c.rounds, c.phase1_us, c.phase2_us, c.phase3_us, c.round_us
             );
         }
+        let f = &results.launch_floor;
+        println!(
+            "  an empty launch: plain {:.2} µs, cooperative ({} blocks) {:.2} µs",
+            f.plain.median_ms * 1e3,
+            f.grid,
+            f.cooperative.median_ms * 1e3
+        );
     }
     if failed {
         bail!("a schedule's distances differ from the classic launches'");
