@@ -4,8 +4,9 @@
 //! ([`Schedule::Graph`]: no CPU launch cost and shorter gaps between kernels), or one persistent
 //! cooperative launch for every round (`Persistent*`: `gpu_kernels::apsp::FW_SMALL`, grid-wide
 //! barriers, phase 1 folded into phase 3), or the same work items in one launch ordered by
-//! per-block counters instead of barriers (`Flow*`: rounds overlap). [`default_schedule`] is the
-//! one place that picks.
+//! per-block counters instead of barriers (`Flow*`: rounds overlap), or those items taken by
+//! whichever block is free from a ticket counter (`Pull*`). [`default_schedule`] is the one
+//! place that picks.
 use std::{cell::Cell, ptr};
 
 use anyhow::{Context as _, Result, bail};
@@ -23,12 +24,16 @@ use super::phases::{Phases, prefer_shared_memory};
 use crate::gpu::{Gpu, check_driver};
 
 /// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]):
-/// on the H200 (docs/apsp.md, 2026-11-24) `flow64` leads the launches from V = 750 to 3000 (58.6%
-/// against 52.4% of `apsp-peak` at 3000) and trails them from 4000 (58.1% against 62.5%).
-pub const SMALL_MAX_VERTICES: usize = 3500;
+/// on the H200 (docs/apsp.md, session 8, 2026-11-24) `pull64x8` leads every other schedule at
+/// V = 4000 and 5000 (70.2% and 72.0% of `apsp-peak` against 63.0% and 69.8% for the best of the
+/// launches); above, not measured, the launches.
+pub const SMALL_MAX_VERTICES: usize = 5000;
 /// Up to this many vertices the flow kernel uses B = 32 by default (twice the rounds, but four
-/// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750); above, B = 64.
+/// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750, session 4).
 pub const SMALL_B32_MAX_VERTICES: usize = 800;
+/// Above this many vertices the pull kernel with 8 x 8 cells per thread (`pull64x8`), up to it
+/// the one with 4 x 4 (`pull64`): 63.8% against 62.7% at V = 3000, 64.6% against 70.2% at 4000.
+pub const SMALL_X4_MAX_VERTICES: usize = 3500;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -119,8 +124,10 @@ pub fn default_schedule(vertices: usize, block: u32) -> Schedule {
     }
     let preferred = if vertices <= SMALL_B32_MAX_VERTICES {
         Schedule::Flow32
+    } else if vertices <= SMALL_X4_MAX_VERTICES {
+        Schedule::Pull64
     } else {
-        Schedule::Flow64
+        Schedule::Pull64x8
     };
     [preferred, Schedule::Flow32]
         .into_iter()
@@ -372,9 +379,11 @@ mod tests {
     #[test]
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
         assert_eq!(default_schedule(500, 64), Schedule::Flow32);
-        assert_eq!(default_schedule(1000, 64), Schedule::Flow64);
-        assert_eq!(default_schedule(3500, 64), Schedule::Flow64);
-        assert_eq!(default_schedule(3501, 64), Schedule::Launches);
+        assert_eq!(default_schedule(801, 64), Schedule::Pull64);
+        assert_eq!(default_schedule(3500, 64), Schedule::Pull64);
+        assert_eq!(default_schedule(3501, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(5000, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(5001, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.
         assert_eq!(default_schedule(2000, 32), Schedule::Flow32);
         assert_eq!(default_schedule(1000, 16), Schedule::Launches);
