@@ -45,11 +45,13 @@
 #   scripts/gpu-run.sh matmul N…   host matmul for each size (all kernels + cuBLAS), JSON to $OUT
 #   scripts/gpu-run.sh apsp V…     apsp-gen V 40V, then host apsp per block factor (BLOCKS, default
 #                                  64 32 16), JSON to $OUT; logs the SM clock to $OUT/clock.csv
-#   scripts/gpu-run.sh small [V…]  one graph of V = 500 1000 2000 5000 (default) under every schedule of
-#                                  the rounds (host apsp-small: launches, CUDA graph, persistent and flow
-#                                  B=32/64): compute ms, % of apsp-peak measured in the same process,
-#                                  identical to the launches, and each phase of a round of launches
-#                                  alone (round_costs); JSON to $OUT, SM clock to $OUT/clock_small.csv
+#   scripts/gpu-run.sh small [V…]  one graph of V = 1000 1500 2000 3000 (default) under every schedule of
+#                                  the rounds (host apsp-small: launches, CUDA graph, persistent, flow
+#                                  and pull kernels): compute ms, % of apsp-peak measured in the same
+#                                  process, plain and with the stream held (--hold-us), identical to
+#                                  the launches, each phase of a round of launches alone (round_costs);
+#                                  first the schedules' GPU test and identity at awkward V
+#                                  (scripts/gpu-small.sh); JSON to $OUT, SM clock to $OUT/clock_small.csv
 #   scripts/gpu-run.sh batch [N V] N (10000) graphs of V (128) vertices, 5V edges: host apsp-batch
 #                                  --peak with every register kernel of the class, aggregate compute
 #                                  vs apsp-peak, file to file against dd of the disk, and the batched
@@ -292,24 +294,7 @@ PY
     done
     ;;
 small)
-    tmp=${APSP_TMP:-/tmp/apsp}
-    mkdir -p "$tmp"
-    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock_small.csv" &
-    smi=$!
-    for v in ${@:-500 1000 2000 5000}; do
-        "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/s$v.in" >/dev/null
-        run "$HOST" apsp-small "$tmp/s$v.in" --reps 10 --json > "$OUT_DIR/small_$v.json"
-        python3 - "$OUT_DIR/small_$v.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-for x in r["runs"]:
-    print(f'V={r["vertices"]:>5} {x["schedule"]:<13} median {x["compute"]["median_ms"]:>9.4f} ms  '
-          f'{x["percent_of_peak"]:>5.1f}% of apsp-peak  identical={x["identical"]}  (default {r["default_schedule"]})')
-PY
-        rm -f "$tmp/s$v.in"
-    done
-    kill "$smi"
-    python3 -c "import csv,sys; c=[int(r[' clocks.current.sm [MHz]'].split()[0]) for r in csv.DictReader(open(sys.argv[1]))]; print(f'SM clock MHz: min {min(c)} max {max(c)} over {len(c)} samples')" "$OUT_DIR/clock_small.csv" || true
+    run scripts/gpu-small.sh "$HOST" "$OUT_DIR" "$@"
     ;;
 skinny)
     run scripts/gpu-skinny.sh "$HOST" "$OUT_DIR"

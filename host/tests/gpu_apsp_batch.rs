@@ -69,14 +69,32 @@ fn zero_weights_and_disconnected_parts_under_the_persistent_kernels() {
         .collect();
     let g = Graph::from_edges(v, edges).unwrap();
     let (expect, _) = cpu::solve(&g).unwrap();
-    for s in [
-        Schedule::Persistent32,
-        Schedule::Persistent64,
-        Schedule::Flow32,
-        Schedule::Flow64,
-        Schedule::Graph,
-    ] {
+    for s in Schedule::ALL {
         assert!(solve_with(&gpu, &g, 64, s) == expect, "{s:?}");
+    }
+}
+
+#[test]
+fn a_held_stream_gives_the_same_distances() {
+    let Some(gpu) = gpu_for_test("a_held_stream_gives_the_same_distances") else {
+        return;
+    };
+    // The hold kernel before the start event (`host apsp-small --hold-us`) changes the timing
+    // only.
+    let g = generate(777, 777 * 6, 9).unwrap();
+    let (expect, _) = cpu::solve(&g).unwrap();
+    for s in [
+        Schedule::Launches,
+        Schedule::Flow64,
+        Schedule::Pull64x8,
+        Schedule::Pull32,
+    ] {
+        let sol = agpu::start_on_device_held(&gpu, &g, 64, s, 300_000)
+            .and_then(|r| r.finish())
+            .unwrap_or_else(|e| panic!("{s:?}: {e:#}"));
+        let mut d = vec![0; g.vertices * g.vertices];
+        sol.copy_rows(0, &mut d).unwrap();
+        assert!(d == expect, "{s:?}");
     }
 }
 

@@ -337,11 +337,15 @@ mod paths;
 mod multi_paths;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
-// Before `small_flow`, which expands its `small_tile_item!`.
+// Before the kernels that expand its `small_tile_item!`.
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
+mod small_tile;
+#[cfg(target_arch = "nvptx64")]
 mod small;
 #[cfg(target_arch = "nvptx64")]
 mod small_flow;
+#[cfg(target_arch = "nvptx64")]
+mod small_pull;
 #[cfg(target_arch = "nvptx64")]
 mod stats;

@@ -102,144 +102,17 @@ fn items(s: u32, rounds: u32) -> u32 {
     }
 }
 
-/// One work item, `own = min(own, A ⊗ B)` on the B x B blocks at block coordinates `own`, `a`
-/// and `b` of the matrix at `$d` (row pitch `$pitch`), then, if `close`, phase 1 on `own` in
-/// place: the body shared by the barrier kernels here and the dataflow kernels of
-/// `small_flow.rs`. `B / 4 x B / 4` threads, 4 x 4 cells each (module comment). Starts with a
-/// barrier (the previous item's threads are done with the tiles) and ends with the own block's
-/// stores; the caller orders them before any other block's reads.
-macro_rules! small_tile_item {
-    ($b:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
-        close: $close:expr) => {{
-        const B: u32 = $b;
-        const T: u32 = B / 4;
-        // Row pitch (words) of the A tile; 16-byte rows that spread the ty over banks.
-        const SC: u32 = B + 4;
-        const KQ: u32 = B / 4;
-        const ROWS_PER_STEP: u32 = T * T / KQ;
-        const _: () = assert!(ROWS_PER_STEP * 4 == B);
-        #[repr(C, align(16))]
-        struct ATile([i32; (B * SC) as usize]);
-        #[repr(C, align(16))]
-        struct BTile([i32; (B * B) as usize]);
-        #[address_space(shared)]
-        static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
-        #[address_space(shared)]
-        static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
-        let (d, pitch): (*mut i32, u32) = ($d, $pitch);
-        let ((oi, oj), (ai, aj), (bi, bj)): ((u32, u32), (u32, u32), (u32, u32)) = ($own, $a, $bb);
-        let close: bool = $close;
-        let sa = shared_addr(addr_of!(A_TILE));
-        let sb = shared_addr(addr_of!(B_TILE));
-        let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-        let t = ty * T + tx;
-        let (r0, c4) = (t / KQ, 4 * (t % KQ));
-        // The previous item's threads are done with the tiles.
-        thread::sync_threads();
-        let own = block_at::<B>(d, pitch, oi, oj);
-        let mut cell = [[0i32; 4]; 4];
-        seq!(R in 0..4 {
-            // SAFETY: row 4 ty + R < B, columns 4 tx..4 tx + 4 <= B of the own block
-            // (`block_at` of a block of the matrix, `item` < rounds), 16-byte aligned;
-            // only this thread stores them, at the end of the item.
-            let v = unsafe { ld_global_v4(own.add(in_block(pitch, 4 * ty + R, 4 * tx) as usize)) };
-            seq!(Q in 0..4 { cell[R][Q] = v[Q] as i32; });
-        });
-        let pa = block_at::<B>(d, pitch, ai, aj);
-        let pb = block_at::<B>(d, pitch, bi, bj);
-        seq!(N in 0..4 {
-            let off = in_block(pitch, r0 + N * ROWS_PER_STEP, c4) as usize;
-            // SAFETY: global: 16 aligned bytes of row r0 + N * ROWS_PER_STEP < B of
-            // the A and B blocks, which no block writes in this stage (phase 2 and 3
-            // write neither the pivot block nor, in phase 3, its row and column) or
-            // are this block's own, written only after the barrier below. Shared:
-            // those rows of the tiles, each quad copied by one thread, read after the
-            // wait and the barrier below.
-            unsafe {
-                cp_async_16(sa + 4 * ((r0 + N * ROWS_PER_STEP) * SC + c4), pa.add(off));
-                cp_async_16(sb + 4 * ((r0 + N * ROWS_PER_STEP) * B + c4), pb.add(off));
-            }
-        });
-        cp_async_wait_all();
-        thread::sync_threads();
-        let mut k = 0;
-        while k < B {
-            let mut a = [[0u32; 4]; 4];
-            // SAFETY: row 4 ty + R < B, columns k..k + 4 <= B of A_TILE, aligned;
-            // copied before the barrier above, not written during the loop.
-            seq!(R in 0..4 { a[R] = unsafe { ld_shared::<4>(sa + 4 * ((4 * ty + R) * SC + k)) }; });
-            seq!(U in 0..4 {
-                // SAFETY: row k + U < B, columns 4 tx..4 tx + 4 <= B of B_TILE.
-                let b = unsafe { ld_shared::<4>(sb + 4 * ((k + U) * B + 4 * tx)) };
-                seq!(R in 0..4 { seq!(Q in 0..4 {
-                    cell[R][Q] = add_min(cell[R][Q], a[R][U] as i32, b[Q] as i32);
-                }); });
-            });
-            k += 4;
-        }
-        if close {
-            // Phase 1 of the next round on the block just updated, the cells staying in
-            // registers. Step kk reads only row kk and column kk, which do not change in step
-            // kk (the module comment of `fw.rs`), so their owners copy them, as they are after
-            // step kk - 1, to a row and a column buffer in A_TILE (free after the barrier
-            // below), alternating between two pairs by the parity of kk: one barrier per step,
-            // two 128-bit loads and 16 branch-free add-mins per thread.
-            const ROWS: u32 = 0;
-            const COLS: u32 = 2 * B;
-            thread::sync_threads();
-            let mut kk = 0;
-            while kk < B {
-                let p = (kk & 1) * B;
-                seq!(R in 0..4 {
-                    if kk == 4 * ty + R {
-                        let v = [cell[R][0] as u32, cell[R][1] as u32, cell[R][2] as u32, cell[R][3] as u32];
-                        // SAFETY: words p + 4 tx..+4 < 2B of the row buffer in A_TILE (4B <=
-                        // B x SC words), aligned; only the owners of row kk write them in step
-                        // kk, and the last reads of this parity were in step kk - 2, before the
-                        // barrier of step kk - 1.
-                        unsafe { st_shared::<4>(sa + 4 * (ROWS + p + 4 * tx), v) };
-                    }
-                });
-                seq!(Q in 0..4 {
-                    if kk == 4 * tx + Q {
-                        let v = [cell[0][Q] as u32, cell[1][Q] as u32, cell[2][Q] as u32, cell[3][Q] as u32];
-                        // SAFETY: as above, words p + 4 ty..+4 of the column buffer, written by
-                        // the owners of column kk only.
-                        unsafe { st_shared::<4>(sa + 4 * (COLS + p + 4 * ty), v) };
-                    }
-                });
-                thread::sync_threads();
-                // SAFETY: column kk of rows 4 ty..+4 and row kk of columns 4 tx..+4, written
-                // before the barrier above, not written again before the next step's barrier.
-                let a = unsafe { ld_shared::<4>(sa + 4 * (COLS + p + 4 * ty)) };
-                // SAFETY: as above.
-                let b = unsafe { ld_shared::<4>(sa + 4 * (ROWS + p + 4 * tx)) };
-                seq!(R in 0..4 { seq!(Q in 0..4 {
-                    cell[R][Q] = add_min(cell[R][Q], a[R] as i32, b[Q] as i32);
-                }); });
-                kk += 1;
-            }
-        }
-        let own = block_at::<B>(d, pitch, oi, oj);
-        seq!(R in 0..4 {
-            let v = [cell[R][0] as u32, cell[R][1] as u32, cell[R][2] as u32, cell[R][3] as u32];
-            // SAFETY: the cells this thread loaded at the start of the item (inside
-            // the own block, aligned), stored by it alone; no other item of this
-            // stage reads or writes this block (the caller's dependencies).
-            unsafe { st_global::<4>(own.add(in_block(pitch, 4 * ty + R, 4 * tx) as usize), v) };
-        });
-    }};
-}
-
 macro_rules! fw_small_kernels {
-    ($(($name:ident, $b:tt, $t:tt, $kind:ident)),* $(,)?) => {$(
+    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $kind:ident)),* $(,)?) => {$(
         fw_small_kernel!($kind, $name, $b, $t);
     )*};
 }
 
-/// The barrier kernels of the list; the `flow` rows are `small_flow.rs`'s.
+/// The barrier kernels of the list; the `flow` and `pull` rows are `small_flow.rs`'s and
+/// `small_pull.rs`'s.
 macro_rules! fw_small_kernel {
     (flow, $name:ident, $b:tt, $t:tt) => {};
+    (pull, $name:ident, $b:tt, $t:tt) => {};
     (barrier, $name:ident, $b:tt, $t:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), persistent (module comment).
@@ -262,7 +135,7 @@ macro_rules! fw_small_kernel {
                 let mut m = me;
                 while m < n {
                     let ((oi, oj), (ai, aj), (bi, bj), close) = item(s, m, rounds);
-                    small_tile_item!($b, d, pitch, own: (oi, oj), a: (ai, aj), b: (bi, bj),
+                    small_tile_item!($b, 4, 4, d, pitch, own: (oi, oj), a: (ai, aj), b: (bi, bj),
                         close: close);
                     m += grid;
                 }

@@ -42,13 +42,13 @@ use crate::ptx::{
 /// A work item: `(own, a, b)` as block coordinates (`own = min(own, a ⊗ b)`), its round,
 /// whether it is phase 3 (else phase 2, or item 0) and whether it closes `own` afterwards.
 #[derive(Clone, Copy)]
-struct Item {
-    own: (u32, u32),
-    a: (u32, u32),
-    b: (u32, u32),
-    round: u32,
-    phase3: bool,
-    close: bool,
+pub(super) struct Item {
+    pub(super) own: (u32, u32),
+    pub(super) a: (u32, u32),
+    pub(super) b: (u32, u32),
+    pub(super) round: u32,
+    pub(super) phase3: bool,
+    pub(super) close: bool,
 }
 
 /// Work item `t` of a matrix of `n` block rows. Order: item 0 closes (0, 0); then per round r
@@ -56,7 +56,7 @@ struct Item {
 /// pivot, then phase 3 with block (r + 1, r + 1) first (it closes it), then the rest of row and
 /// column r + 1, then the others row by row.
 #[inline(always)]
-fn flow_item(t: u32, n: u32) -> Item {
+pub(super) fn flow_item(t: u32, n: u32) -> Item {
     if t == 0 {
         let z = (0, 0);
         return Item {
@@ -116,7 +116,7 @@ fn flow_item(t: u32, n: u32) -> Item {
 /// # Safety
 /// `done` must point to the launch's `n²` counters, touched otherwise only by [`publish`].
 #[inline(always)]
-unsafe fn wait_for(done: *mut u32, n: u32, it: Item, side: u32) {
+pub(super) unsafe fn wait_for(done: *mut u32, n: u32, it: Item, side: u32) {
     let (i, j) = it.own;
     let r = it.round;
     // Item 0 waits for nothing; phase 2's operands are its own block and the pivot block.
@@ -168,7 +168,7 @@ unsafe fn wait_for(done: *mut u32, n: u32, it: Item, side: u32) {
 /// # Safety
 /// As [`wait_for`]; this block must be the only writer of `own` now (its item's dependencies).
 #[inline(always)]
-unsafe fn publish(done: *mut u32, n: u32, own: (u32, u32), value: u32) {
+pub(super) unsafe fn publish(done: *mut u32, n: u32, own: (u32, u32), value: u32) {
     thread::sync_threads();
     if thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0 {
         fence_acq_rel_gpu();
@@ -179,14 +179,16 @@ unsafe fn publish(done: *mut u32, n: u32, own: (u32, u32), value: u32) {
 }
 
 macro_rules! fw_flow_kernels {
-    ($(($name:ident, $b:tt, $t:tt, $kind:ident)),* $(,)?) => {$(
+    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $kind:ident)),* $(,)?) => {$(
         fw_flow_kernel!($kind, $name, $b, $t);
     )*};
 }
 
-/// The dataflow kernels of the list; the `barrier` rows are `small.rs`'s.
+/// The dataflow kernels of the list; the `barrier` rows are `small.rs`'s, the `pull` rows
+/// `small_pull.rs`'s.
 macro_rules! fw_flow_kernel {
     (barrier, $name:ident, $b:tt, $t:tt) => {};
+    (pull, $name:ident, $b:tt, $t:tt) => {};
     (flow, $name:ident, $b:tt, $t:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), each work item started when its blocks are ready (module comment).
@@ -209,7 +211,7 @@ macro_rules! fw_flow_kernel {
                 let it = flow_item(t, n);
                 // SAFETY: `done` is the launch's zeroed counters (the kernel's contract).
                 unsafe { wait_for(done, n, it, $t) };
-                small_tile_item!($b, d, pitch, own: it.own, a: it.a, b: it.b, close: it.close);
+                small_tile_item!($b, 4, 4, d, pitch, own: it.own, a: it.a, b: it.b, close: it.close);
                 let value = match (t, it.close) {
                     (0, _) => 1,
                     (_, true) => it.round + 2,

@@ -23,7 +23,7 @@ use serde::Serialize;
 use super::{
     phases::Phases,
     rows::DeviceRows,
-    small::{Keep, Prepared, Schedule, default_schedule},
+    small::{Keep, Prepared, Schedule, default_schedule, hold},
 };
 use crate::gpu::{Gpu, Timing, check_driver, check_free_memory, time_on_stream};
 use rgk_core::apsp::{
@@ -213,6 +213,18 @@ pub fn start_on_device_with(
     block: u32,
     schedule: Schedule,
 ) -> Result<Running> {
+    start_on_device_held(gpu, graph, block, schedule, 0)
+}
+
+/// [`start_on_device_with`], the stream held for `hold_ns` before the timed rounds when that
+/// is not 0 ([`small::hold`](super::small::hold): `host apsp-small --hold-us`).
+pub fn start_on_device_held(
+    gpu: &Gpu,
+    graph: &Graph,
+    block: u32,
+    schedule: Schedule,
+    hold_ns: u64,
+) -> Result<Running> {
     let cfg = config(block)?;
     let (padded, pitch) = geometry(graph.vertices, block);
     check_fits(graph.vertices, graph.edges.len(), block, padded, pitch)?;
@@ -236,6 +248,9 @@ pub fn start_on_device_with(
     // kept until after the synchronize below.
     let edges = unsafe { init_on_device(gpu, &graph.edges, ptr, padded, 0, pitch) }?;
     times.host_to_device_s = t.elapsed().as_secs_f64();
+    if hold_ns > 0 {
+        hold(gpu, hold_ns)?;
+    }
     start.record(stream)?;
     prepared.queue(&phases, stream, ptr)?;
     stop.record(stream)?;

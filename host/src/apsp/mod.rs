@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod round_costs;
 pub mod rows;
 pub mod small;
+pub mod small_floor;
 pub mod stats;
 pub mod stream;
 

@@ -4,30 +4,36 @@
 //! ([`Schedule::Graph`]: no CPU launch cost and shorter gaps between kernels), or one persistent
 //! cooperative launch for every round (`Persistent*`: `gpu_kernels::apsp::FW_SMALL`, grid-wide
 //! barriers, phase 1 folded into phase 3), or the same work items in one launch ordered by
-//! per-block counters instead of barriers (`Flow*`: rounds overlap). [`default_schedule`] is the
-//! one place that picks.
-use std::ptr;
+//! per-block counters instead of barriers (`Flow*`: rounds overlap), or those items taken by
+//! whichever block is free from a ticket counter (`Pull*`). [`default_schedule`] is the one
+//! place that picks.
+use std::{cell::Cell, ptr};
 
 use anyhow::{Context as _, Result, bail};
 use cust::{
     function::BlockSize,
+    launch,
     memory::{DeviceBuffer, DevicePointer},
     stream::Stream,
 };
 use cust_raw::driver_sys;
-use gpu_kernels::apsp::{FwSmallConfig, SmallKind, fw_small_config};
+use gpu_kernels::apsp::{FwSmallConfig, SMALL_HOLD_KERNEL, SmallKind, fw_small_config};
 use serde::Serialize;
 
 use super::phases::{Phases, prefer_shared_memory};
 use crate::gpu::{Gpu, check_driver};
 
 /// Graphs up to this many vertices get a small-V schedule by default ([`default_schedule`]):
-/// on the H200 (docs/apsp.md, 2026-11-24) `flow64` leads the launches from V = 750 to 3000 (58.6%
-/// against 52.4% of `apsp-peak` at 3000) and trails them from 4000 (58.1% against 62.5%).
-pub const SMALL_MAX_VERTICES: usize = 3500;
+/// on the H200 (docs/apsp.md, session 8, 2026-11-24) `pull64x8` leads every other schedule at
+/// V = 4000 and 5000 (70.2% and 72.0% of `apsp-peak` against 63.0% and 69.8% for the best of the
+/// launches); above, not measured, the launches.
+pub const SMALL_MAX_VERTICES: usize = 5000;
 /// Up to this many vertices the flow kernel uses B = 32 by default (twice the rounds, but four
-/// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750); above, B = 64.
+/// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750, session 4).
 pub const SMALL_B32_MAX_VERTICES: usize = 800;
+/// Above this many vertices the pull kernel with 8 x 8 cells per thread (`pull64x8`), up to it
+/// the one with 4 x 4 (`pull64`): 63.8% against 62.7% at V = 3000, 64.6% against 70.2% at 4000.
+pub const SMALL_X4_MAX_VERTICES: usize = 3500;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -46,23 +52,38 @@ pub enum Schedule {
     Flow32,
     /// As `Flow32` with B = 64 (`fw_flow_b64`).
     Flow64,
+    /// The flow kernel's items, order and counters with B = 32, each block pulling the next
+    /// item from a ticket counter when free (`fw_pull_b32`).
+    Pull32,
+    /// As `Pull32` with B = 64 (`fw_pull_b64`: 16 x 16 threads of 4 x 4 cells).
+    Pull64,
+    /// As `Pull64` with 8 x 8 threads of 8 x 8 cells (`fw_pull_b64c8`: the launches' phase-3
+    /// register tile).
+    #[value(name = "pull64x8")]
+    #[serde(rename = "pull64x8")]
+    Pull64x8,
 }
 
 impl Schedule {
-    pub const ALL: [Schedule; 6] = [
+    pub const ALL: [Schedule; 9] = [
         Schedule::Launches,
         Schedule::Graph,
         Schedule::Persistent32,
         Schedule::Persistent64,
         Schedule::Flow32,
         Schedule::Flow64,
+        Schedule::Pull32,
+        Schedule::Pull64,
+        Schedule::Pull64x8,
     ];
 
     /// The persistent kernel's block factor, if this is one.
     pub const fn persistent_block(self) -> Option<u32> {
         match self {
-            Schedule::Persistent32 | Schedule::Flow32 => Some(32),
-            Schedule::Persistent64 | Schedule::Flow64 => Some(64),
+            Schedule::Persistent32 | Schedule::Flow32 | Schedule::Pull32 => Some(32),
+            Schedule::Persistent64 | Schedule::Flow64 | Schedule::Pull64 | Schedule::Pull64x8 => {
+                Some(64)
+            }
             Schedule::Launches | Schedule::Graph => None,
         }
     }
@@ -72,7 +93,16 @@ impl Schedule {
         match self {
             Schedule::Persistent32 | Schedule::Persistent64 => Some(SmallKind::Barrier),
             Schedule::Flow32 | Schedule::Flow64 => Some(SmallKind::Flow),
+            Schedule::Pull32 | Schedule::Pull64 | Schedule::Pull64x8 => Some(SmallKind::Pull),
             Schedule::Launches | Schedule::Graph => None,
+        }
+    }
+
+    /// The persistent kernel's cells per thread along each side.
+    pub const fn persistent_cells(self) -> u32 {
+        match self {
+            Schedule::Pull64x8 => 8,
+            _ => 4,
         }
     }
 
@@ -94,8 +124,10 @@ pub fn default_schedule(vertices: usize, block: u32) -> Schedule {
     }
     let preferred = if vertices <= SMALL_B32_MAX_VERTICES {
         Schedule::Flow32
+    } else if vertices <= SMALL_X4_MAX_VERTICES {
+        Schedule::Pull64
     } else {
-        Schedule::Flow64
+        Schedule::Pull64x8
     };
     [preferred, Schedule::Flow32]
         .into_iter()
@@ -139,6 +171,8 @@ pub(crate) enum Prepared<'a> {
         cfg: FwSmallConfig,
         grid: u32,
         barrier: DeviceBuffer<u32>,
+        /// The counters are still as allocated (zero): the first launch needs no memset.
+        zeroed: Cell<bool>,
     },
 }
 
@@ -180,10 +214,14 @@ impl<'a> Prepared<'a> {
             Schedule::Persistent32
             | Schedule::Persistent64
             | Schedule::Flow32
-            | Schedule::Flow64 => {
+            | Schedule::Flow64
+            | Schedule::Pull32
+            | Schedule::Pull64
+            | Schedule::Pull64x8 => {
                 let block = schedule.persistent_block().expect("a persistent schedule");
                 let kind = schedule.persistent_kind().expect("a persistent schedule");
-                let cfg = fw_small_config(block, kind).context("no persistent kernel")?;
+                let cells = schedule.persistent_cells();
+                let cfg = fw_small_config(block, kind, cells).context("no persistent kernel")?;
                 if !(phases.block).is_multiple_of(block) {
                     bail!(
                         "the persistent B = {block} kernel needs a matrix padded to a multiple of \
@@ -207,23 +245,29 @@ impl<'a> Prepared<'a> {
                 // round's items (each block then has an item in about every round).
                 let most_items = match kind {
                     SmallKind::Barrier => (2 * (rounds - 1)).max((rounds - 1).pow(2)),
-                    SmallKind::Flow => rounds * rounds - 1,
+                    SmallKind::Flow | SmallKind::Pull => rounds * rounds - 1,
                 }
                 .max(1);
                 let grid = (per_sm * gpu.multiprocessors()?).min(most_items);
                 // One word for the barrier counter; one per block of the matrix for the flow
-                // kernels' counters (both zeroed before every launch).
+                // kernels' counters, and the ticket after them for the pull kernels. Zeroed
+                // here (outside the timed region) for the first launch, in stream order before
+                // any later one ([`Prepared::queue`]).
                 let words = match kind {
                     SmallKind::Barrier => 1,
                     SmallKind::Flow => (rounds * rounds) as usize,
+                    SmallKind::Pull => (rounds * rounds) as usize + 1,
                 };
-                let barrier = DeviceBuffer::from_slice(&vec![0u32; words])
+                // SAFETY: every word is zeroed by the memset below before any launch reads it.
+                let barrier = unsafe { DeviceBuffer::<u32>::uninitialized(words) }
                     .context("allocating the persistent kernel's counters")?;
+                zero_counters(&barrier, stream)?;
                 Ok(Prepared::Persistent {
                     f,
                     cfg,
                     grid,
                     barrier,
+                    zeroed: Cell::new(true),
                 })
             }
         }
@@ -249,17 +293,13 @@ impl<'a> Prepared<'a> {
                 cfg,
                 grid,
                 barrier,
+                zeroed,
             } => {
                 let raw = stream.as_inner();
                 let counter = barrier.as_device_ptr().as_raw();
-                // SAFETY: the u32s of device memory owned by `barrier`, zeroed in stream order
-                // before the launch that counts in them.
-                let zeroed =
-                    unsafe { driver_sys::cuMemsetD32Async(counter, 0, barrier.len(), raw) };
-                check_driver(
-                    zeroed,
-                    "cuMemsetD32Async (the persistent kernel's counters)",
-                )?;
+                if !zeroed.replace(false) {
+                    zero_counters(barrier, stream)?;
+                }
                 let (mut dp, mut pitch) = (d.as_raw(), phases.pitch);
                 let mut rounds = phases.padded() as u32 / cfg.block;
                 let mut bar = counter;
@@ -271,8 +311,9 @@ impl<'a> Prepared<'a> {
                 ];
                 // SAFETY: the kernel takes (d, pitch, rounds, counters): `d` the padded matrix
                 // of `phases` (rounds * B rows of `pitch`, B dividing its block factor), the
-                // zeroed counters (one, or rounds² for a flow kernel); the cooperative launch refuses a grid that cannot be resident
-                // at once (sized from the occupancy above), so the barriers cannot deadlock.
+                // zeroed counters (one; rounds² for a flow kernel, + 1 for a pull kernel); the
+                // cooperative launch refuses a grid that cannot be resident at once (sized from
+                // the occupancy above), so the barriers cannot deadlock.
                 let status = unsafe {
                     driver_sys::cuLaunchCooperativeKernel(
                         f.to_raw(),
@@ -308,6 +349,29 @@ impl<'a> Prepared<'a> {
     }
 }
 
+/// Queues on `gpu.stream` a one-thread kernel that spins for `ns` nanoseconds
+/// (`gpu_kernels::apsp::SMALL_HOLD_KERNEL`): queued before a solve's start event, it keeps the
+/// GPU busy while the CPU queues the rounds, so that the events time the GPU's work and not the
+/// CPU's launch calls (`host apsp-small --hold-us`).
+pub fn hold(gpu: &Gpu, ns: u64) -> Result<()> {
+    let f = gpu.function(SMALL_HOLD_KERNEL)?;
+    let stream = &gpu.stream;
+    // SAFETY: the kernel takes one u64 and touches no memory.
+    unsafe { launch!(f<<<1, 1, 0, stream>>>(ns)) }.context("launching the hold kernel")
+}
+
+/// Queues the zeroing of a persistent kernel's counters on `stream`.
+fn zero_counters(counters: &DeviceBuffer<u32>, stream: &Stream) -> Result<()> {
+    let p = counters.as_device_ptr().as_raw();
+    // SAFETY: the u32s of device memory owned by `counters`, zeroed in stream order before the
+    // launch that counts in them (queued after this on the same stream).
+    let status = unsafe { driver_sys::cuMemsetD32Async(p, 0, counters.len(), stream.as_inner()) };
+    Ok(check_driver(
+        status,
+        "cuMemsetD32Async (the persistent kernel's counters)",
+    )?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,9 +379,11 @@ mod tests {
     #[test]
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
         assert_eq!(default_schedule(500, 64), Schedule::Flow32);
-        assert_eq!(default_schedule(1000, 64), Schedule::Flow64);
-        assert_eq!(default_schedule(3500, 64), Schedule::Flow64);
-        assert_eq!(default_schedule(3501, 64), Schedule::Launches);
+        assert_eq!(default_schedule(801, 64), Schedule::Pull64);
+        assert_eq!(default_schedule(3500, 64), Schedule::Pull64);
+        assert_eq!(default_schedule(3501, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(5000, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(5001, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.
         assert_eq!(default_schedule(2000, 32), Schedule::Flow32);
         assert_eq!(default_schedule(1000, 16), Schedule::Launches);
@@ -325,7 +391,7 @@ mod tests {
             assert!(s.fits(64));
             if let (Some(b), Some(k)) = (s.persistent_block(), s.persistent_kind()) {
                 assert_eq!(
-                    fw_small_config(b, k).map(|c| (c.block, c.kind)),
+                    fw_small_config(b, k, s.persistent_cells()).map(|c| (c.block, c.kind)),
                     Some((b, k))
                 );
             }

@@ -11,6 +11,7 @@ use host::{
         round_costs::{RoundCosts, round_costs},
         rows::DeviceRows,
         small::{Schedule, default_schedule},
+        small_floor::{LaunchFloor, launch_floor},
     },
     gpu::{Gpu, Timing},
 };
@@ -31,6 +32,12 @@ pub struct ApspSmallArgs {
     /// Timed solves per schedule (after one warm-up); the median is reported.
     #[arg(long, default_value_t = 5, value_parser = super::at_least_one::<usize>)]
     pub reps: usize,
+    /// Also time every schedule with the stream held this many µs before the start event (a
+    /// spinning one-thread kernel), so that the CPU has queued the whole solve before the GPU
+    /// starts it: the events then time the GPU's work alone, without the CPU's launch calls.
+    /// 0: not.
+    #[arg(long, default_value_t = 0)]
+    pub hold_us: u64,
     /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -48,6 +55,10 @@ struct Run {
     percent_of_peak: f64,
     /// The distances equal those of `launches`, byte for byte.
     identical: bool,
+    /// As `compute` and `percent_of_peak` with the stream held before the start event
+    /// (`--hold-us`), if asked for.
+    held_compute: Option<Timing>,
+    held_percent_of_peak: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -60,11 +71,20 @@ struct Results {
     /// Each phase of the classic launches alone, per launch, at B = 32 and 64: what a round's
     /// critical path costs.
     round_costs: Vec<RoundCosts>,
+    /// An empty launch, plain and cooperative: the floor under every schedule.
+    launch_floor: LaunchFloor,
 }
 
-/// Solves and returns the compute seconds and the V x V distances.
-fn solve(gpu: &Gpu, g: &GraphFile, block: u32, s: Schedule) -> Result<(f64, Vec<i32>)> {
-    let sol = agpu::start_on_device_with(gpu, &g.graph, block, s)?.finish()?;
+/// Solves (the stream held `hold_ns` before the start event when not 0) and returns the
+/// compute seconds and the V x V distances.
+fn solve(
+    gpu: &Gpu,
+    g: &GraphFile,
+    block: u32,
+    s: Schedule,
+    hold_ns: u64,
+) -> Result<(f64, Vec<i32>)> {
+    let sol = agpu::start_on_device_held(gpu, &g.graph, block, s, hold_ns)?.finish()?;
     let v = g.graph.vertices;
     let mut dist = vec![0i32; v * v];
     sol.copy_rows(0, &mut dist)?;
@@ -86,24 +106,37 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
         bail!("schedule {s:?} does not fit block factor {}", args.block);
     }
     let peak = addmin_peak(&gpu, PEAK_ITERATIONS, 5)?;
-    let (_, reference) = solve(&gpu, &input, args.block, Schedule::Launches)?;
+    let (_, reference) = solve(&gpu, &input, args.block, Schedule::Launches, 0)?;
     let v = input.graph.vertices;
+    let percent =
+        |t: &Timing| 100.0 * (v as f64).powi(3) / (t.median_ms * 1e-3) / peak.updates_per_s;
     let mut runs = Vec::new();
     for s in schedules {
-        let mut identical = solve(&gpu, &input, args.block, s)?.1 == reference;
-        let mut ms = Vec::new();
-        for _ in 0..args.reps {
-            let (t, d) = solve(&gpu, &input, args.block, s)?;
-            identical &= d == reference;
-            ms.push(t * 1e3);
+        let mut identical = solve(&gpu, &input, args.block, s, 0)?.1 == reference;
+        // Timed solves: plain, then held (`--hold-us`), each after its own warm-up above.
+        let mut times = [Vec::new(), Vec::new()];
+        let holds = match args.hold_us {
+            0 => vec![0],
+            us => vec![0, us * 1000],
+        };
+        for (i, &hold_ns) in holds.iter().enumerate() {
+            for _ in 0..args.reps {
+                let (t, d) = solve(&gpu, &input, args.block, s, hold_ns)?;
+                identical &= d == reference;
+                times[i].push(t * 1e3);
+            }
         }
-        let compute = Timing::from_samples(ms);
+        let [plain, held] = times;
+        let compute = Timing::from_samples(plain);
+        let held_compute = (!held.is_empty()).then(|| Timing::from_samples(held));
         let updates_per_s = (v as f64).powi(3) / (compute.median_ms * 1e-3);
         runs.push(Run {
             schedule: s,
+            percent_of_peak: percent(&compute),
+            held_percent_of_peak: held_compute.as_ref().map(percent),
             compute,
+            held_compute,
             updates_per_s,
-            percent_of_peak: 100.0 * updates_per_s / peak.updates_per_s,
             identical,
         });
     }
@@ -111,7 +144,9 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
         .into_iter()
         .map(|b| round_costs(&gpu, &input.graph, b, args.reps))
         .collect::<Result<Vec<_>>>()?;
+    let launch_floor = launch_floor(&gpu, args.reps)?;
     let results = Results {
+        launch_floor,
         vertices: v,
         block: args.block,
         default_schedule: default_schedule(v, args.block),
@@ -128,8 +163,12 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
             args.block, results.addmin_peak.updates_per_s, results.default_schedule
         );
         for r in &results.runs {
+            let held = match (&r.held_compute, r.held_percent_of_peak) {
+                (Some(t), Some(p)) => format!("  held {:>9.4} ms {:>6.1}%", t.median_ms, p),
+                _ => String::new(),
+            };
             println!(
-                "  {:<13} median {:>9.4} ms  {:>6.1}% of peak  {}",
+                "  {:<13} median {:>9.4} ms  {:>6.1}% of peak{held}  {}",
                 format!("{:?}", r.schedule),
                 r.compute.median_ms,
                 r.percent_of_peak,
@@ -147,6 +186,13 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
                 c.block, c.rounds, c.phase1_us, c.phase2_us, c.phase3_us, c.round_us
             );
         }
+        let f = &results.launch_floor;
+        println!(
+            "  an empty launch: plain {:.2} µs, cooperative ({} blocks) {:.2} µs",
+            f.plain.median_ms * 1e3,
+            f.grid,
+            f.cooperative.median_ms * 1e3
+        );
     }
     if failed {
         bail!("a schedule's distances differ from the classic launches'");
