@@ -157,8 +157,8 @@ pub fn interleaved(
     Ok(out)
 }
 
-/// TF32 at `m x n x k` through the library's path (`tc::select::tf32_launch`: the split pass of B
-/// inside each launch where B is row-major) with each of `sched` (`Tf32Options` names) against
+/// TF32 at `m x n x k` through the library's path (`tc::select::tf32_launch`: a row-major B read
+/// in place, or split inside each launch with `split`) with each of `sched` (`Tf32Options` names) against
 /// cuBLAS TF32, interleaved; results checked on `check_rows` sampled rows against f64 with
 /// TF32's bound (inputs rounded to TF32 first).
 pub fn tf32_timed(

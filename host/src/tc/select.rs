@@ -4,7 +4,8 @@
 //! [`hopper`] is the one place that decides whether the Hopper kernel (`crate::sm90`: `wgmma`,
 //! TMA) runs: compute capability 9.0 with the `compute_90a` module loaded, rows of A and B 16
 //! bytes apart and both 16-byte aligned (what TMA needs), and for BF16 or FP16 A row-major; TF32
-//! and 3xTF32 take every layout ([`tf32_launch`]: a split pass makes the operands K-major).
+//! and 3xTF32 take every layout ([`tf32_launch`]: a split pass makes the operands K-major, except
+//! B row-major with A row-major in TF32, read in place: [`TF32_ROW_MAJOR_B`]).
 //! Anything else it does not take, and the `mma.sync` kernel runs.
 use anyhow::{Context as _, Result};
 use cust::memory::DeviceSlice;
@@ -19,7 +20,7 @@ use crate::{
     gpu::Gpu,
     sm90::{
         self, BMajor, Schedule, Sm90Gemm, Sm90Input, Sm90Launch,
-        tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
+        tf32::{RowMajorB, Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
     },
 };
 
@@ -36,11 +37,17 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
     sk_auto: true,
 };
 
+/// How library calls read a row-major B in TF32 when A is row-major (the library's default
+/// layouts): in place, by the kernel of the transposed product, with no split pass in the
+/// launch (docs/sm90.md, "TF32 with B row-major in place"). The one place that chooses it.
+pub const TF32_ROW_MAJOR_B: RowMajorB = RowMajorB::InPlace;
+
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
-/// [`HOPPER_SCHEDULE`].
+/// [`HOPPER_SCHEDULE`], B row-major read as [`TF32_ROW_MAJOR_B`] says.
 pub fn tf32_options() -> Tf32Options {
     Tf32Options {
         schedule: HOPPER_SCHEDULE,
+        row_b: TF32_ROW_MAJOR_B,
         ..Tf32Options::default()
     }
 }
