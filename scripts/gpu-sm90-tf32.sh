@@ -38,8 +38,8 @@ if [ -x "$BUNDLE/tests/gpu_sm90_tf32" ]; then
     check $? gpu_sm90_tf32
 fi
 if [ -x "$BUNDLE/tests/gpu_sm90" ]; then
-    log "gpu_sm90 the_library_tf32 tf32_stream_k"
-    timeout 30 "$BUNDLE/tests/gpu_sm90" --test-threads 1 the_library_tf32 tf32_stream_k \
+    log "gpu_sm90 the_library_tf32"
+    timeout 30 "$BUNDLE/tests/gpu_sm90" --test-threads 1 the_library_tf32 \
         >> "$OUT/tf32_tests.txt" 2>&1
     check $? gpu_sm90
 fi
