@@ -287,8 +287,15 @@ pub fn run(args: &Sm90Args) -> Result<()> {
             info.compute_capability.1
         );
     }
-    let sched = schedules(&args.schedules)?;
     let (inputs, majors) = timings(&args.inputs, &args.b)?;
+    // The 16-bit schedules, where a 16-bit problem or the edge checks use them (TF32 alone takes
+    // its own names, e.g. `wgmma_split`, which are no 16-bit schedule).
+    let bits16 = args.check || inputs.iter().any(|p| matches!(p, Problem::Bits16(_)));
+    let sched = if bits16 {
+        schedules(&args.schedules)?
+    } else {
+        Vec::new()
+    };
     let tf32_sched = if inputs.contains(&Problem::Tf32) {
         tf32_schedules(&args.schedules)?
     } else {
