@@ -7,8 +7,9 @@
 # --rounds`), each with the library's schedule (`wgmma…`: whole tiles at 4096, stream-K `skl` at
 # 8192) and whole tiles (`…_dp`); B transposed (in place, K-major kernel) beside them. First the
 # GPU tests of the in-place kernel, and with SAN=1 compute-sanitizer memcheck and racecheck of the
-# library's TF32 call at an aligned and an odd shape. About 60 s on an H200 (SAN=1: up to 60 s more, skipped
-# when the rest took over 110 s).
+# library's TF32 call at an aligned and an odd shape. About 20 s on an H200 (SAN=1: +10-60 s, skipped
+# when the rest took over 110 s). PASSES=N repeats the timing processes, R4096/R8192 set their
+# rounds (9 and 7).
 #   scripts/gpu-sm90-tf32.sh   JSON to $OUT/tf32_*.json, lines to $OUT/tf32_*.err, tests to
 #                              $OUT/tf32_tests.txt, SM clock to $OUT/tf32_clock.csv, log
 #                              $OUT/tf32.log
@@ -43,8 +44,14 @@ if [ -x "$BUNDLE/tests/gpu_sm90" ]; then
         >> "$OUT/tf32_tests.txt" 2>&1
     check $? gpu_sm90
 fi
-run 4096 30 "$HOST" sm90 --inputs tf32 --b n --rounds 9 --reps 20 --check-rows 2 --schedules "$S" 4096
-run 8192 35 "$HOST" sm90 --inputs tf32 --b n --rounds 7 --reps 10 --check-rows 2 --schedules "$S" 8192
+# PASSES processes per size (the spread between processes is part of the verdict).
+for pass in $(seq 1 "${PASSES:-1}"); do
+    sfx=$([ "$pass" = 1 ] && echo "" || echo "_$pass")
+    run "4096$sfx" 30 "$HOST" sm90 --inputs tf32 --b n --rounds "${R4096:-9}" --reps 20 --check-rows 2 \
+        --schedules "$S" 4096
+    run "8192$sfx" 35 "$HOST" sm90 --inputs tf32 --b n --rounds "${R8192:-7}" --reps 10 --check-rows 2 \
+        --schedules "$S" 8192
+done
 run k 25 "$HOST" sm90 --inputs tf32 --b k --rounds 5 --reps 10 --check-rows 2 --schedules wgmma 4096 8192
 # The sanitizer runs only while the command is young enough to finish within ~180 s.
 if [ "${SAN:-0}" = 1 ] && [ $(($(date +%s) - t0)) -lt 110 ]; then
