@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Issue 21's TF32 target with B row-major (docs/sm90.md, "TF32 with B row-major in place"), run
 # on the GPU machine from the repository root with the bundle of `cargo xtask gpu-bundle`
-# (BUNDLE, default .device/bundle): the kernel that reads a row-major B in place (`inplace`, the
-# library's default), the split-pass path (`split`) and cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32,
-# same layouts) timed alternately in rounds in one process per size (`host sm90 --inputs tf32
-# --rounds`), each with the library's schedule (`wgmma…`: whole tiles at 4096, stream-K `skl` at
-# 8192) and whole tiles (`…_dp`); B transposed (in place, K-major kernel) beside them. First the
+# (BUNDLE, default .device/bundle): the kernel that reads a row-major B in place (`inplace`), the
+# split-pass path (`split`; the library's default, tc::select::TF32_ROW_MAJOR_B) and cuBLAS TF32
+# (CUBLAS_COMPUTE_32F_FAST_TF32, same layouts) timed alternately in rounds in one process per size
+# (`host sm90 --inputs tf32 --rounds`), each with the library's schedule (whole tiles at 4096,
+# stream-K `skl` at 8192) and whole tiles (`…_dp`); B transposed (in place, K-major kernel, the
+# library's `wgmma`) beside them. First the
 # GPU tests of the in-place kernel, and with SAN=1 compute-sanitizer memcheck and racecheck of the
 # library's TF32 call at an aligned and an odd shape. About 20 s on an H200 (SAN=1: +10-60 s, skipped
 # when the rest took over 110 s). PASSES=N repeats the timing processes, R4096/R8192 set their
@@ -18,7 +19,7 @@ OUT=${OUT:-/tmp/out}
 BUNDLE=${BUNDLE:-.device/bundle}
 HOST="$BUNDLE/host"
 mkdir -p "$OUT"
-S=${S:-wgmma,wgmma_split,wgmma_dp,wgmma_split_dp}
+S=${S:-wgmma_inplace,wgmma_split,wgmma_inplace_dp,wgmma_split_dp}
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv -lms 250 \
     > "$OUT/tf32_clock.csv" 2>/dev/null &
 smi=$!

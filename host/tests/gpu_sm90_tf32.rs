@@ -15,7 +15,7 @@ use host::{
         Blocks, Schedule, download, supported,
         tf32::{RowMajorB, Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
     },
-    tc::select::tf32_options,
+    tc::select::{TF32_ROW_MAJOR_B, tf32_options},
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -262,17 +262,25 @@ fn row_major_b_in_place_with_stream_k_matches_the_reference() {
     }
 }
 
-/// Which kernel and passes the library's options choose by layout: in place for A and B
-/// row-major (TF32), the K-major kernel otherwise (B column-major read in place; A column-major
-/// split, and then B too), and 3xTF32 always splits.
+/// Which kernel and passes the library's options choose by layout: for A and B row-major in
+/// TF32 what `tc::select::TF32_ROW_MAJOR_B` says (in place: no pass; split: B's), the K-major
+/// kernel otherwise (B column-major read in place; A column-major split, and then B too), and
+/// 3xTF32 always splits both.
 #[test]
-fn the_library_reads_row_major_b_in_place() {
-    let Some(gpu) = hopper("sm90_tf32_library_in_place_rows") else {
+fn the_library_reads_row_major_b_as_selected() {
+    let Some(gpu) = hopper("sm90_tf32_library_row_major_b") else {
         return;
     };
+    let in_place = TF32_ROW_MAJOR_B == RowMajorB::InPlace;
     let (m, n, k) = (300, 256, 96);
     for (a_k_major, b_k_major, kind, want_in_place, want_passes) in [
-        (true, false, Tf32Kind::Tf32, true, 0),
+        (
+            true,
+            false,
+            Tf32Kind::Tf32,
+            in_place,
+            usize::from(!in_place),
+        ),
         (true, true, Tf32Kind::Tf32, false, 0),
         (false, false, Tf32Kind::Tf32, false, 2),
         (true, false, Tf32Kind::Tf32x3, false, 2),
