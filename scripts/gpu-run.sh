@@ -16,6 +16,9 @@
 #   scripts/gpu-run.sh tf32 [N…]   TF32 and 3xTF32 on wgmma vs cuBLAS TF32 / FP32 (scripts/gpu-tf32.sh)
 #   scripts/gpu-run.sh sm90-rounds  issue 21's Hopper targets: ours and cuBLAS alternating in
 #                                  rounds, 4096 and 8192 (scripts/gpu-sm90-rounds.sh, ~150 s)
+#   scripts/gpu-run.sh sm90-tf32   TF32 with B row-major: in place vs split pass vs cuBLAS TF32 in
+#                                  rounds, 4096 and 8192, after its GPU tests
+#                                  (scripts/gpu-sm90-tf32.sh, ~60 s; SAN=1 adds compute-sanitizer)
 #   scripts/gpu-run.sh wgmma [N…]  the Hopper GEMM's ladder of schedules (wait depth, persistent,
 #                                  tile group), 16-bit and TF32, vs cuBLAS (scripts/gpu-wgmma.sh)
 #   scripts/gpu-run.sh shapes-p    issue 20's skinny, deep-K and thin shapes: host matmul (the library's
@@ -267,6 +270,12 @@ mma)
 sm90-rounds)
     # Issue 21's Hopper targets, ours and cuBLAS interleaved in rounds: scripts/gpu-sm90-rounds.sh.
     OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-sm90-rounds.sh"
+    exit $?
+    ;;
+sm90-tf32)
+    # Issue 21's TF32 target with B row-major (read in place vs split pass vs cuBLAS TF32, rounds):
+    # scripts/gpu-sm90-tf32.sh (SAN=1 adds compute-sanitizer).
+    OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-sm90-tf32.sh"
     exit $?
     ;;
 wgmma)

@@ -272,7 +272,27 @@ macro_rules! wgmma_m64n128k8_tf32 {
         });
     };
 }
-pub(crate) use {acc_regs64, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32};
+/// As [`wgmma_m64n256k8_tf32`] with A from registers: `$a` is a `[u32; 4]` of TF32 bit
+/// patterns, this thread's part of the warp group's m64 x k8 A (warp `w`, lane `l`: rows
+/// `16w + l/4` and `16w + l/4 + 8`, columns `l%4` and `l%4 + 4`, in the order (row, col) =
+/// (r, c), (r + 8, c), (r, c + 4), (r + 8, c + 4); CUTLASS's `ALayout_64x8`). wgmma reads the
+/// registers asynchronously: they must not change until `wgmma_wait` retired it, and
+/// `wgmma_fence` must separate their writes from it.
+macro_rules! wgmma_m64n256k8_tf32_rs {
+    ($acc:expr, $a:expr, $db:expr, $scale_d:expr) => {
+        seq_macro::seq!(I in 0..128 {
+            core::arch::asm!(
+                concat!("{{ .reg .pred p; setp.ne.b32 p, {133}, 0; wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {{",
+                        acc_regs!(), "}}, {{{128}, {129}, {130}, {131}}}, {132}, p, 1, 1; }}"),
+                #(inout(reg32) $acc[I],)*
+                in(reg32) $a[0], in(reg32) $a[1], in(reg32) $a[2], in(reg32) $a[3],
+                in(reg64) $db, in(reg32) $scale_d,
+                options(nostack, preserves_flags)
+            );
+        });
+    };
+}
+pub(crate) use {acc_regs64, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32, wgmma_m64n256k8_tf32_rs};
 
 /// `x` rounded to TF32 (nearest, ties away from zero: `cvt.rna`), as f32 bits with the low 13
 /// bits zero. (The portable kernels' copy is in `tc`, which the compute_90a module leaves out.)

@@ -6,7 +6,11 @@
 //! - `wgmma` with `.tf32` operands has no transpose bit: A and B must both be K-major in shared
 //!   memory. An operand that is not (B row-major, A column-major) is first rewritten K-major by
 //!   [`SPLIT_KERNEL`], a transpose pass that costs memory bandwidth only and is part of every
-//!   timed launch.
+//!   timed launch. For A row-major and B row-major (the library's layouts) the kernels of
+//!   [`BMajor::N`] need no pass (`tf32_rows.rs`): they compute Cᵀ = Bᵀ·Aᵀ, where Bᵀ is wgmma's
+//!   A operand, which may come from registers (loaded from B's tile as TMA wrote it, N-major,
+//!   and rounded like the split pass), and A, K-major, is wgmma's B operand from shared memory;
+//!   the epilogue stores the transposed fragment.
 //! - A 128-byte swizzle row holds 32 f32, so a pipeline slice is `BK` = 32 deep and one `wgmma`
 //!   step is `k8`.
 //! - 3xTF32 (x = hi + lo, hi = tf32(x), lo = tf32(x - hi); a·b ≈ hi·hi + hi·lo + lo·hi) gets its
@@ -47,11 +51,16 @@ pub const TF32_CONSUMER_REGISTERS: u32 =
 /// Alignment of the slices' tiles (the 128-byte swizzle repeats every 1024 bytes).
 pub const TF32_SWIZZLE_ALIGN: u32 = super::SWIZZLE_ALIGN;
 
-/// One f32 Hopper GEMM kernel.
+pub use super::BMajor;
+
+/// One f32 Hopper GEMM kernel: a `bm x bn` tile of C per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tf32Config {
     pub name: &'static str,
     pub kind: Tf32Kind,
+    /// B's layout the kernel reads: `K` (K-major: column-major B, or the split pass's scratch)
+    /// or `N` (row-major B read in place, with A row-major: the transposed product).
+    pub b_major: BMajor,
     pub bm: u32,
     pub bn: u32,
     pub bk: u32,
@@ -82,27 +91,31 @@ impl Tf32Config {
     }
 }
 
-/// The kernel list: name, kind, BN, stages, wait depth. One row is one kernel of the compute_90a
-/// PTX and one row of [`WGMMA_TF32`] (and so of the registry). 3xTF32 has depth 0 only: its
-/// flush reads the temporaries, which needs every wgmma retired.
+/// The kernel list: name, kind, B's layout, BM, BN, stages, wait depth. One row is one kernel
+/// of the compute_90a PTX and one row of [`WGMMA_TF32`] (and so of the registry). 3xTF32 has
+/// depth 0 only: its flush reads the temporaries, which needs every wgmma retired. The `N`
+/// kernel's consumers split the tile's columns (n64 each of Bᵀ's rows), so its tile is 256 x 128;
+/// depth 0 only (its A fragments in registers are rewritten each slice, after the wait).
 #[macro_export]
 macro_rules! for_each_wgmma_tf32 {
     ($m:ident) => {
         $m! {
-            (wgmma_tf32_kk_128x256x32_s4, Tf32, 256, 4, 0),
-            (wgmma_tf32_kk_128x256x32_s4w1, Tf32, 256, 4, 1),
-            (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, 128, 3, 0),
+            (wgmma_tf32_kk_128x256x32_s4, Tf32, K, 128, 256, 4, 0),
+            (wgmma_tf32_kk_128x256x32_s4w1, Tf32, K, 128, 256, 4, 1),
+            (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, K, 128, 128, 3, 0),
+            (wgmma_tf32_kn_256x128x32_s4, Tf32, N, 256, 128, 4, 0),
         }
     };
 }
 
 macro_rules! tf32_table {
-    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:literal)),* $(,)?) => {
+    ($(($name:ident, $kind:ident, $major:ident, $bm:literal, $bn:literal, $stages:literal, $depth:literal)),* $(,)?) => {
         /// Every f32 Hopper GEMM kernel.
         pub const WGMMA_TF32: &[Tf32Config] = &[$(Tf32Config {
             name: stringify!($name),
             kind: Tf32Kind::$kind,
-            bm: TF32_BM,
+            b_major: BMajor::$major,
+            bm: $bm,
             bn: $bn,
             bk: TF32_BK,
             stages: $stages,
@@ -113,21 +126,23 @@ macro_rules! tf32_table {
 }
 for_each_wgmma_tf32!(tf32_table);
 
-/// The kernel of `kind` with wait depth `depth`, or the deepest one below it that exists
-/// (3xTF32 has depth 0 only).
-pub fn tf32_config(kind: Tf32Kind, depth: u32) -> &'static Tf32Config {
+/// The kernel of `kind` reading B as `b_major` with wait depth `depth`, or the deepest one
+/// below it that exists (3xTF32 and the `N` kernel have depth 0 only); `None` where no kernel
+/// reads that layout (3xTF32 with `N`: its operands always go through the split pass).
+pub fn tf32_config(kind: Tf32Kind, b_major: BMajor, depth: u32) -> Option<&'static Tf32Config> {
     WGMMA_TF32
         .iter()
-        .filter(|c| c.kind == kind && c.depth <= depth)
+        .filter(|c| c.kind == kind && c.b_major == b_major && c.depth <= depth)
         .max_by_key(|c| c.depth)
-        .expect("every kind has a kernel of depth 0")
 }
 
 /// The f32 kernels' only argument, passed by value.
 ///
 /// `tmaps` points to four 128-byte `CUtensorMap`s in global memory, 128-byte aligned: A's hi
 /// part (`m x k`, k innermost, box `BK x BM`), B's hi part (`n x k`, box `BK x BN`), then for
-/// 3xTF32 A's and B's lo parts (same boxes); 128-byte swizzle, zero fill outside. `c` is
+/// 3xTF32 A's and B's lo parts (same boxes); 128-byte swizzle, zero fill outside. For the
+/// [`BMajor::N`] kernels the first is B (`k x n`, n innermost, box [`TF32_ROWS_BOX_N`] x `BK`,
+/// FLOAT32: the kernel rounds) and the second A (`m x k`, box `BK x BM`); the others unused. `c` is
 /// `m x n` f32 with rows `ldc` apart, only read when `beta != 0`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -153,6 +168,9 @@ pub struct Tf32Params {
     /// Stream-K as [`super::WgmmaParams`]'s `sk_last`.
     pub sk_last: u32,
 }
+
+/// Columns of B in one TMA box of the [`BMajor::N`] kernels (128 bytes: one swizzle row).
+pub const TF32_ROWS_BOX_N: u32 = 32;
 
 /// The pass that writes an f32 matrix K-major for the kernels: TF32 hi part (round to nearest,
 /// `cvt.rna.tf32.f32`) and, for 3xTF32, the lo part `tf32(x - hi)`.
@@ -193,22 +211,41 @@ mod tests {
                     <= 65536
             );
             assert_eq!(c.bk * 4, 128, "one 128-byte swizzle row");
-            assert_eq!(c.bm, 64 * c.consumers);
+            // m64 per consumer warp group: of C's rows, or for `N` of Cᵀ's (C's columns).
+            match c.b_major {
+                BMajor::K => assert_eq!(c.bm, 64 * c.consumers),
+                BMajor::N => {
+                    assert_eq!(
+                        (c.bn, c.kind, c.depth),
+                        (64 * c.consumers, Tf32Kind::Tf32, 0)
+                    );
+                    assert!(c.bm <= 256, "A's TMA box and wgmma n limit");
+                    assert_eq!(c.bn % TF32_ROWS_BOX_N, 0);
+                }
+            }
             assert_eq!(c.stage_bytes() % TF32_SWIZZLE_ALIGN, 0);
             assert!(c.bn <= 256, "TMA box and wgmma n limit");
-            // Accumulators a consumer thread holds: bn/2 per set, three sets for 3xTF32.
-            let sets = if c.kind == Tf32Kind::Tf32 { 1 } else { 3 };
+            // Accumulators a consumer thread holds: wgmma's n/2 per set (n = bn, or bm for the
+            // transposed product), three sets for 3xTF32; `N` also holds 16 A-fragment words.
+            let (sets, wn, frag) = match (c.kind, c.b_major) {
+                (Tf32Kind::Tf32, BMajor::K) => (1, c.bn, 0),
+                (Tf32Kind::Tf32, BMajor::N) => (1, c.bm, 16),
+                (Tf32Kind::Tf32x3, _) => (3, c.bn, 0),
+            };
             assert!(
-                sets * c.bn / 2 + 24 <= TF32_CONSUMER_REGISTERS,
+                sets * wn / 2 + frag + 24 <= TF32_CONSUMER_REGISTERS,
                 "{}",
                 c.name
             );
         }
+        let k = |kind, depth| tf32_config(kind, BMajor::K, depth).unwrap();
         for kind in [Tf32Kind::Tf32, Tf32Kind::Tf32x3] {
-            assert_eq!(tf32_config(kind, 0).kind, kind);
-            assert_eq!(tf32_config(kind, 0).depth, 0);
+            assert_eq!((k(kind, 0).kind, k(kind, 0).depth), (kind, 0));
         }
-        assert_eq!(tf32_config(Tf32Kind::Tf32, 1).depth, 1);
-        assert_eq!(tf32_config(Tf32Kind::Tf32x3, 1).depth, 0);
+        assert_eq!(k(Tf32Kind::Tf32, 1).depth, 1);
+        assert_eq!(k(Tf32Kind::Tf32x3, 1).depth, 0);
+        let n = tf32_config(Tf32Kind::Tf32, BMajor::N, 1).unwrap();
+        assert_eq!((n.b_major, n.depth), (BMajor::N, 0));
+        assert!(tf32_config(Tf32Kind::Tf32x3, BMajor::N, 0).is_none());
     }
 }

@@ -35,7 +35,12 @@ struct Three {
 }
 
 macro_rules! tf32_kernels {
-    ($(($name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt)),* $(,)?) => {$(
+    ($(($name:ident, $kind:ident, $major:ident, $bm:literal, $bn:literal, $stages:literal, $depth:tt)),* $(,)?) => {$(
+        tf32_kernels!(@kernel $major, $name, $kind, $bn, $stages, $depth);
+    )*};
+    // B row-major read in place: `tf32_rows.rs`.
+    (@kernel N, $($rest:tt)*) => {};
+    (@kernel K, $name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt) => {
         /// # Safety
         /// `p` must satisfy the [`Tf32Params`] contract (tensor maps of this kernel's parts and
         /// boxes over K-major operands, C of `m x n`), and the launch must use 384 threads,
@@ -99,7 +104,7 @@ macro_rules! tf32_kernels {
                 tf32_kernels!(@consume $kind, $depth, p, ring, walk, ktiles, tid, out, a_at, b_at, row, col);
             }
         }
-    )*};
+    };
     // TF32: one m64n256k8 product a k8 step into 128 accumulators.
     (@consume Tf32, $depth:tt, $p:ident, $ring:ident, $walk:ident, $ktiles:ident, $tid:ident,
      $out:ident, $a_at:ident, $b_at:ident, $row:ident, $col:ident) => {

@@ -76,7 +76,7 @@ enum Choice {
 /// The kernels `--kernel` names: `sgemm` (the library's path), `ladder` (the BF16 rungs of
 /// docs/tensor-cores.md), `peak` (the `mma.sync` ceiling of the precision), or names separated by commas (`mma.sync` kernels, and the Hopper
 /// variants `wgmma[_token…]`: for every precision the schedule's tokens `w0`, `w1`, `np`, `p`,
-/// `p<N>`, `g<N>` (docs/sm90.md), for TF32 and 3xTF32 also `f<N>`, `rn`, `rz`), each starting
+/// `p<N>`, `g<N>` (docs/sm90.md), for TF32 and 3xTF32 also `f<N>`, `rn`, `rz`, `split`, `inplace`), each starting
 /// from the library's defaults.
 fn kernels(which: &str, p: Precision, op: &TcGemm) -> Result<Vec<Choice>> {
     Ok(match which {

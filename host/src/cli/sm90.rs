@@ -39,7 +39,8 @@ pub struct Sm90Args {
     #[arg(long, default_value_t = 5, value_parser = at_least_one::<usize>)]
     pub rounds: usize,
     /// Inputs to time, separated by commas: bf16, fp16, tf32 (f32 operands through the
-    /// library's TF32 path, split pass of a row-major B included).
+    /// library's TF32 path: a row-major B as `tc::select::TF32_ROW_MAJOR_B` says, split first
+    /// inside each launch; `wgmma_inplace…` / `wgmma_split…` schedules choose).
     #[arg(long, default_value = "bf16,fp16")]
     pub inputs: String,
     /// B layouts to time, separated by commas: n (row-major, k x n) and k (transposed).
@@ -286,8 +287,15 @@ pub fn run(args: &Sm90Args) -> Result<()> {
             info.compute_capability.1
         );
     }
-    let sched = schedules(&args.schedules)?;
     let (inputs, majors) = timings(&args.inputs, &args.b)?;
+    // The 16-bit schedules, where a 16-bit problem or the edge checks use them (TF32 alone takes
+    // its own names, e.g. `wgmma_split`, which are no 16-bit schedule).
+    let bits16 = args.check || inputs.iter().any(|p| matches!(p, Problem::Bits16(_)));
+    let sched = if bits16 {
+        schedules(&args.schedules)?
+    } else {
+        Vec::new()
+    };
     let tf32_sched = if inputs.contains(&Problem::Tf32) {
         tf32_schedules(&args.schedules)?
     } else {

@@ -157,10 +157,10 @@ pub fn interleaved(
     Ok(out)
 }
 
-/// TF32 at `m x n x k` through the library's path (`tc::select::tf32_launch`: the split pass of B
-/// inside each launch where B is row-major) with each of `sched` (`Tf32Options` names) against
-/// cuBLAS TF32, interleaved; results checked on `check_rows` sampled rows against f64 with
-/// TF32's bound (inputs rounded to TF32 first).
+/// TF32 at `m x n x k` through the library's path (`tc::select::tf32_launch`: a row-major B split
+/// inside each launch, or read in place with `inplace`) with each of `sched` (`Tf32Options`
+/// names) against cuBLAS TF32, interleaved; results checked on `check_rows` sampled rows against
+/// f64 with TF32's bound (inputs rounded to TF32 first).
 pub fn tf32_timed(
     gpu: &Gpu,
     cublas: &CublasEx,

@@ -3,7 +3,8 @@
 //! row-major. An operand the kernel cannot read as it lies (not K-major; every operand of
 //! 3xTF32, which needs hi and lo parts) is first rewritten by the split pass into scratch memory
 //! that the launch owns; [`Tf32Launch::launch`] runs the passes and the GEMM, so a timing of it
-//! counts them.
+//! counts them. TF32 with A and B row-major may instead run the kernel that reads B in place
+//! (the transposed product, `gpu_kernels::sm90::tf32`; [`RowMajorB::InPlace`]): no pass.
 use std::{ffi::c_void, marker::PhantomData, rc::Rc};
 
 use anyhow::{Context as _, Result};
@@ -13,8 +14,8 @@ use cust::{
 };
 use cust_raw::driver_sys::CUtensorMapDataType;
 use gpu_kernels::sm90::tf32::{
-    SPLIT_KERNEL, SPLIT_THREADS, SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, Tf32Config, Tf32Params,
-    tf32_config,
+    BMajor, SPLIT_KERNEL, SPLIT_THREADS, SPLIT_TILE, SplitParams, TF32_BK, TF32_ROWS_BOX_N,
+    Tf32Config, Tf32Params, tf32_config,
 };
 use rgk_core::bad_input;
 
@@ -63,6 +64,17 @@ pub struct Tf32Options {
     pub tfloat32_maps: bool,
     /// Wait depth, grid and tile order (3xTF32 runs at depth 0 whatever this says).
     pub schedule: Schedule,
+    /// TF32 with A and B row-major: B split first, or read in place.
+    pub row_b: RowMajorB,
+}
+
+/// How TF32 reads a row-major B when A is row-major (other layouts, and 3xTF32, ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowMajorB {
+    /// Rewritten K-major by the split pass (inside every launch), then the K-major kernel.
+    Split,
+    /// Read in place by the kernel of the transposed product (`wgmma_tf32_kn…`): no pass.
+    InPlace,
 }
 
 /// Default slices per 3xTF32 flush: on the H200 2 was within 1% of the fastest (4) and the
@@ -75,6 +87,7 @@ impl Default for Tf32Options {
             flush: DEFAULT_FLUSH,
             tfloat32_maps: true,
             schedule: Schedule::CLASSIC,
+            row_b: RowMajorB::Split,
         }
     }
 }
@@ -82,8 +95,9 @@ impl Default for Tf32Options {
 impl Tf32Options {
     /// The options a `--kernel` name selects: `wgmma` (`self`), then `_`-separated tokens:
     /// `f<N>` (3xTF32: flush every N slices, N in 1..=64), `rn` (TFLOAT32 maps), `rz` (FLOAT32
-    /// maps: in-place operands truncated), and the schedule's ([`Schedule::apply`]: `w0`, `w1`,
-    /// `p`, `np`, `p<N>`, `g<N>`); `None` for any other name.
+    /// maps: in-place operands truncated), `split` / `inplace` ([`RowMajorB`]), and the
+    /// schedule's ([`Schedule::apply`]: `w0`, `w1`, `p`, `np`, `p<N>`, `g<N>`); `None` for any
+    /// other name.
     pub fn from_name(self, name: &str) -> Option<Tf32Options> {
         let mut o = self;
         let schedule = Schedule::parse_name(name, self.schedule, |token| match token {
@@ -93,6 +107,14 @@ impl Tf32Options {
             }
             "rz" => {
                 o.tfloat32_maps = false;
+                true
+            }
+            "split" => {
+                o.row_b = RowMajorB::Split;
+                true
+            }
+            "inplace" => {
+                o.row_b = RowMajorB::InPlace;
                 true
             }
             t => match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
@@ -201,55 +223,16 @@ impl<'a> Tf32Launch<'a> {
         if pa % 16 != 0 || pb % 16 != 0 {
             return bad_input("the f32 Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
-        let cfg = tf32_config(g.kind, opts.schedule.depth);
+        // TF32 with A and B row-major: the transposed product reads B in place (no pass).
+        let in_place_rows = g.kind == Tf32Kind::Tf32
+            && g.a_k_major
+            && !g.b_k_major
+            && opts.row_b == RowMajorB::InPlace;
+        let major = if in_place_rows { BMajor::N } else { BMajor::K };
+        let cfg = tf32_config(g.kind, major, opts.schedule.depth)
+            .expect("every kind has a K-major kernel, TF32 also a row-major-B one");
         let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let split_func = gpu.function(SPLIT_KERNEL)?;
-        let mut scratch = Vec::new();
-        let kp = g.k.next_multiple_of(SCRATCH_ALIGN);
-        let three = g.kind == Tf32Kind::Tf32x3;
-        let mut source = |ptr: u64, ld: usize, rows: usize, k_major: bool| -> Result<Source> {
-            if k_major && !three {
-                let dtype = if opts.tfloat32_maps {
-                    CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
-                } else {
-                    CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                };
-                return Ok(Source {
-                    hi: (ptr, ld),
-                    lo: (ptr, ld),
-                    split: None,
-                    dtype,
-                });
-            }
-            let mut part = || -> Result<u64> {
-                // SAFETY: f32 has no invalid bit patterns; the split pass writes every element
-                // the kernel reads (the `rows x k` part; TMA reads nothing past k).
-                let buf = unsafe { DeviceBuffer::<f32>::uninitialized(rows * kp) }
-                    .context("allocating the f32 Hopper GEMM's scratch")?;
-                let p = buf.as_device_ptr().as_raw();
-                scratch.push(buf);
-                Ok(p)
-            };
-            let hi = part()?;
-            let lo = if three { part()? } else { 0 };
-            Ok(Source {
-                hi: (hi, kp),
-                lo: (if three { lo } else { hi }, kp),
-                split: Some(SplitParams {
-                    src: ptr as *const f32,
-                    hi: hi as *mut f32,
-                    lo: lo as *mut f32,
-                    rows: rows as u32,
-                    cols: g.k as u32,
-                    ld_src: ld as u32,
-                    ld_out: kp as u32,
-                    transpose: u32::from(!k_major),
-                }),
-                dtype: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-            })
-        };
-        let sa = source(pa, g.lda, g.m, g.a_k_major)?;
-        let sb = source(pb, g.ldb, g.n, g.b_k_major)?;
         let view = |rows: usize, ld: usize, box_rows: u32| Tiled {
             rows: rows as u64,
             cols: g.k as u64,
@@ -257,19 +240,85 @@ impl<'a> Tf32Launch<'a> {
             box_cols: TF32_BK,
             box_rows,
         };
+        let in_place_type = if opts.tfloat32_maps {
+            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+        } else {
+            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+        };
         let mut bytes = Vec::with_capacity(512);
-        for (s, rows, box_rows, (ptr, ld)) in [
-            (&sa, g.m, TF32_BM, sa.hi),
-            (&sb, g.n, cfg.bn, sb.hi),
-            (&sa, g.m, TF32_BM, sa.lo),
-            (&sb, g.n, cfg.bn, sb.lo),
-        ] {
-            let map = encode_typed(view(rows, ld, box_rows), s.dtype, 4, ptr)?;
-            bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+        let mut scratch = Vec::new();
+        let mut splits = Vec::new();
+        if in_place_rows {
+            // Map 0: B as stored (`k x n`, n innermost), raw f32 (the kernel rounds it as the
+            // split pass would); map 1: A (`m x k`), as the K-major kernel reads it in place.
+            let b_view = Tiled {
+                rows: g.k as u64,
+                cols: g.n as u64,
+                ld: g.ldb as u64,
+                box_cols: TF32_ROWS_BOX_N,
+                box_rows: TF32_BK,
+            };
+            let raw = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+            let mb = encode_typed(b_view, raw, 4, pb)?;
+            let ma = encode_typed(view(g.m, g.lda, cfg.bm), in_place_type, 4, pa)?;
+            for map in [&mb, &ma, &mb, &ma] {
+                bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+            }
+        } else {
+            let kp = g.k.next_multiple_of(SCRATCH_ALIGN);
+            let three = g.kind == Tf32Kind::Tf32x3;
+            let mut source = |ptr: u64, ld: usize, rows: usize, k_major: bool| -> Result<Source> {
+                if k_major && !three {
+                    return Ok(Source {
+                        hi: (ptr, ld),
+                        lo: (ptr, ld),
+                        split: None,
+                        dtype: in_place_type,
+                    });
+                }
+                let mut part = || -> Result<u64> {
+                    // SAFETY: f32 has no invalid bit patterns; the split pass writes every element
+                    // the kernel reads (the `rows x k` part; TMA reads nothing past k).
+                    let buf = unsafe { DeviceBuffer::<f32>::uninitialized(rows * kp) }
+                        .context("allocating the f32 Hopper GEMM's scratch")?;
+                    let p = buf.as_device_ptr().as_raw();
+                    scratch.push(buf);
+                    Ok(p)
+                };
+                let hi = part()?;
+                let lo = if three { part()? } else { 0 };
+                Ok(Source {
+                    hi: (hi, kp),
+                    lo: (if three { lo } else { hi }, kp),
+                    split: Some(SplitParams {
+                        src: ptr as *const f32,
+                        hi: hi as *mut f32,
+                        lo: lo as *mut f32,
+                        rows: rows as u32,
+                        cols: g.k as u32,
+                        ld_src: ld as u32,
+                        ld_out: kp as u32,
+                        transpose: u32::from(!k_major),
+                    }),
+                    dtype: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                })
+            };
+            let sa = source(pa, g.lda, g.m, g.a_k_major)?;
+            let sb = source(pb, g.ldb, g.n, g.b_k_major)?;
+            for (s, rows, box_rows, (ptr, ld)) in [
+                (&sa, g.m, cfg.bm, sa.hi),
+                (&sb, g.n, cfg.bn, sb.hi),
+                (&sa, g.m, cfg.bm, sa.lo),
+                (&sb, g.n, cfg.bn, sb.lo),
+            ] {
+                let map = encode_typed(view(rows, ld, box_rows), s.dtype, 4, ptr)?;
+                bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+            }
+            splits.extend([sa.split, sb.split].into_iter().flatten());
         }
         // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
         let maps = MapCache::get(gpu, &bytes)?;
-        let tiles = (g.m as u32).div_ceil(TF32_BM) * (g.n as u32).div_ceil(cfg.bn);
+        let tiles = (g.m as u32).div_ceil(cfg.bm) * (g.n as u32).div_ceil(cfg.bn);
         let schedule = opts
             .schedule
             .resolve(tiles, opts.schedule.grid(gpu, tiles)?);
@@ -302,13 +351,23 @@ impl<'a> Tf32Launch<'a> {
             split_func,
             cfg,
             params,
-            splits: [sa.split, sb.split].into_iter().flatten().collect(),
+            splits,
             grid,
             _maps: maps,
             _work: work,
             _scratch: scratch,
             _buffers: PhantomData,
         })
+    }
+
+    /// The GEMM kernel this launch runs.
+    pub fn kernel(&self) -> &'static str {
+        self.cfg.name
+    }
+
+    /// Split passes each launch runs before the GEMM (0 where every operand is read in place).
+    pub fn passes(&self) -> usize {
+        self.splits.len()
     }
 
     /// Launches the split passes and the GEMM on the GPU's stream, without waiting.
@@ -360,6 +419,10 @@ mod tests {
         assert_eq!(d.from_name("wgmma_f4").map(|o| o.flush), Some(4));
         assert!(d.from_name("wgmma_rn").unwrap().tfloat32_maps);
         assert!(!d.from_name("wgmma_rz").unwrap().tfloat32_maps);
+        assert_eq!(d.row_b, RowMajorB::Split);
+        let o = d.from_name("wgmma_inplace_dp").unwrap();
+        assert_eq!((o.row_b, o.schedule.stream_k), (RowMajorB::InPlace, None));
+        assert_eq!(o.from_name("wgmma_split").unwrap().row_b, RowMajorB::Split);
         let o = d.from_name("wgmma_rz_w1_p").unwrap();
         assert!(!o.tfloat32_maps);
         assert_eq!(

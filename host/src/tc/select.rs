@@ -4,7 +4,8 @@
 //! [`hopper`] is the one place that decides whether the Hopper kernel (`crate::sm90`: `wgmma`,
 //! TMA) runs: compute capability 9.0 with the `compute_90a` module loaded, rows of A and B 16
 //! bytes apart and both 16-byte aligned (what TMA needs), and for BF16 or FP16 A row-major; TF32
-//! and 3xTF32 take every layout ([`tf32_launch`]: a split pass makes the operands K-major).
+//! and 3xTF32 take every layout ([`tf32_launch`]: a split pass makes the operands K-major; TF32
+//! with A and B row-major may read B in place instead, as [`TF32_ROW_MAJOR_B`] says).
 //! Anything else it does not take, and the `mma.sync` kernel runs.
 use anyhow::{Context as _, Result};
 use cust::memory::DeviceSlice;
@@ -19,7 +20,7 @@ use crate::{
     gpu::Gpu,
     sm90::{
         self, BMajor, Schedule, Sm90Gemm, Sm90Input, Sm90Launch,
-        tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
+        tf32::{RowMajorB, Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
     },
 };
 
@@ -36,11 +37,19 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
     sk_auto: true,
 };
 
+/// How library calls read a row-major B in TF32 when A is row-major (the library's default
+/// layouts). The one place that chooses it. Split first: on the H200 the kernel that reads B in
+/// place (`RowMajorB::InPlace`, the transposed product) ran at 90.7-93.6 % of cuBLAS TF32
+/// against the split path's 94.9-96.8 % at 4096² and 8192² (docs/sm90.md, "Session 8"), so
+/// it is not the default.
+pub const TF32_ROW_MAJOR_B: RowMajorB = RowMajorB::Split;
+
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
-/// [`HOPPER_SCHEDULE`].
+/// [`HOPPER_SCHEDULE`], B row-major read as [`TF32_ROW_MAJOR_B`] says.
 pub fn tf32_options() -> Tf32Options {
     Tf32Options {
         schedule: HOPPER_SCHEDULE,
+        row_b: TF32_ROW_MAJOR_B,
         ..Tf32Options::default()
     }
 }
