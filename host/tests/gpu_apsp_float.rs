@@ -97,16 +97,22 @@ fn float_kernels_match_the_cpu_reference() {
 /// work items across block rows (on a full grid, these sizes give each block one item at most).
 fn check_persistent<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
     // 2 to 5 rounds; 130 and 200 leave an odd number of blocks off the pivot column.
-    for (n, p, seed) in [(100, 0.2, 7), (130, 0.1, 8), (200, 0.02, 9), (300, 0.05, 10)] {
+    for (n, p, seed) in [
+        (100, 0.2, 7),
+        (130, 0.1, 8),
+        (200, 0.02, 9),
+        (300, 0.05, 10),
+    ] {
         let input = random_matrix::<W>(n, p, seed);
         let mut want = input.clone();
         assert!(floyd_warshall(&mut want, n).is_empty());
         for cfg in fw_float_variants(W::NAME).filter(|c| c.persistent) {
             for blocks in [1, 2, 3] {
                 let mut got = input.clone();
-                let sol = solve_dense_with_blocks(gpu, &mut got, n, cfg, blocks).unwrap_or_else(
-                    |e| panic!("{} {} n = {n}, {blocks} blocks: {e}", W::NAME, cfg.variant),
-                );
+                let sol =
+                    solve_dense_with_blocks(gpu, &mut got, n, cfg, blocks).unwrap_or_else(|e| {
+                        panic!("{} {} n = {n}, {blocks} blocks: {e}", W::NAME, cfg.variant)
+                    });
                 assert!(sol.negative_cycle.is_empty(), "{} {}", W::NAME, cfg.variant);
                 let what = format!("{} ({blocks} blocks)", cfg.variant);
                 assert_rows_equal(&got, &want, n, W::NAME, &what);

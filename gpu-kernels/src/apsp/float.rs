@@ -109,7 +109,9 @@ impl FwFloatConfig {
             } else {
                 self.k_chunk + 4
             };
-            return 2 * (self.block * row + self.k_chunk * self.block * self.phase3_tiles) * self.cell_bytes;
+            return 2
+                * (self.block * row + self.k_chunk * self.block * self.phase3_tiles)
+                * self.cell_bytes;
         }
         if self.phase3_tiles == 1 {
             return self.tile_shared_bytes();

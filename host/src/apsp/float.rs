@@ -170,7 +170,11 @@ pub(crate) fn launch_rounds<W: GpuWeight>(
         );
         let per_sm = p3.max_active_blocks_per_multiprocessor(t3, 0)?.max(1);
         let fit = per_sm * gpu.multiprocessors()?;
-        GridSize::x(fit.min(max_blocks.unwrap_or(u32::MAX)).min(cfg.phase3_items(rounds)).max(1))
+        GridSize::x(
+            fit.min(max_blocks.unwrap_or(u32::MAX))
+                .min(cfg.phase3_items(rounds))
+                .max(1),
+        )
     } else {
         let (g3x, g3y) = cfg.phase3_grid(rounds);
         GridSize::xy(g3x, g3y)
@@ -227,7 +231,15 @@ fn solve<W: GpuWeight>(
         Event::new(EventFlags::DEFAULT)?,
     );
     start.record(stream)?;
-    launch_rounds(gpu, &cfg, dev.as_device_ptr(), pitch, rounds, rounds, max_blocks)?;
+    launch_rounds(
+        gpu,
+        &cfg,
+        dev.as_device_ptr(),
+        pitch,
+        rounds,
+        rounds,
+        max_blocks,
+    )?;
     stop.record(stream)?;
     stop.synchronize()
         .context("the float Floyd–Warshall kernels failed")?;

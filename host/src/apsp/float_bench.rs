@@ -118,7 +118,15 @@ pub fn bench<W: GpuWeight + From<f32>>(
             } else {
                 rounds_timed
             };
-            launch_rounds(gpu, cfg, work.as_device_ptr(), pitch, total_rounds, run, None)?;
+            launch_rounds(
+                gpu,
+                cfg,
+                work.as_device_ptr(),
+                pitch,
+                total_rounds,
+                run,
+                None,
+            )?;
             stop.record(stream)?;
             stop.synchronize()
                 .with_context(|| format!("the {} kernels ({}) failed", W::NAME, cfg.variant))?;
