@@ -2,7 +2,7 @@
 //! `rgk_core::minplus::floyd_warshall`. Without a GPU they print "SKIPPED …" and pass.
 use gpu_kernels::apsp::float::fw_float_variants;
 use host::{
-    apsp::float::{GpuWeight, addmin_peak, solve_dense, solve_dense_with},
+    apsp::float::{GpuWeight, addmin_peak, solve_dense, solve_dense_with, solve_dense_with_blocks},
     gpu::gpu_for_test,
 };
 use rand::{Rng, SeedableRng};
@@ -91,6 +91,43 @@ fn float_kernels_match_the_cpu_reference() {
     };
     check::<f32>(&gpu);
     check::<f64>(&gpu);
+}
+
+/// Every persistent phase 3 on grids of 1, 2 and 3 blocks, so that each block walks several
+/// work items across block rows (on a full grid, these sizes give each block one item at most).
+fn check_persistent<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
+    // 2 to 5 rounds; 130 and 200 leave an odd number of blocks off the pivot column.
+    for (n, p, seed) in [
+        (100, 0.2, 7),
+        (130, 0.1, 8),
+        (200, 0.02, 9),
+        (300, 0.05, 10),
+    ] {
+        let input = random_matrix::<W>(n, p, seed);
+        let mut want = input.clone();
+        assert!(floyd_warshall(&mut want, n).is_empty());
+        for cfg in fw_float_variants(W::NAME).filter(|c| c.persistent) {
+            for blocks in [1, 2, 3] {
+                let mut got = input.clone();
+                let sol =
+                    solve_dense_with_blocks(gpu, &mut got, n, cfg, blocks).unwrap_or_else(|e| {
+                        panic!("{} {} n = {n}, {blocks} blocks: {e}", W::NAME, cfg.variant)
+                    });
+                assert!(sol.negative_cycle.is_empty(), "{} {}", W::NAME, cfg.variant);
+                let what = format!("{} ({blocks} blocks)", cfg.variant);
+                assert_rows_equal(&got, &want, n, W::NAME, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn persistent_phase_3_walks_several_items_per_block() {
+    let Some(gpu) = gpu_for_test("persistent_phase_3_walks_several_items_per_block") else {
+        return;
+    };
+    check_persistent::<f32>(&gpu);
+    check_persistent::<f64>(&gpu);
 }
 
 #[test]

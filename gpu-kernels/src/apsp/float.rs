@@ -65,15 +65,33 @@ pub struct FwFloatConfig {
     /// Steps of the k loop per iteration (1 or 2): 2 lets ptxas overlap one step's shared
     /// loads with the previous step's updates.
     pub k_unroll: u32,
+    /// Phase 3 as a persistent kernel (`true`, `fw_float_persist.rs`): a grid of the blocks
+    /// that fit the GPU at once ([`FwFloatConfig::phase3_items`] work items walked by each),
+    /// the operand slices streamed through 2 stages across items, lean copies; phase 2 then
+    /// runs the same tile shape with one stage. `false`: one block per work item.
+    pub persistent: bool,
 }
 
 impl FwFloatConfig {
     /// Shared memory of one phase-2/3 block: per stage, the A slice (B rows of `k_chunk + 4`
     /// cells) and the B slice (`k_chunk` rows of B cells).
     pub const fn tile_shared_bytes(&self) -> u32 {
-        self.stages
+        self.phase2_stages()
             * (self.block * (self.k_chunk + 4) + self.k_chunk * self.block)
             * self.cell_bytes
+    }
+
+    /// Stages of phase 2 (a persistent phase 3's stages stream across its items; phase 2
+    /// stages its slices one after the other).
+    pub const fn phase2_stages(&self) -> u32 {
+        if self.persistent { 1 } else { self.stages }
+    }
+
+    /// Work items of a `rounds`-round solve's phase 3 in a persistent kernel: the rows off the
+    /// pivot times the groups of `phase3_tiles` blocks off the pivot in each (0 for one round).
+    pub const fn phase3_items(&self, rounds: u32) -> u32 {
+        let off = rounds.saturating_sub(1);
+        off * off.div_ceil(self.phase3_tiles)
     }
 
     /// Threads of one phase-2/3 block.
@@ -84,6 +102,17 @@ impl FwFloatConfig {
     /// Shared memory of one phase-3 block: one A slice (unpadded when it serves two own
     /// blocks) and a B slice per own block, per stage.
     pub const fn phase3_shared_bytes(&self) -> u32 {
+        if self.persistent {
+            // Two stages; A rows unpadded where they are a multiple of 128 bytes (swizzled).
+            let row = if (self.k_chunk * self.cell_bytes).is_multiple_of(128) {
+                self.k_chunk
+            } else {
+                self.k_chunk + 4
+            };
+            return 2
+                * (self.block * row + self.k_chunk * self.block * self.phase3_tiles)
+                * self.cell_bytes;
+        }
         if self.phase3_tiles == 1 {
             return self.tile_shared_bytes();
         }
@@ -95,7 +124,8 @@ impl FwFloatConfig {
         (self.tile_threads_x, self.tile_threads_y * self.phase3_tiles)
     }
 
-    /// Phase-3 grid (x, y) of a `rounds`-round solve: x walks the block row's own blocks
+    /// Phase-3 grid (x, y) of a `rounds`-round solve (not persistent; a persistent phase 3 runs
+    /// `(co-resident blocks, 1)`, capped at [`FwFloatConfig::phase3_items`]): x walks the block row's own blocks
     /// (`phase3_tiles` per block; with 2, the `rounds - 1` blocks off the pivot column in pairs,
     /// at least one block), y the block rows (the pivot row's blocks return at once).
     pub const fn phase3_grid(&self, rounds: u32) -> (u32, u32) {
@@ -121,10 +151,11 @@ macro_rules! for_each_float_type {
 
 /// Invokes `$m!` with, for each weight type and phase-2/3 tile shape, `(variant, phase2,
 /// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap, [own,
-/// ahead, a_copy, copy, tiles, unroll])` (`cap`: `none` or the `.maxnreg` of phases 2–3; `own`:
-/// `early` or `late`, `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, `copy`: `loop` or `lean`,
-/// `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, as the fields
-/// of [`FwFloatConfig`]): the
+/// ahead, a_copy, copy, tiles, unroll, sched])` (`cap`: `none` or the `.maxnreg` of phases 2–3;
+/// `own`: `early` or `late`, `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, `copy`: `loop` or
+/// `lean`, `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, `sched`:
+/// `grid` (a block per work item) or `persist` (`persistent`), as the fields of
+/// [`FwFloatConfig`]): the
 /// single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
 /// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
@@ -133,29 +164,34 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
-            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2]),
-            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, loop, 1, 1]),
-            (t8x8_k64_lean, fwf32n_phase2_b64, fwf32n_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 1]),
-            (t8x8_k64_lean_u2, fwf32o_phase2_b64, fwf32o_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 2]),
-            (t8x8_k64_pair, fwf32p_phase2_b64, fwf32p_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 2, 1]),
-            (t8x8_k64_late, fwf32i_phase2_b64, fwf32i_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, cg, loop, 1, 1]),
-            (t8x8_k64_late_ca, fwf32j_phase2_b64, fwf32j_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, ca, loop, 1, 1]),
-            (t8x8_k32x2_late, fwf32m_phase2_b64, fwf32m_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [late, 0, cg, loop, 1, 1]),
-            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, loop, 1, 1]),
-            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg, loop, 1, 1]),
-            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none, [early, 0, cg, loop, 1, 1]),
-            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1]),
-            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1]),
-            (r8c4_k32_a2_r128_pair, fwf64n_phase2_b64, fwf64n_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean, 2, 1]),
-            (r8c4_k32_a2_r128_pf4, fwf64j_phase2_b64, fwf64j_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, cg, loop, 1, 1]),
-            (r8c4_k32_a2_r128_pf4_ca, fwf64k_phase2_b64, fwf64k_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, ca, loop, 1, 1]),
-            (r8c4_k32_a2_r128_pf8, fwf64l_phase2_b64, fwf64l_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 8, cg, loop, 1, 1]),
-            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none, [early, 0, cg, loop, 1, 1]),
-            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none, [early, 0, cg, loop, 1, 1]),
-            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none, [early, 0, cg, loop, 1, 1]),
-            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none, [early, 0, cg, loop, 1, 1]),
-            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none, [early, 0, cg, loop, 1, 1]),
-            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none, [early, 0, cg, loop, 1, 1]),
+            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2, grid]),
+            (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k64_lean, fwf32n_phase2_b64, fwf32n_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 1, grid]),
+            (t8x8_k64_lean_u2, fwf32o_phase2_b64, fwf32o_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 2, grid]),
+            (t8x8_k64_pair, fwf32p_phase2_b64, fwf32p_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 2, 1, grid]),
+            (t8x8_k64_late, fwf32i_phase2_b64, fwf32i_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k64_late_ca, fwf32j_phase2_b64, fwf32j_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [late, 0, ca, loop, 1, 1, grid]),
+            (t8x8_k32x2_late, fwf32m_phase2_b64, fwf32m_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [late, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k32x2, fwf32a_phase2_b64, fwf32a_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k32_r128, fwf32f_phase2_b64, fwf32f_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k64_a2, fwf32g_phase2_b64, fwf32g_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, none, [early, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k32_a2_r128, fwf32h_phase2_b64, fwf32h_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k32_pair_u2_ps, fwf32s_phase2_b64, fwf32s_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, 168, [early, 0, cg, lean, 2, 2, persist]),
+            (t8x8_k16_pair_u2_ps, fwf32t_phase2_b64, fwf32t_phase3_b64, f32, 8, 8, 8, 8, 16, 2, 4, 168, [early, 0, cg, lean, 2, 2, persist]),
+            (t8x8_k32_pair_ps, fwf32u_phase2_b64, fwf32u_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 2, 1, persist]),
+            (t8x8_k32_u2_ps, fwf32v_phase2_b64, fwf32v_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 1, 2, persist]),
+            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
+            (r8c4_k16_a2_ps, fwf64t_phase2_b64, fwf64t_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 2, none, [early, 0, cg, lean, 1, 1, persist]),
+            (r8c4_k32_a2_r128_pair, fwf64n_phase2_b64, fwf64n_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean, 2, 1, grid]),
+            (r8c4_k32_a2_r128_pf4, fwf64j_phase2_b64, fwf64j_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, cg, loop, 1, 1, grid]),
+            (r8c4_k32_a2_r128_pf4_ca, fwf64k_phase2_b64, fwf64k_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, ca, loop, 1, 1, grid]),
+            (r8c4_k32_a2_r128_pf8, fwf64l_phase2_b64, fwf64l_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 8, cg, loop, 1, 1, grid]),
+            (r8c4_k32, fwf64d_phase2_b64, fwf64d_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 4, none, [early, 0, cg, loop, 1, 1, grid]),
+            (r8c4_k16x2, fwf64b_phase2_b64, fwf64b_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 4, none, [early, 0, cg, loop, 1, 1, grid]),
+            (t4x4_k32, fwf64_phase2_b64, fwf64_phase3_b64, f64, 16, 16, 4, 4, 32, 1, 4, none, [early, 0, cg, loop, 1, 1, grid]),
+            (r4c8_k16x2, fwf64c_phase2_b64, fwf64c_phase3_b64, f64, 8, 16, 4, 8, 16, 2, 4, none, [early, 0, cg, loop, 1, 1, grid]),
+            (r8c4_k32_a2, fwf64e_phase2_b64, fwf64e_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, none, [early, 0, cg, loop, 1, 1, grid]),
+            (t8x8_k16_a2, fwf64g_phase2_b64, fwf64g_phase3_b64, f64, 8, 8, 8, 8, 16, 1, 2, none, [early, 0, cg, loop, 1, 1, grid]),
         }
     };
 }
@@ -208,7 +244,7 @@ macro_rules! fw_float_cap {
     };
 }
 
-/// A list row's `own`, `a_copy` and `copy` words as the [`FwFloatConfig`] flags.
+/// A list row's `own`, `a_copy`, `copy` and `sched` words as the [`FwFloatConfig`] flags.
 macro_rules! fw_float_word {
     (early) => {
         false
@@ -228,11 +264,18 @@ macro_rules! fw_float_word {
     (lean) => {
         true
     };
+    (grid) => {
+        false
+    };
+    (persist) => {
+        true
+    };
 }
 
 macro_rules! fw_float_table {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $ak:tt, $cap:tt, [$own:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])),* $(,)?) => {
+        $st:tt, $ak:tt, $cap:tt, [$own:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt,
+        $sch:ident])),* $(,)?) => {
         /// Every float weight type's phase-2/3 tile shapes with their kernels and launch
         /// geometry: f32's, then f64's, each type's default first.
         pub const FW_FLOAT: [FwFloatConfig; [$(stringify!($v)),*].len()] = [$({
@@ -261,6 +304,7 @@ macro_rules! fw_float_table {
                 lean_copy: fw_float_word!($cpy),
                 phase3_tiles: $tl,
                 k_unroll: $un,
+                persistent: fw_float_word!($sch),
             }
         }),*];
     };
@@ -301,7 +345,18 @@ const _: () = {
                     && !c.own_late
                     && c.prefetch_ahead == 0
                     && !c.a_via_l1
-                    && (c.k_chunk * c.cell_bytes).is_multiple_of(128))
+                    && (c.persistent || (c.k_chunk * c.cell_bytes).is_multiple_of(128)))
+        );
+        // A persistent phase 3: two stages of at least two slices per item, lean copies, the
+        // own cells read first, nothing asked of L2 ahead but its next item's own block.
+        assert!(
+            !c.persistent
+                || (c.stages == 2
+                    && c.block / c.k_chunk >= 2
+                    && c.lean_copy
+                    && !c.own_late
+                    && c.prefetch_ahead == 0
+                    && !c.a_via_l1)
         );
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
         let threads = c.tile_threads();

@@ -126,9 +126,20 @@ macro_rules! fw_float_type_kernels {
 
 for_each_float_type!(fw_float_type_kernels);
 
+/// A list row's phase-2 stages: a persistent row's phase 2 stages its slices one at a time.
+macro_rules! fwf_phase2_stages {
+    (grid, $st:tt) => {
+        $st
+    };
+    (persist, $st:tt) => {
+        1
+    };
+}
+
 macro_rules! fw_float_tile_kernels {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
-        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])),* $(,)?) => {$(
+        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt,
+        $sch:ident])),* $(,)?) => {$(
         /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
         /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
         /// skipping the pivot. One own block per block and the loop copies whatever the row
@@ -153,10 +164,35 @@ macro_rules! fw_float_tile_kernels {
             let a = if in_row { pivot } else { own() };
             let b = if in_row { own() } else { pivot };
             fwf_tile_update!($ty, { float_type(stringify!($ty)).cell_bytes },
-                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $st, $ak, [$own_at, $pf, $acp, loop, 1, $un]),
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, { fwf_phase2_stages!($sch, $st) }, $ak, [$own_at, $pf, $acp, loop, 1, $un]),
                 pitch, own: own(), a: a, b: b, ahead: None, half: 0, store: true);
         }
 
+        fwf_phase3_kernel!($sch, ($v, $p3, $ty, $tx, $tyn, $cr, $cc, $kc, $st, $ak, $cap, [$own_at, $pf, $acp, $cpy, $tl, $un]));
+    )*};
+}
+
+/// The phase-3 kernel of one list row: one block per work item (`grid`), or persistent
+/// (`persist`, `fwf_persist_update!`).
+macro_rules! fwf_phase3_kernel {
+    (persist, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
+        $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
+        /// Phase 3, persistent: a grid of co-resident blocks (x only), each walking the round's
+        /// work items (`fw_float_persist.rs`).
+        ///
+        /// # Safety
+        /// As phase 1, with `pitch == rounds * B` and a grid `(g, 1)` of this variant's block of
+        /// threads for any g ≥ 1.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $p3(d: *mut $ty, pitch: u32, round: u32) {
+            fwf_persist_update!($ty, { float_type(stringify!($ty)).cell_bytes },
+                { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, $ak, $tl, $un),
+                d, pitch, round);
+        }
+    };
+    (grid, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
+        $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
         /// Phase 3: every block outside the pivot row and column.
         ///
         /// # Safety
@@ -208,8 +244,7 @@ macro_rules! fw_float_tile_kernels {
                 b: block_ptr::<$ty, { float_type(stringify!($ty)).block }>(d, pitch, round, bj),
                 ahead: ahead, half: half, store: col().2);
         }
-
-    )*};
+    };
 }
 
 for_each_fw_float!(fw_float_tile_kernels);

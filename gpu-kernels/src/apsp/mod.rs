@@ -322,6 +322,9 @@ mod float_cell;
 #[macro_use]
 mod fw_float_tile;
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod fw_float_persist;
+#[cfg(target_arch = "nvptx64")]
 mod fw_float;
 #[cfg(target_arch = "nvptx64")]
 mod init;

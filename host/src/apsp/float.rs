@@ -76,7 +76,7 @@ pub fn solve_dense<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> crate::Res
             d.len()
         )));
     }
-    Ok(solve(gpu, d, n, W::config())?)
+    Ok(solve(gpu, d, n, W::config(), None)?)
 }
 
 /// [`solve_dense`] with the phase-2/3 tile shape `cfg` (one of `fw_float_variants(W::NAME)`).
@@ -98,7 +98,30 @@ pub fn solve_dense_with<W: GpuWeight>(
             d.len()
         )));
     }
-    Ok(solve(gpu, d, n, cfg)?)
+    Ok(solve(gpu, d, n, cfg, None)?)
+}
+
+/// [`solve_dense_with`] with a persistent phase 3 (`cfg.persistent`) of at most `max_blocks`
+/// blocks, so that each block walks several work items even on a small matrix (the tests).
+pub fn solve_dense_with_blocks<W: GpuWeight>(
+    gpu: &Gpu,
+    d: &mut [W],
+    n: usize,
+    cfg: FwFloatConfig,
+    max_blocks: u32,
+) -> crate::Result<FloatSolve> {
+    assert!(
+        cfg.weight == W::NAME && cfg.persistent && max_blocks > 0,
+        "a persistent configuration of this weight type and a grid of at least one block"
+    );
+    if d.len() != n * n {
+        return Err(crate::Error::BadInput(format!(
+            "a {n} x {n} matrix has {} cells, not {}",
+            n * n,
+            d.len()
+        )));
+    }
+    Ok(solve(gpu, d, n, cfg, Some(max_blocks))?)
 }
 
 /// The padded size and row pitch (cells) of an `n`-vertex matrix for `cfg`'s kernels, or the
@@ -117,7 +140,9 @@ pub(crate) fn padded_size(cfg: &FwFloatConfig, n: usize) -> Result<(usize, usize
 }
 
 /// Launches rounds `0..rounds_run` of the `rounds`-round solve of the padded matrix at `ptr`
-/// (row pitch `pitch` cells) on the GPU's stream, without waiting.
+/// (row pitch `pitch` cells) on the GPU's stream, without waiting. A persistent phase 3 runs
+/// as many blocks as fit the GPU at once (at most `max_blocks`, if given, and at most its work
+/// items).
 pub(crate) fn launch_rounds<W: GpuWeight>(
     gpu: &Gpu,
     cfg: &FwFloatConfig,
@@ -125,6 +150,7 @@ pub(crate) fn launch_rounds<W: GpuWeight>(
     pitch: usize,
     rounds: u32,
     rounds_run: u32,
+    max_blocks: Option<u32>,
 ) -> Result<()> {
     let get = |name: &str| gpu.function(name);
     let (p1, p2, p3) = (get(cfg.phase1)?, get(cfg.phase2)?, get(cfg.phase3)?);
@@ -134,14 +160,32 @@ pub(crate) fn launch_rounds<W: GpuWeight>(
         BlockSize::xy(cfg.pivot_threads, cfg.pivot_threads),
         BlockSize::xy(cfg.tile_threads_x, cfg.tile_threads_y),
     );
-    let ((t3x, t3y), (g3x, g3y)) = (cfg.phase3_threads(), cfg.phase3_grid(rounds));
-    let (t3, g3) = (BlockSize::xy(t3x, t3y), GridSize::xy(g3x, g3y));
+    let (t3x, t3y) = cfg.phase3_threads();
+    let t3 = BlockSize::xy(t3x, t3y);
+    let g3 = if cfg.persistent {
+        // The kernel derives the round count from the pitch.
+        anyhow::ensure!(
+            pitch == rounds as usize * cfg.block as usize,
+            "a persistent phase 3 needs the pitch of {rounds} blocks, not {pitch} cells"
+        );
+        let per_sm = p3.max_active_blocks_per_multiprocessor(t3, 0)?.max(1);
+        let fit = per_sm * gpu.multiprocessors()?;
+        GridSize::x(
+            fit.min(max_blocks.unwrap_or(u32::MAX))
+                .min(cfg.phase3_items(rounds))
+                .max(1),
+        )
+    } else {
+        let (g3x, g3y) = cfg.phase3_grid(rounds);
+        GridSize::xy(g3x, g3y)
+    };
     let (pitch32, stream) = (pitch as u32, &gpu.stream);
     for round in 0..rounds_run.min(rounds) {
         // SAFETY: the kernels take (d, pitch, round) on the padded matrix at `ptr` (rounds * B
         // rows of `pitch` cells, pitch a multiple of B, block rows checked by `padded_size` to
         // fit 32-bit offsets; the caller's buffer), with `FW_FLOAT`'s geometry: phase 1 one
-        // block, phase 2 (rounds, 2), phase 3 `phase3_grid` of `phase3_threads`, in order on one stream; the
+        // block, phase 2 (rounds, 2), phase 3 `phase3_grid` of `phase3_threads` (persistent:
+        // any x-only grid, pitch = rounds * B checked above), in order on one stream; the
         // caller keeps the buffer alive until the stream is synchronized.
         unsafe {
             launch!(p1<<<GridSize::x(1), t1, 0, stream>>>(ptr, pitch32, round))?;
@@ -152,7 +196,13 @@ pub(crate) fn launch_rounds<W: GpuWeight>(
     Ok(())
 }
 
-fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize, cfg: FwFloatConfig) -> Result<FloatSolve> {
+fn solve<W: GpuWeight>(
+    gpu: &Gpu,
+    d: &mut [W],
+    n: usize,
+    cfg: FwFloatConfig,
+    max_blocks: Option<u32>,
+) -> Result<FloatSolve> {
     if n == 0 {
         return Ok(FloatSolve {
             negative_cycle: vec![],
@@ -181,7 +231,15 @@ fn solve<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize, cfg: FwFloatConfig) -> 
         Event::new(EventFlags::DEFAULT)?,
     );
     start.record(stream)?;
-    launch_rounds(gpu, &cfg, dev.as_device_ptr(), pitch, rounds, rounds)?;
+    launch_rounds(
+        gpu,
+        &cfg,
+        dev.as_device_ptr(),
+        pitch,
+        rounds,
+        rounds,
+        max_blocks,
+    )?;
     stop.record(stream)?;
     stop.synchronize()
         .context("the float Floyd–Warshall kernels failed")?;

@@ -34,6 +34,8 @@ pub struct VariantTiming {
     pub stages: u32,
     /// Own blocks per phase-3 block (`FwFloatConfig::phase3_tiles`).
     pub phase3_tiles: u32,
+    /// Phase 3 persistent (`FwFloatConfig::persistent`).
+    pub persistent: bool,
     pub v: usize,
     pub padded: usize,
     /// Rounds timed (of `padded / B`; every round costs the same, one full phase-3 grid).
@@ -116,7 +118,15 @@ pub fn bench<W: GpuWeight + From<f32>>(
             } else {
                 rounds_timed
             };
-            launch_rounds(gpu, cfg, work.as_device_ptr(), pitch, total_rounds, run)?;
+            launch_rounds(
+                gpu,
+                cfg,
+                work.as_device_ptr(),
+                pitch,
+                total_rounds,
+                run,
+                None,
+            )?;
             stop.record(stream)?;
             stop.synchronize()
                 .with_context(|| format!("the {} kernels ({}) failed", W::NAME, cfg.variant))?;
@@ -148,6 +158,7 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 k_chunk: c.k_chunk,
                 stages: c.stages,
                 phase3_tiles: c.phase3_tiles,
+                persistent: c.persistent,
                 v: n,
                 padded,
                 rounds_timed,
