@@ -71,6 +71,22 @@ pub fn segmented(tiles: u32, ktiles: u32, segments: u32) -> Split {
     }
 }
 
+/// `split` with a stream-K grid over every tile set to one block per multiprocessor (`sms`)
+/// when `RGK_SGEMM_SK_WAVES=1` (a timing experiment, session 8: 333x555x777's balanced plan of
+/// 91 or 165 blocks leaves SMs idle or runs a second, partial wave); otherwise as it is. Every
+/// block keeps at least one k-slice.
+fn whole_waves(split: Split, tiles: u32, sms: u32) -> Split {
+    let asked = std::env::var("RGK_SGEMM_SK_WAVES").is_ok_and(|v| v == "1");
+    let fits = sms > tiles && sms <= split.total();
+    if asked && split.sk_blocks > 0 && split.sk_tiles == tiles && fits {
+        return Split {
+            sk_blocks: sms,
+            ..split
+        };
+    }
+    split
+}
+
 /// Device memory for stream-K's partial sums and per-tile counters (`SgemmParams::partials`,
 /// `counters`). The kernel leaves every counter at zero, so one workspace serves every launch
 /// on the GPU's stream in turn (the only stream [`FlagshipLaunch::launch`] uses).
@@ -217,13 +233,14 @@ impl<'a> FlagshipLaunch<'a> {
             Plan::Schedule(Schedule::DataParallel) => {
                 plan(Schedule::DataParallel, tiles, ktiles, 0)
             }
-            Plan::Schedule(schedule) => plan_balanced(
-                schedule,
-                tiles,
-                ktiles,
-                launch_cache::multiprocessors(gpu)?,
-                per_sm,
-            ),
+            Plan::Schedule(schedule) => {
+                let sms = launch_cache::multiprocessors(gpu)?;
+                whole_waves(
+                    plan_balanced(schedule, tiles, ktiles, sms, per_sm),
+                    tiles,
+                    sms,
+                )
+            }
             Plan::Segments(s) => segmented(tiles, ktiles, s),
         };
         let mut params = SgemmParams {
