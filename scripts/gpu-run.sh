@@ -258,7 +258,7 @@ shapes-s7)
     bash scripts/gpu-shapes-s7.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 shapes-s8)
-    # Issue 20, session 8: scripts/gpu-shapes-s8.sh [OUTSIDE-FILE…] (PARTS, SANITIZE there).
+    # Issue 20, session 8: scripts/gpu-shapes-s8.sh [OUTSIDE-FILE…] (PARTS there).
     bash scripts/gpu-shapes-s8.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 tf32)

@@ -9,25 +9,28 @@
 # Called by `scripts/gpu-run.sh shapes-s8`; arguments: the bundle folder, the output folder,
 # the outside-suite files (default: session 8's list). Writes tests.log, candidates.txt,
 # deepk_{variant,tuned}.{txt,jsonl}, sgemm_shapes.{txt,jsonl}, outside_N.{txt,jsonl},
-# exp_*.txt (timing experiments: stream-K grids of one wave, N,T batches with B transposed),
-# sanitize.log and clock.csv (SM clock every 200 ms). PARTS (default "tests candidates deepk
-# experiments suite outside") picks what runs; T_SUITE, T_OUT: seconds allowed to the suite and to each
-# outside list (default 80, 40).
+# tile_{2,default}.txt (part "tiles": batches on the 64x128 tile against the default),
+# sanitize.log and clock.csv (SM clock every 200 ms). PARTS (default "tests candidates suite
+# deepk outside tiles"; add "sanitize") picks what runs; T_SUITE, T_OUT: seconds allowed to
+# the suite and to each outside list (default 80, 40).
 set -uo pipefail
 B=$1
 OUT_DIR=$2
 shift 2
 [ $# -gt 0 ] || set -- docs/data/session8-2026-11-24/shapes/outside.txt
 H="$B/host"
-PARTS=${PARTS:-tests candidates deepk experiments suite outside}
+PARTS=${PARTS:-tests candidates suite deepk outside tiles}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$OUT_DIR/clock.csv" &
 smi=$!
 if has tests; then
-    timeout 40 "$B/tests/gpu_flagship_batched" --test-threads 1 > "$OUT_DIR/tests.log" 2>&1 \
-        || { echo "FAILED: gpu_flagship_batched"; status=1; }
+    for t in gpu_flagship_batched gpu_blas; do
+        [ -x "$B/tests/$t" ] || continue
+        timeout 60 "$B/tests/$t" --test-threads 1 >> "$OUT_DIR/tests.log" 2>&1 \
+            || { echo "FAILED: $t"; status=1; }
+    done
     grep -E "^test |test result" "$OUT_DIR/tests.log"
 fi
 if has candidates; then
@@ -38,11 +41,16 @@ if has candidates; then
                  "64 64 64 4096 sgemm_nn_64x64x16_s4_8x4,sgemm_nn_64x64x16_s4_8x4_fl" \
                  "192 192 192 384 sgemm_nn_64x128x16_s3_8x8,sgemm_nn_64x128x16_s3_8x8_fl"; do
             read -r m n k batch ks <<< "$c"
-            timeout 30 "$H" matmul --m "$m" --n "$n" --k "$k" --batch "$batch" --kernel "$ks" --reps 30 --verify sample 2>&1 \
+            timeout 30 "$H" matmul --m "$m" --n "$n" --k "$k" --batch "$batch" --kernel "$ks" --reps 20 --verify sample 2>&1 \
                 || echo "FAILED: candidates $c"
         done
     } > "$OUT_DIR/candidates.txt"
     cat "$OUT_DIR/candidates.txt"
+fi
+if has suite; then
+    timeout "${T_SUITE:-80}" "$H" bench -o "$OUT_DIR/sgemm_shapes.jsonl" sgemm-shapes > /dev/null 2> "$OUT_DIR/sgemm_shapes.txt" \
+        || { echo "FAILED: sgemm-shapes"; status=1; }
+    cat "$OUT_DIR/sgemm_shapes.txt"
 fi
 if has deepk; then
     # The suite's deep-K problems and session 8's outside ones: old kernels and model, then new.
@@ -57,31 +65,6 @@ if has deepk; then
     done
     unset RGK_SGEMM_TUNED_BATCH
 fi
-if has experiments; then
-    # Small odd problems under stream-K with one block per SM (RGK_SGEMM_SK_WAVES=1) and as
-    # planned; N,T batches with B transposed to N,N (the batched flagship) and as picked.
-    printf '333 555 777 NN 1\n300 600 700 NN 1\n333 777 555 NN 1\n' > "$OUT_DIR/small_list.txt"
-    printf '256 256 256 NT 512\n192 192 192 NT 384\n320 320 320 NT 256\n' > "$OUT_DIR/nt_list.txt"
-    for e in "small plan" "small RGK_SGEMM_SK_WAVES=1" "nt pick" "nt RGK_SGEMM_ROUTE=b=T"; do
-        read -r list envv <<< "$e"
-        tag="${list}_${envv%%=*}"
-        echo "== $list, $envv"
-        if [[ "$envv" == *=* ]]; then env_args=("$envv"); else env_args=(); fi
-        timeout 30 env "${env_args[@]}" "$H" bench -o "$OUT_DIR/exp_$tag.jsonl" sgemm-shapes --suite "$OUT_DIR/${list}_list.txt" \
-            > /dev/null 2> "$OUT_DIR/exp_$tag.txt" || { echo "FAILED: $e"; status=1; }
-        cat "$OUT_DIR/exp_$tag.txt"
-    done
-    timeout 30 "$H" matmul --m 333 --n 555 --k 777 --kernel sgemm_64x128x16_s3_8x8_u,sgemm_64x64x16_s4_8x4_u --reps 30 --verify sample \
-        > "$OUT_DIR/exp_333_tiles.txt" 2>&1 || echo "FAILED: 333 tiles"
-    RGK_SGEMM_SK_WAVES=1 timeout 30 "$H" matmul --m 333 --n 555 --k 777 --kernel sgemm_64x128x16_s3_8x8_u,sgemm_64x64x16_s4_8x4_u --reps 30 --verify sample \
-        >> "$OUT_DIR/exp_333_tiles.txt" 2>&1 || echo "FAILED: 333 tiles, waves"
-    cat "$OUT_DIR/exp_333_tiles.txt"
-fi
-if has suite; then
-    timeout "${T_SUITE:-80}" "$H" bench -o "$OUT_DIR/sgemm_shapes.jsonl" sgemm-shapes > /dev/null 2> "$OUT_DIR/sgemm_shapes.txt" \
-        || { echo "FAILED: sgemm-shapes"; status=1; }
-    cat "$OUT_DIR/sgemm_shapes.txt"
-fi
 if has outside; then
     i=0
     for f in "$@"; do
@@ -92,20 +75,36 @@ if has outside; then
         cat "$OUT_DIR/outside_$i.txt"
     done
 fi
+if has tiles; then
+    # Batches whose 64x128 tile pads a ninth or more: that tile (RGK_SGEMM_OPS_TILE=2, the rule
+    # before session 8's call 2) against the default (64x64).
+    printf '192 192 192 NN 384\n192 192 192 NT 384\n320 320 320 NN 256\n200 200 200 NN 600\n' > "$OUT_DIR/tile_list.txt"
+    for v in 2 default; do
+        echo "== batches, tile $v"
+        if [ "$v" = default ]; then unset RGK_SGEMM_OPS_TILE; else export RGK_SGEMM_OPS_TILE=$v; fi
+        timeout 30 "$H" bench -o "$OUT_DIR/tile_$v.jsonl" sgemm-shapes --suite "$OUT_DIR/tile_list.txt" > /dev/null 2> "$OUT_DIR/tile_$v.txt" \
+            || { echo "FAILED: tile $v"; status=1; }
+        cat "$OUT_DIR/tile_$v.txt"
+    done
+    unset RGK_SGEMM_OPS_TILE
+fi
 kill "$smi"
 awk -F', ' 'NR > 1 { gsub(/ MHz/, "", $2); v = $2 + 0; s += v; n++; if (min == "" || v < min) min = v }
             END { if (n) printf "SM clock: mean %.0f MHz, min %d MHz over %d samples\n", s / n, min, n }' "$OUT_DIR/clock.csv"
-# compute-sanitizer on two batched flagship kernels: an aligned and an odd batch.
+# compute-sanitizer on two batched flagship kernels: the largest tile at an aligned batch, the
+# smallest at an odd one.
 CS=${COMPUTE_SANITIZER:-compute-sanitizer}
 if has sanitize && command -v "$CS" > /dev/null; then
     for tool in memcheck racecheck; do
-        for k in sgemm_nn_128x256x8_s4_8x16_fl sgemm_nn_64x128x16_s3_8x8_fl; do
-            for shape in "--m 256 --n 256 --k 64 --batch 3" "--m 67 --n 132 --k 37 --batch 2"; do
+        for ks in "sgemm_nn_128x256x8_s4_8x16_fl --m 256 --n 256 --k 64 --batch 3" \
+                  "sgemm_nn_64x64x16_s4_8x4_fl --m 67 --n 132 --k 37 --batch 2"; do
+            read -r k shape <<< "$ks"
+            {
                 echo "== $tool $k $shape" >> "$OUT_DIR/sanitize.log"
                 # shellcheck disable=SC2086
                 timeout 40 "$CS" --tool "$tool" --error-exitcode 9 "$H" matmul $shape --kernel "$k" --reps 1 --no-cublas \
                     >> "$OUT_DIR/sanitize.log" 2>&1 || { echo "FAILED: $tool $k $shape"; status=1; }
-            done
+            }
         done
     done
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT_DIR/sanitize.log"

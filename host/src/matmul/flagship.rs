@@ -12,11 +12,11 @@ use cust::{
 };
 use gpu_kernels::matmul::{
     FLAGSHIP, FlagshipConfig, SgemmParams,
-    stream_k::{Schedule, Split, plan, plan_balanced},
+    stream_k::{Schedule, Split, plan},
 };
 use rgk_core::bad_input;
 
-use super::{launch_cache, problem::Gemm};
+use super::{launch_cache, problem::Gemm, route::balanced_plan};
 use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.
@@ -69,22 +69,6 @@ pub fn segmented(tiles: u32, ktiles: u32, segments: u32) -> Split {
         sk_tiles: tiles,
         ktiles,
     }
-}
-
-/// `split` with a stream-K grid over every tile set to one block per multiprocessor (`sms`)
-/// when `RGK_SGEMM_SK_WAVES=1` (a timing experiment, session 8: 333x555x777's balanced plan of
-/// 91 or 165 blocks leaves SMs idle or runs a second, partial wave); otherwise as it is. Every
-/// block keeps at least one k-slice.
-fn whole_waves(split: Split, tiles: u32, sms: u32) -> Split {
-    let asked = std::env::var("RGK_SGEMM_SK_WAVES").is_ok_and(|v| v == "1");
-    let fits = sms > tiles && sms <= split.total();
-    if asked && split.sk_blocks > 0 && split.sk_tiles == tiles && fits {
-        return Split {
-            sk_blocks: sms,
-            ..split
-        };
-    }
-    split
 }
 
 /// Device memory for stream-K's partial sums and per-tile counters (`SgemmParams::partials`,
@@ -235,11 +219,7 @@ impl<'a> FlagshipLaunch<'a> {
             }
             Plan::Schedule(schedule) => {
                 let sms = launch_cache::multiprocessors(gpu)?;
-                whole_waves(
-                    plan_balanced(schedule, tiles, ktiles, sms, per_sm),
-                    tiles,
-                    sms,
-                )
+                balanced_plan(schedule, tiles, ktiles, sms, per_sm)
             }
             Plan::Segments(s) => segmented(tiles, ktiles, s),
         };
