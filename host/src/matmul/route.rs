@@ -287,20 +287,18 @@ const FIXUP_BANDWIDTH: f64 = 20e9;
 
 /// The flagship's launch plan (`flagship::FlagshipLaunch`) for `tiles` tiles of `ktiles`
 /// slices on `sms` multiprocessors holding `per_sm` blocks each: `stream_k::plan_balanced`,
-/// with a stream-K grid over every tile (few tiles, a fraction of a wave) rounded to whole
-/// waves of one block per multiprocessor (at least one wave, each block at least one k-slice):
-/// the balanced plan's block count follows its caps, not the GPU, and a count between waves
-/// leaves multiprocessors idle or gives some two blocks (H200, session 8: 333x555x777 on the
-/// 64x64 tile, 165 blocks 0.036 ms, 132 blocks 0.030; on 64x128, 91 blocks 0.044, 132 0.036).
+/// with a stream-K grid over every tile of fewer than two blocks per multiprocessor set to one
+/// block per multiprocessor (each keeping at least one k-slice): the balanced plan's block
+/// count follows its caps, not the GPU, and below two waves a count between waves leaves
+/// multiprocessors idle or gives some twice the work of the rest (H200, session 8: 333x555x777
+/// on the 64x64 tile, 165 blocks 0.036 ms, 132 blocks 0.030; on 64x128, 91 blocks 0.044, 132
+/// 0.036). From two blocks per multiprocessor the difference is a fraction of a block's work.
 pub fn balanced_plan(schedule: Schedule, tiles: u32, ktiles: u32, sms: u32, per_sm: u32) -> Split {
     let split = plan_balanced(schedule, tiles, ktiles, sms, per_sm);
-    if split.sk_blocks == 0 || split.sk_tiles != tiles || sms == 0 {
-        return split;
-    }
-    let blocks = (split.sk_blocks / sms).max(1) * sms;
-    if blocks > tiles && blocks <= split.total() {
+    let few = split.sk_blocks > 0 && split.sk_blocks < 2 * sms && split.sk_tiles == tiles;
+    if few && sms > tiles && sms <= split.total() {
         Split {
-            sk_blocks: blocks,
+            sk_blocks: sms,
             ..split
         }
     } else {
