@@ -73,7 +73,7 @@ macro_rules! flagship_entry {
     };
     (batched, $name:ident, $p:ident, $q:ident, $body:block) => {
         /// # Safety
-        /// `q.g` must satisfy the [`SgemmParams`] contract above for problem 0 (N,N, B aligned
+        /// `bq.g` must satisfy the [`SgemmParams`] contract above for problem 0 (N,N, B aligned
         /// and `ldb % 4 == 0`), and every problem `z < gridDim.y` at `a + z * stride_a` (and
         /// likewise B, C) inside its buffer, `stride_b % 4 == 0`, no C overlapping an A or B and
         /// no two problems' C overlapping; stream-K (`sk_blocks > 0`) only with

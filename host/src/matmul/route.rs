@@ -255,21 +255,24 @@ fn prep_time(p: Prep, rows: usize, cols: usize, batch: usize) -> f64 {
 /// `select::choose_kernel`), nor a tile of which half or more would be padding. A batch has
 /// waves enough to hide a short K's pipeline fill, so it takes the large tiles (H200, 256³ x 512
 /// N,N: 128x256 0.444 ms, 64x128 0.470; T,T 0.476 against 0.535), except where a tile would pad
-/// a ninth or more (384³ x 100 N,T: 128x256 0.479 ms, 64x128 0.395; session 8: 192³ x 384 on
-/// 64x128, a third padding, 83.5 % of cuBLAS N,N and 58 % N,T), down to the smallest.
+/// a ninth or more (384³ x 100 N,T: 128x256 0.479 ms, 64x128 0.395), and where it pads a ninth
+/// more than the smallest tile does (session 8: 192³ x 384 N,N on 64x128 0.185 ms, on 64x64
+/// 0.149; 320³ x 256 0.458 and 0.416; 200³ x 600, where both pad alike, 0.393 and 0.412).
 pub fn default_ops_tile(m: usize, n: usize, k: usize, batch: usize, sms: u32) -> usize {
     let (m, n) = (m.min(MAX_DIM) as u64, n.min(MAX_DIM) as u64);
     let enough = u64::from(sms.saturating_mul(9).div_ceil(10));
     let dims = [(128u64, 256u64), (128, 128), (64, 128), (64, 64)];
+    let pad = |(bm, bn): (u64, u64)| m.next_multiple_of(bm) * n.next_multiple_of(bn);
+    let least = pad(dims[dims.len() - 1]);
     let mut last = 0;
     for (i, &(bm, bn)) in dims.iter().enumerate() {
         last = i;
-        let padded = m.next_multiple_of(bm) * n.next_multiple_of(bn);
+        let padded = pad((bm, bn));
         let skip = 2 * m * n <= padded
             || if batch == 1 {
                 k < SHORT_K && bm >= 128
             } else {
-                8 * padded > 9 * m * n
+                (bm >= 128 && 8 * padded > 9 * m * n) || 8 * padded > 9 * least
             };
         if skip {
             continue;
@@ -287,16 +290,20 @@ const FIXUP_BANDWIDTH: f64 = 20e9;
 
 /// The flagship's launch plan (`flagship::FlagshipLaunch`) for `tiles` tiles of `ktiles`
 /// slices on `sms` multiprocessors holding `per_sm` blocks each: `stream_k::plan_balanced`,
-/// with a stream-K grid over every tile of fewer than two blocks per multiprocessor set to one
-/// block per multiprocessor (each keeping at least one k-slice): the balanced plan's block
-/// count follows its caps, not the GPU, and below two waves a count between waves leaves
-/// multiprocessors idle or gives some twice the work of the rest (H200, session 8: 333x555x777
-/// on the 64x64 tile, 165 blocks 0.036 ms, 132 blocks 0.030; on 64x128, 91 blocks 0.044, 132
-/// 0.036). From two blocks per multiprocessor the difference is a fraction of a block's work.
+/// with a stream-K grid over every tile of fewer than 90 % or between one and two blocks per
+/// multiprocessor set to one block per multiprocessor (each keeping at least one k-slice): the
+/// balanced plan's block count follows its caps, not the GPU, and below two waves such a count
+/// leaves a tenth of the multiprocessors idle or gives some twice the work of the rest (H200,
+/// session 8: 333x555x777 on the 64x64 tile, 165 blocks 0.036 ms, 132 blocks 0.030; on 64x128,
+/// 91 blocks 0.044, 132 0.036; 300x600x700, 137 blocks 0.033, 132 0.029). Counts of 90–100 %
+/// of a wave stay: 512³'s 128 blocks, two per 64x64 tile, ran in 0.022 ms, made 132 (tiles then
+/// split over three blocks) in 0.027. From two blocks per multiprocessor the difference is a
+/// fraction of a block's work.
 pub fn balanced_plan(schedule: Schedule, tiles: u32, ktiles: u32, sms: u32, per_sm: u32) -> Split {
     let split = plan_balanced(schedule, tiles, ktiles, sms, per_sm);
+    let near_a_wave = 10 * split.sk_blocks >= 9 * sms && split.sk_blocks <= sms;
     let few = split.sk_blocks > 0 && split.sk_blocks < 2 * sms && split.sk_tiles == tiles;
-    if few && sms > tiles && sms <= split.total() {
+    if few && !near_a_wave && sms > tiles && sms <= split.total() {
         Split {
             sk_blocks: sms,
             ..split

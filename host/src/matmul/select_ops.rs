@@ -105,7 +105,9 @@ mod tests {
                     assert!(pick(64, 64, 64, 4096).contains("64x64x16"));
                     assert!(pick(256, 256, 256, 512).contains("128x256x8"));
                     assert!(pick(384, 384, 384, 100).contains("128x128x8"));
-                    assert!(pick(100, 100, 100, 100).contains("64x64x16"));
+                    // 64x128 and 64x64 pad 100 alike: the larger; a third less on 64x64 at 192.
+                    assert!(pick(100, 100, 100, 100).contains("64x128x16"));
+                    assert!(pick(200, 200, 200, 600).contains("64x128x16"));
                     assert!(pick(192, 192, 192, 384).contains("64x64x16"));
                     assert!(pick(320, 320, 320, 256).contains("64x64x16"));
                 }

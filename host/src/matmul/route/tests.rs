@@ -130,8 +130,24 @@ fn stream_k_over_every_tile_below_two_waves_runs_one_block_per_sm() {
         balanced_plan(Schedule::StreamK, 30, 49, 132, 3).sk_blocks,
         132
     );
-    // Two waves or more, data-parallel grids and the hybrid split are left as planned.
-    for (tiles, ktiles, per_sm) in [(64, 512, 5), (128, 64, 3), (512, 512, 1), (16, 16, 5)] {
+    // 300x600x700 on 64x64 (50 tiles of 44 slices): 137 become 132.
+    assert_eq!(
+        balanced_plan(Schedule::StreamK, 50, 44, 132, 5).sk_blocks,
+        132
+    );
+    // 90 % of a wave or more (512³ on 64x64: 128 blocks), two waves or more, data-parallel
+    // grids and the hybrid split are left as planned.
+    assert_eq!(
+        plan_balanced(Schedule::StreamK, 64, 32, 132, 5).sk_blocks,
+        128
+    );
+    for (tiles, ktiles, per_sm) in [
+        (64, 32, 5),
+        (64, 512, 5),
+        (128, 64, 3),
+        (512, 512, 1),
+        (16, 16, 5),
+    ] {
         let want = plan_balanced(Schedule::StreamK, tiles, ktiles, 132, per_sm);
         assert_eq!(
             balanced_plan(Schedule::StreamK, tiles, ktiles, 132, per_sm),
