@@ -71,9 +71,9 @@ mod tests {
 
     #[test]
     fn n_n_batches_with_b_aligned_run_the_tuned_flagship() {
-        for tile in 0..TILES.len() {
+        for (tile, name) in TILES.iter().enumerate() {
             let c = batch_kernel([Op::N, Op::N], tile, true);
-            assert!(c.tuned && c.name.contains(TILES[tile]), "{}", c.name);
+            assert!(c.tuned && c.name.contains(name), "{}", c.name);
             assert!(!batch_kernel([Op::N, Op::N], tile, false).tuned);
             assert!(!batch_kernel([Op::T, Op::N], tile, true).tuned);
         }
