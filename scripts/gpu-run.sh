@@ -38,6 +38,11 @@
 #                                  session 7's and 6's outside.txt and the skinny list) and
 #                                  compute-sanitizer on the pipelined row kernels to $OUT
 #                                  (scripts/gpu-shapes-s7.sh)
+#   scripts/gpu-run.sh shapes-s8 [FILE…]  issue 20, session 8: the batched flagship's GPU tests,
+#                                  variant vs batched flagship on N,N batches, deep K old vs new,
+#                                  the suite and the problems outside it (FILEs, default session 8's
+#                                  outside.txt) to $OUT; PARTS="… sanitize" adds compute-sanitizer
+#                                  (scripts/gpu-shapes-s8.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -256,6 +261,10 @@ shapes-s6)
 shapes-s7)
     # Issue 20, session 7: scripts/gpu-shapes-s7.sh [OUTSIDE-FILE…].
     bash scripts/gpu-shapes-s7.sh "$B" "$OUT_DIR" "$@" || status=1
+    ;;
+shapes-s8)
+    # Issue 20, session 8: scripts/gpu-shapes-s8.sh [OUTSIDE-FILE…] (PARTS there).
+    bash scripts/gpu-shapes-s8.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].

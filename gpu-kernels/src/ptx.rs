@@ -361,6 +361,17 @@ pub fn fresh_ctaid_x() -> u32 {
     v
 }
 
+/// `blockIdx.y`, read anew at each call (as [`fresh_tid_x`]).
+#[inline(always)]
+pub fn fresh_ctaid_y() -> u32 {
+    let v: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u32 {v}, %ctaid.y;", v = out(reg32) v, options(nomem, nostack, preserves_flags))
+    };
+    v
+}
+
 /// `v` of the lane whose index is this lane's xor `mask`, all 32 lanes taking part (a warp
 /// butterfly step; every lane of the warp must call it).
 #[inline(always)]

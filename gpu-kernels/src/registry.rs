@@ -14,8 +14,8 @@ use crate::apsp::{
 };
 pub use crate::family::Family;
 use crate::matmul::{
-    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP, FLAGSHIP_OPS,
-    NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
+    AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP,
+    FLAGSHIP_BATCHED, FLAGSHIP_OPS, NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
     batched_small::{BATCHED_SMALL, BATCHED_SMALL_THREADS},
     skinny::{
         SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS, SPLITK_REDUCE_KERNEL,
@@ -250,6 +250,10 @@ const PARTS: &[&[KernelSpec]] = &[
         ..sgemm(c.name, Family::Flagship, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
     &rows!(FLAGSHIP_OPS, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
+    &rows!(FLAGSHIP_BATCHED, c => KernelSpec {
         dynamic_shared_bytes: c.shared_bytes(),
         ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),

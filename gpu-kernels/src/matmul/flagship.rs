@@ -35,10 +35,10 @@ use super::flagship_epilogue::{
     ld_global1, ld_global4, partial_index, store4, stream_k_count, stream_k_sum, tile_origin,
 };
 use super::stream_k::Split;
-use super::{FfmaOrder, SgemmParams};
+use super::{FfmaOrder, SgemmOpsParams, SgemmParams};
 use crate::ptx::{
-    cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_tid_x,
-    ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
+    cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_ctaid_y,
+    fresh_tid_x, ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
 };
 
 /// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
@@ -53,10 +53,12 @@ macro_rules! acc4 {
     };
 }
 
-macro_rules! flagship_kernels {
-    ($(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
-        stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
-        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
+/// One flagship entry: `plain` takes [`SgemmParams`] (the N,N kernels of `FLAGSHIP`, whose
+/// PTX this macro leaves as it was); `batched` takes [`SgemmOpsParams`] and computes problem
+/// `blockIdx.y` of a strided batch (`FLAGSHIP_BATCHED`), with the same body. `$p` and `$q` are
+/// the body's names for the parameters (passed in, so the body's tokens resolve to them).
+macro_rules! flagship_entry {
+    (plain, $name:ident, $p:ident, $q:ident, $body:block) => {
         /// # Safety
         /// `p` must satisfy the [`SgemmParams`] contract (`a`, `b`, `c` of `m x k`, `k x n`,
         /// `m x n` with their leading dimensions, `c` overlapping neither `a` nor `b`; with
@@ -67,7 +69,57 @@ macro_rules! flagship_kernels {
         /// inside it and every global one inside the matrices.
         #[kernel]
         #[allow(improper_ctypes_definitions)]
-        pub unsafe fn $name(p: SgemmParams) {
+        pub unsafe fn $name($p: SgemmParams) $body
+    };
+    (batched, $name:ident, $p:ident, $q:ident, $body:block) => {
+        /// # Safety
+        /// `bq.g` must satisfy the [`SgemmParams`] contract above for problem 0 (N,N, B aligned
+        /// and `ldb % 4 == 0`), and every problem `z < gridDim.y` at `a + z * stride_a` (and
+        /// likewise B, C) inside its buffer, `stride_b % 4 == 0`, no C overlapping an A or B and
+        /// no two problems' C overlapping; stream-K (`sk_blocks > 0`) only with
+        /// `gridDim.y == 1`. Launched as the plain kernel, with the batch as `gridDim.y`.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name($q: SgemmOpsParams) {
+            let $p = $q.g;
+            $body
+        }
+    };
+}
+
+/// Operand `$f` (`a`, `b` or `c`) of this block's problem: `p.$f` for a plain kernel; for a
+/// batched one, offset by `blockIdx.y · q.$s`, with `blockIdx.y` read afresh at each use so that
+/// no offset pointer stays live through the main loop (which would change ptxas's allocation
+/// of it, see the unit loop below).
+macro_rules! fbase {
+    (plain, $p:ident, $q:ident, $f:ident, $s:ident) => {
+        $p.$f
+    };
+    (batched, $p:ident, $q:ident, $f:ident, $s:ident) => {
+        $p.$f
+            .wrapping_add(fresh_ctaid_y() as usize * $q.$s as usize)
+    };
+}
+
+/// The parameters the epilogue stores C with: `&p`, or for a batched kernel `p` with `c`
+/// offset to this block's problem.
+macro_rules! fepi {
+    (plain, $p:ident, $q:ident) => {
+        &$p
+    };
+    (batched, $p:ident, $q:ident) => {
+        &SgemmParams {
+            c: fbase!(batched, $p, $q, c, stride_c),
+            ..$p
+        }
+    };
+}
+
+macro_rules! flagship_kernels {
+    ($mode:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+        stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
+        flagship_entry! { $mode, $name, p, bq, {
             const BM: u32 = $bm;
             const BN: u32 = $bn;
             const BK: u32 = $bk;
@@ -161,7 +213,7 @@ macro_rules! flagship_kernels {
                         // (lda >= K). For K <= a_k0 (K < 8) the pointer is formed but never
                         // dereferenced: the partial slice reads only k < K (see `store4` on forming
                         // such pointers).
-                        a_src[(I % IPK) as usize] = unsafe { p.a.add(row as usize * lda + a_k0 as usize) };
+                        a_src[(I % IPK) as usize] = unsafe { fbase!($mode, p, bq, a, stride_a).add(row as usize * lda + a_k0 as usize) };
                     }
                 });
                 let a_dst = smem + 4 * (a_k0 * AP + 4 * warp + lane / 8);
@@ -181,7 +233,7 @@ macro_rules! flagship_kernels {
                 // For k > b_row it is a cell of B; otherwise (k < BK) the pointer is formed but
                 // never dereferenced, as the partial slice reads only rows below k (see `store4` on
                 // forming such pointers).
-                let b_src = unsafe { p.b.add(b_row as usize * ldb + b_col_addr as usize) };
+                let b_src = unsafe { fbase!($mode, p, bq, b, stride_b).add(b_row as usize * ldb + b_col_addr as usize) };
                 let b_step = B_ROW_STEP as usize * ldb;
                 let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
 
@@ -234,7 +286,7 @@ macro_rules! flagship_kernels {
                                 // `row` of A.
                                 unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
                             } else {
-                                p.a
+                                fbase!($mode, p, bq, a, stride_a)
                             };
                             let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
                             // SAFETY: `src` is a readable cell of A when `ok`, else nothing is read
@@ -250,7 +302,7 @@ macro_rules! flagship_kernels {
                             } else {
                                 // SAFETY: column `b_col_addr` < n of B's first row: a valid
                                 // (aligned) address; nothing is read from it.
-                                unsafe { p.b.add(b_col_addr as usize) }
+                                unsafe { fbase!($mode, p, bq, b, stride_b).add(b_col_addr as usize) }
                             };
                             let bytes = if ok { b_bytes } else { 0 };
                             let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
@@ -367,7 +419,7 @@ macro_rules! flagship_kernels {
                 let (tile, kb, ke) = split.unit(at, split.range(pid).1);
                 let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
 
-                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (p.c as usize) % 16 == 0;
+                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (fbase!($mode, p, bq, c, stride_c) as usize) % 16 == 0;
                 let row0 = m0 + warp / WN * WTM + lane / LX * 4;
                 let col0 = n0 + warp % WN * WTN + lane % LX * 4;
                 if kb == 0 && ke == ktiles {
@@ -379,7 +431,7 @@ macro_rules! flagship_kernels {
                                 // this block's tile (row0 + G * LY * 4 + I < m0 + BM, column < n0 +
                                 // BN), stored by this thread only; `fast` only when the tile is
                                 // inside C and C aligned.
-                                unsafe { store4(&p, row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
+                                unsafe { store4(fepi!($mode, p, bq), row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
                             });
                         });
                     });
@@ -420,7 +472,7 @@ macro_rules! flagship_kernels {
                                 stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
                             };
                             // SAFETY: as the data-parallel store above.
-                            unsafe { store4(&p, row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
+                            unsafe { store4(fepi!($mode, p, bq), row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
                             q += 1;
                         }
                         if tid == 0 {
@@ -433,7 +485,15 @@ macro_rules! flagship_kernels {
                 }
                 it = at + ke - kb;
             }
-        }
+        }}
     )*};
 }
-for_each_flagship!(flagship_kernels);
+
+macro_rules! flagship_plain_kernels {
+    ($($row:tt)*) => { flagship_kernels!(plain; $($row)*); };
+}
+macro_rules! flagship_batched_kernels {
+    ($($row:tt)*) => { flagship_kernels!(batched; $($row)*); };
+}
+for_each_flagship!(flagship_plain_kernels);
+for_each_flagship_batched!(flagship_batched_kernels);

@@ -173,6 +173,30 @@ macro_rules! for_each_flagship {
     };
 }
 
+/// Invokes `$m!` with the flagship kernels that also exist batched (`FLAGSHIP_BATCHED`: the
+/// same body, problem `blockIdx.y` of a strided batch, `SgemmOpsParams`): the tiles of the N,N
+/// default choice (`choose_kernel`) and of the variants (`route::TILES`), B in 16-byte pieces.
+/// Batches and split-K then run the tuned main loop, whose register allocation the variants'
+/// does not have (docs/matmul.md, session 8). Rows as [`for_each_flagship!`]'s.
+macro_rules! for_each_flagship_batched {
+    ($m:ident) => {
+        $m! {
+            (sgemm_nn_128x256x8_s4_8x16_fl { tile: 128 x 256 x 8, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+                vec_b: true, thread_tile: 8 x 16, groups: 2 x 4, a_copies: 4, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_nn_128x128x8_s4_16x8_fl { tile: 128 x 128 x 8, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 16 x 8, groups: 4 x 2, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_nn_64x128x16_s3_8x8_fl { tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+                vec_b: true, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 4,
+                ffma_order: Columns }),
+            (sgemm_nn_64x64x16_s4_8x4_fl { tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+        }
+    };
+}
+
 /// [`for_each_flagship!`] into [`FLAGSHIP`] (`flagship.rs` matches the same row pattern; a row
 /// that either does not match fails to compile).
 macro_rules! flagship_table {

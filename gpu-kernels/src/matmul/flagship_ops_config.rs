@@ -62,6 +62,9 @@ pub struct FlagshipOpsConfig {
     pub thread_tile: [u32; 2],
     pub stages: u32,
     pub vec: bool,
+    /// The tuned N,N flagship's body (`flagship.rs`, `FLAGSHIP_BATCHED`) with a batch index,
+    /// not a variant of `flagship_ops.rs`: N,N only, B in 16-byte pieces (`vec`).
+    pub tuned: bool,
 }
 
 impl FlagshipOpsConfig {
@@ -171,14 +174,31 @@ macro_rules! flagship_ops_table {
         /// Every variant of the flagship for transposed operands and batches.
         pub const FLAGSHIP_OPS: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
             name: stringify!($name), ops: [Op::$oa, Op::$ob], bm: $bm, bn: $bn, bk: $bk,
-            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec,
+            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: false,
         }),*];
     };
 }
 for_each_flagship_ops!(flagship_ops_table);
 
+/// [`for_each_flagship_batched!`] into [`FLAGSHIP_BATCHED`].
+macro_rules! flagship_batched_table {
+    ($(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+        stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {
+        /// The tuned N,N flagship kernels with a batch index (`blockIdx.y`), launched as the
+        /// variants are (same parameters, grid and shared memory): for N,N batches and split-K
+        /// with B aligned.
+        pub const FLAGSHIP_BATCHED: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
+            name: stringify!($name), ops: [Op::N, Op::N], bm: $bm, bn: $bn, bk: $bk,
+            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: true,
+        }),*];
+    };
+}
+for_each_flagship_batched!(flagship_batched_table);
+
 #[cfg(test)]
 mod tests {
+    use super::super::FLAGSHIP;
     use super::*;
 
     #[test]
@@ -197,6 +217,22 @@ mod tests {
             assert!(!(c.vec && c.ops == [Op::N, Op::T]), "{}", c.name);
             assert!(c.shared_bytes() <= 227 * 1024, "{}", c.name);
         }
+        for c in FLAGSHIP_BATCHED {
+            let flagship = FLAGSHIP
+                .iter()
+                .find(|f| c.name == format!("sgemm_nn_{}_fl", &f.name[6..]))
+                .unwrap_or_else(|| panic!("{}: no flagship kernel of that tile", c.name));
+            assert!(c.tuned && c.vec && flagship.vec_b && c.ops == [Op::N, Op::N]);
+            assert_eq!(
+                (c.bm, c.bn, c.bk, c.stages),
+                (flagship.bm, flagship.bn, flagship.bk, flagship.stages)
+            );
+            assert_eq!(
+                (c.threads(), c.shared_bytes()),
+                (flagship.threads(), flagship.shared_bytes())
+            );
+        }
+        assert!(FLAGSHIP_OPS.iter().all(|c| !c.tuned));
         // Every operation pair has every tile, in both copy widths where there are two.
         for ops in [
             [Op::N, Op::N],

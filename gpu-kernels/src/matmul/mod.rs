@@ -132,7 +132,9 @@ mod flagship_ops_config;
 mod tile_macros;
 
 pub use flagship_config::{FLAGSHIP, FfmaOrder, FlagshipConfig, SgemmParams};
-pub use flagship_ops_config::{FLAGSHIP_OPS, FlagshipOpsConfig, Op, SgemmOpsParams};
+pub use flagship_ops_config::{
+    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FlagshipOpsConfig, Op, SgemmOpsParams,
+};
 pub use ladder::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, NAIVE, RUNG_TABLES,
     Rung, RungConfig, WARPTILE,

@@ -35,6 +35,11 @@ fn every_table_row_is_in_the_registry_with_its_family() {
     }
     expected.extend(FLAGSHIP.iter().map(|c| (c.name, Family::Flagship)));
     expected.extend(FLAGSHIP_OPS.iter().map(|c| (c.name, Family::FlagshipOps)));
+    expected.extend(
+        FLAGSHIP_BATCHED
+            .iter()
+            .map(|c| (c.name, Family::FlagshipOps)),
+    );
     expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
     expected.extend(
         SKINNY_ROWS_ASYNC
@@ -128,7 +133,7 @@ fn geometry_comes_from_the_tables() {
         assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
         assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
     }
-    for c in FLAGSHIP_OPS {
+    for c in FLAGSHIP_OPS.iter().chain(FLAGSHIP_BATCHED) {
         let k = kernel(c.name).unwrap();
         assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
     }

@@ -12,11 +12,11 @@ use cust::{
 };
 use gpu_kernels::matmul::{
     FLAGSHIP, FlagshipConfig, SgemmParams,
-    stream_k::{Schedule, Split, plan, plan_balanced},
+    stream_k::{Schedule, Split, plan},
 };
 use rgk_core::bad_input;
 
-use super::{launch_cache, problem::Gemm};
+use super::{launch_cache, problem::Gemm, route::balanced_plan};
 use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.
@@ -217,13 +217,10 @@ impl<'a> FlagshipLaunch<'a> {
             Plan::Schedule(Schedule::DataParallel) => {
                 plan(Schedule::DataParallel, tiles, ktiles, 0)
             }
-            Plan::Schedule(schedule) => plan_balanced(
-                schedule,
-                tiles,
-                ktiles,
-                launch_cache::multiprocessors(gpu)?,
-                per_sm,
-            ),
+            Plan::Schedule(schedule) => {
+                let sms = launch_cache::multiprocessors(gpu)?;
+                balanced_plan(schedule, tiles, ktiles, sms, per_sm)
+            }
             Plan::Segments(s) => segmented(tiles, ktiles, s),
         };
         let mut params = SgemmParams {

@@ -11,7 +11,7 @@ use cust::{
     stream::Stream,
 };
 use gpu_kernels::matmul::{
-    FLAGSHIP_OPS, FlagshipOpsConfig, SgemmOpsParams, SgemmParams,
+    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FlagshipOpsConfig, SgemmOpsParams, SgemmParams,
     stream_k::{Schedule, Split, plan},
 };
 use rgk_core::bad_input;
@@ -23,10 +23,11 @@ use super::{
 };
 use crate::gpu::Gpu;
 
-/// The variant named `name`.
+/// The variant (or batched tuned flagship, `FLAGSHIP_BATCHED`) named `name`.
 pub fn flagship_ops_config(name: &str) -> Result<&'static FlagshipOpsConfig> {
     FLAGSHIP_OPS
         .iter()
+        .chain(FLAGSHIP_BATCHED)
         .find(|c| c.name == name)
         .with_context(|| format!("no transposing or batched SGEMM kernel named {name:?}"))
 }
@@ -314,7 +315,7 @@ mod tests {
     #[test]
     fn entries_take_one_ops_params_struct() {
         let want = format!("[{}]", size_of::<SgemmOpsParams>());
-        for cfg in FLAGSHIP_OPS {
+        for cfg in FLAGSHIP_OPS.iter().chain(FLAGSHIP_BATCHED) {
             let head = format!(".visible .entry {}(", cfg.name);
             let Some(at) = gpu_kernels::PTX.find(&head) else {
                 panic!("{} not in the PTX", cfg.name)

@@ -12,7 +12,7 @@
 //! route, which is what ran before.
 use gpu_kernels::matmul::{
     FLAGSHIP_OPS, FlagshipOpsConfig, Op,
-    stream_k::{Schedule, plan_balanced},
+    stream_k::{Schedule, Split, plan_balanced},
 };
 use rgk_core::matmul::tune::SHORT_K;
 
@@ -254,21 +254,25 @@ fn prep_time(p: Prep, rows: usize, cols: usize, batch: usize) -> f64 {
 /// multiprocessors; for one problem no 128-row tile when K is below `SHORT_K` (the N,N rule,
 /// `select::choose_kernel`), nor a tile of which half or more would be padding. A batch has
 /// waves enough to hide a short K's pipeline fill, so it takes the large tiles (H200, 256³ x 512
-/// N,N: 128x256 0.444 ms, 64x128 0.470; T,T 0.476 against 0.535), except where they would pad
-/// a ninth or more (384³ x 100 N,T: 128x256 0.479 ms, 64x128 0.395).
+/// N,N: 128x256 0.444 ms, 64x128 0.470; T,T 0.476 against 0.535), except where a tile would pad
+/// a ninth or more (384³ x 100 N,T: 128x256 0.479 ms, 64x128 0.395), and where it pads a ninth
+/// more than the smallest tile does (session 8: 192³ x 384 N,N on 64x128 0.185 ms, on 64x64
+/// 0.149; 320³ x 256 0.458 and 0.416; 200³ x 600, where both pad alike, 0.393 and 0.412).
 pub fn default_ops_tile(m: usize, n: usize, k: usize, batch: usize, sms: u32) -> usize {
     let (m, n) = (m.min(MAX_DIM) as u64, n.min(MAX_DIM) as u64);
     let enough = u64::from(sms.saturating_mul(9).div_ceil(10));
     let dims = [(128u64, 256u64), (128, 128), (64, 128), (64, 64)];
+    let pad = |(bm, bn): (u64, u64)| m.next_multiple_of(bm) * n.next_multiple_of(bn);
+    let least = pad(dims[dims.len() - 1]);
     let mut last = 0;
     for (i, &(bm, bn)) in dims.iter().enumerate() {
         last = i;
-        let padded = m.next_multiple_of(bm) * n.next_multiple_of(bn);
+        let padded = pad((bm, bn));
         let skip = 2 * m * n <= padded
             || if batch == 1 {
                 k < SHORT_K && bm >= 128
             } else {
-                bm >= 128 && 8 * padded > 9 * m * n
+                (bm >= 128 && 8 * padded > 9 * m * n) || 8 * padded > 9 * least
             };
         if skip {
             continue;
@@ -284,6 +288,31 @@ pub fn default_ops_tile(m: usize, n: usize, k: usize, batch: usize, sms: u32) ->
 /// direct route's deep-K times, 256²x16384 with 8 segments of 64x64 per tile).
 const FIXUP_BANDWIDTH: f64 = 20e9;
 
+/// The flagship's launch plan (`flagship::FlagshipLaunch`) for `tiles` tiles of `ktiles`
+/// slices on `sms` multiprocessors holding `per_sm` blocks each: `stream_k::plan_balanced`,
+/// with a stream-K grid over every tile of fewer than 90 % or between one and two blocks per
+/// multiprocessor set to one block per multiprocessor (each keeping at least one k-slice): the
+/// balanced plan's block count follows its caps, not the GPU, and below two waves such a count
+/// leaves a tenth of the multiprocessors idle or gives some twice the work of the rest (H200,
+/// session 8: 333x555x777 on the 64x64 tile, 165 blocks 0.036 ms, 132 blocks 0.030; on 64x128,
+/// 91 blocks 0.044, 132 0.036; 300x600x700, 137 blocks 0.033, 132 0.029). Counts of 90–100 %
+/// of a wave stay: 512³'s 128 blocks, two per 64x64 tile, ran in 0.022 ms, made 132 (tiles then
+/// split over three blocks) in 0.027. From two blocks per multiprocessor the difference is a
+/// fraction of a block's work.
+pub fn balanced_plan(schedule: Schedule, tiles: u32, ktiles: u32, sms: u32, per_sm: u32) -> Split {
+    let split = plan_balanced(schedule, tiles, ktiles, sms, per_sm);
+    let near_a_wave = 10 * split.sk_blocks >= 9 * sms && split.sk_blocks <= sms;
+    let few = split.sk_blocks > 0 && split.sk_blocks < 2 * sms && split.sk_tiles == tiles;
+    if few && !near_a_wave && sms > tiles && sms <= split.total() {
+        Split {
+            sk_blocks: sms,
+            ..split
+        }
+    } else {
+        split
+    }
+}
+
 /// Estimated seconds of the N,N flagship on a plain problem: `select::choose_kernel`'s tile,
 /// data-parallel or, where `stream_k::plan_balanced` spreads an uneven wave, stream-K with its
 /// segments summed one after another by the block completing a tile.
@@ -296,7 +325,7 @@ fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
     let (m, n) = (op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
     let tiles = cfg.tiles(m, n);
     let per_sm = mc.per_sm[tile];
-    let split = plan_balanced(
+    let split = balanced_plan(
         Schedule::StreamK,
         tiles,
         cfg.ktiles(op.k as u32),
@@ -363,7 +392,12 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
         None if ops == [Op::N, Op::N] && op.batch == 1 => direct_flagship_time(op, al.b, mc),
         None => {
             let tile = default_ops_tile(op.m, op.n, op.k, op.batch, mc.sms);
-            let eff = kernel_efficiency(ops, false, vec);
+            // An N,N batch with B aligned runs the tuned flagship (`select_ops::batch_kernel`;
+            // H200, session 8: 256³ x 512 95.1 % of cuBLAS, the variant 86.8 %), so an N,T
+            // batch's B is worth transposing. (Split-K's batch runs it too, but its picks keep
+            // the variant's estimate they were calibrated with: priced as the flagship, the
+            // model split problems it measured faster direct, 1025x1023x1023.)
+            let eff = kernel_efficiency(ops, ops == [Op::N, Op::N] && vec, vec);
             variant_grid_time(op, variant(ops, tile, vec), tile, op.batch, 1, eff, mc)
         }
         Some(s) if s.fused() => fused_time(op, ops, vec, s, mc),

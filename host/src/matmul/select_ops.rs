@@ -3,7 +3,7 @@
 //! and follow its rule, counting the tiles of the whole batch. Kept apart from `select` (the N,N
 //! choice and the tuning cache) so the two evolve separately; the environment overrides are
 //! `select`'s.
-use gpu_kernels::matmul::{FlagshipOpsConfig, stream_k::Schedule};
+use gpu_kernels::matmul::{FLAGSHIP_BATCHED, FlagshipOpsConfig, Op, stream_k::Schedule};
 
 use super::{
     problem::Gemm,
@@ -19,7 +19,29 @@ use super::{
 pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOpsConfig {
     let tile =
         ops_tile_override().unwrap_or_else(|| default_ops_tile(op.m, op.n, op.k, op.batch, sms));
-    variant([op.op_a, op.op_b], tile, vec)
+    batch_kernel([op.op_a, op.op_b], tile, vec)
+}
+
+/// The kernel of tile `TILES[tile]` for a batch of `ops` problems (and for split-K's batch of
+/// K-ranges): the tuned N,N flagship with a batch index (`FLAGSHIP_BATCHED`) where the problem
+/// is N,N with B allowing 16-byte copies (`vec`), else the variant (`route::variant`). The
+/// tuned main loop is what the variants lack (docs/matmul.md, session 8); the route model
+/// still prices the variants' (its picks are the ones it was calibrated with, now run on the
+/// faster loop). `RGK_SGEMM_TUNED_BATCH=0` keeps the variants, for timing runs.
+pub fn batch_kernel(ops: [Op; 2], tile: usize, vec: bool) -> &'static FlagshipOpsConfig {
+    let tuned = ops == [Op::N, Op::N] && vec && !tuned_batch_off();
+    let flagship = FLAGSHIP_BATCHED
+        .iter()
+        .find(|c| c.name.contains(&format!("_{}_", TILES[tile])));
+    match flagship {
+        Some(c) if tuned => c,
+        _ => variant(ops, tile, vec),
+    }
+}
+
+/// Whether `RGK_SGEMM_TUNED_BATCH=0` asks for the variants instead of the batched flagship.
+fn tuned_batch_off() -> bool {
+    std::env::var("RGK_SGEMM_TUNED_BATCH").is_ok_and(|v| v == "0")
 }
 
 /// The tile `RGK_SGEMM_OPS_TILE` asks for (an index into `route::TILES`), if any.
@@ -46,7 +68,21 @@ pub fn ops_launch_settings(own_stream: bool) -> (u32, Schedule) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_kernels::matmul::Op;
+
+    #[test]
+    fn n_n_batches_with_b_aligned_run_the_tuned_flagship() {
+        for (tile, name) in TILES.iter().enumerate() {
+            let c = batch_kernel([Op::N, Op::N], tile, true);
+            assert!(c.tuned && c.name.contains(name), "{}", c.name);
+            assert!(!batch_kernel([Op::N, Op::N], tile, false).tuned);
+            assert!(!batch_kernel([Op::T, Op::N], tile, true).tuned);
+        }
+        let op = Gemm::new(256, 256, 256).batch(512);
+        assert_eq!(
+            choose_ops_kernel(&op, true, 132).name,
+            "sgemm_nn_128x256x8_s4_8x16_fl"
+        );
+    }
 
     #[test]
     fn every_operation_pair_gets_its_own_variant_by_the_n_n_rule() {
@@ -69,7 +105,11 @@ mod tests {
                     assert!(pick(64, 64, 64, 4096).contains("64x64x16"));
                     assert!(pick(256, 256, 256, 512).contains("128x256x8"));
                     assert!(pick(384, 384, 384, 100).contains("128x128x8"));
+                    // 64x128 and 64x64 pad 100 alike: the larger; a third less on 64x64 at 192.
                     assert!(pick(100, 100, 100, 100).contains("64x128x16"));
+                    assert!(pick(200, 200, 200, 600).contains("64x128x16"));
+                    assert!(pick(192, 192, 192, 384).contains("64x64x16"));
+                    assert!(pick(320, 320, 320, 256).contains("64x64x16"));
                 }
             }
         }

@@ -25,6 +25,7 @@ use super::{
     problem::Gemm,
     route::{self, Aligned, Machine, Prep, Route, SplitSum, TILES, variant},
     select::{DEFAULT_GROUP, group_override},
+    select_ops::batch_kernel,
 };
 use crate::gpu::Gpu;
 
@@ -272,7 +273,7 @@ pub fn run(
     }
     let work = scratch(gpu, SLOT_WORK, splits as usize * op.m * op.n)?;
     let vec = op2.straight_vector_ok(a2, b2);
-    let cfg = variant([op2.op_a, op2.op_b], split.tile, vec);
+    let cfg = batch_kernel([op2.op_a, op2.op_b], split.tile, vec);
     FlagshipOpsLaunch::split_k(gpu, cfg, &op2, [a2, b2, &work], splits, group)?.launch()?;
     sum(gpu, &op2, [a2, b2, c], &work, splits)
 }

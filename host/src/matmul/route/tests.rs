@@ -119,6 +119,47 @@ fn picks_follow_the_h200_measurements() {
 }
 
 #[test]
+fn stream_k_over_every_tile_below_two_waves_runs_one_block_per_sm() {
+    // 333x555x777 on 64x64 (54 tiles of 49 slices): 165 balanced blocks become 132; on 64x128
+    // (30 tiles), 91 become 132.
+    assert_eq!(
+        balanced_plan(Schedule::StreamK, 54, 49, 132, 5).sk_blocks,
+        132
+    );
+    assert_eq!(
+        balanced_plan(Schedule::StreamK, 30, 49, 132, 3).sk_blocks,
+        132
+    );
+    // 300x600x700 on 64x64 (50 tiles of 44 slices): 137 become 132.
+    assert_eq!(
+        balanced_plan(Schedule::StreamK, 50, 44, 132, 5).sk_blocks,
+        132
+    );
+    // 90 % of a wave or more (512³ on 64x64: 128 blocks), two waves or more, data-parallel
+    // grids and the hybrid split are left as planned.
+    assert_eq!(
+        plan_balanced(Schedule::StreamK, 64, 32, 132, 5).sk_blocks,
+        128
+    );
+    for (tiles, ktiles, per_sm) in [
+        (64, 32, 5),
+        (64, 512, 5),
+        (128, 64, 3),
+        (512, 512, 1),
+        (16, 16, 5),
+    ] {
+        let want = plan_balanced(Schedule::StreamK, tiles, ktiles, 132, per_sm);
+        assert_eq!(
+            balanced_plan(Schedule::StreamK, tiles, ktiles, 132, per_sm),
+            want
+        );
+    }
+    // Never a block without a k-slice.
+    let s = balanced_plan(Schedule::StreamK, 100, 2, 132, 5);
+    assert!(s.sk_blocks <= s.total());
+}
+
+#[test]
 fn every_candidate_is_a_valid_route() {
     let op = Gemm::new(100, 200, 4096);
     let all = candidates(&op, Aligned { a: false, b: false }, &H200);

@@ -1,0 +1,138 @@
+//! GPU tests of the tuned flagship with a batch index (`FLAGSHIP_BATCHED`, session 8): every
+//! kernel by name and through the library's choice (N,N batches with B aligned, split-K's batch
+//! of K-ranges) against the f64 reference: aligned and odd sizes, K = 1 and K below a slice,
+//! alpha/beta other than (1, 0), strides wider than the matrices (the gaps NaN, checked
+//! untouched), a shared A, and a split K whose tail the sum adds. Without a GPU they print
+//! "SKIPPED …".
+mod common;
+
+use common::gemm::assert_batch_result;
+use cust::memory::{CopyDestination, DeviceBuffer};
+use gpu_kernels::matmul::{FLAGSHIP_BATCHED, Op, stream_k::Schedule};
+use host::{
+    Gemm, Gpu, gemm_device,
+    gpu::gpu_for_test,
+    matmul::{
+        layout::{self, Operand},
+        route::{Route, SplitK, SplitSum},
+        select_ops::batch_kernel,
+        sgemm::{gemm_device_with_kernel, gemm_device_with_route},
+    },
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference;
+
+/// Runs `op` through `run` on fresh buffers (random cells, NaN gaps, three NaN cells past A's
+/// and B's ends for the 16-byte copies' last piece) and checks sampled problems against the f64
+/// reference and every gap of C untouched.
+fn check(
+    op: &Gemm,
+    seed: u64,
+    what: &str,
+    run: impl FnOnce(&DeviceBuffer<f32>, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>),
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let [a, b, c0] =
+        [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
+    let tail = |x: &Vec<f32>| x.iter().copied().chain([f32::NAN; 3]).collect::<Vec<f32>>();
+    let d_a = DeviceBuffer::from_slice(&tail(&a)).unwrap();
+    let d_b = DeviceBuffer::from_slice(&tail(&b)).unwrap();
+    let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
+    run(&d_a, &d_b, &mut d_c);
+    let mut c = vec![0f32; c0.len()];
+    d_c.copy_to(&mut c[..]).unwrap();
+    let rows = (op.m > 1024).then(|| reference::sample_rows(op.m, 32, 7));
+    let problems = layout::sample_problems(op.batch, 5);
+    assert_batch_result(
+        what,
+        op,
+        [&a[..], &b[..], &c0[..]],
+        &c,
+        &problems,
+        rows.as_deref(),
+    );
+}
+
+/// Problems for every kernel: (m, n, k, batch); N a multiple of 4 (B in 16-byte pieces).
+const SHAPES: [(usize, usize, usize, usize); 6] = [
+    (256, 256, 256, 5),
+    (1001, 516, 263, 2),
+    (65, 132, 31, 3),
+    (130, 260, 1, 4),
+    (7, 12, 5, 9),
+    (300, 200, 1000, 1),
+];
+
+#[test]
+fn every_batched_flagship_kernel_by_name() {
+    let Some(gpu) = gpu_for_test("every_batched_flagship_kernel_by_name") else {
+        return;
+    };
+    for (i, cfg) in FLAGSHIP_BATCHED.iter().enumerate() {
+        for (j, &(m, n, k, batch)) in SHAPES.iter().enumerate() {
+            let seed = (100 * i + 10 * j) as u64;
+            let op = Gemm::new(m, n, k).batch(batch);
+            run_named(&gpu, cfg.name, &op, seed);
+            // alpha/beta, rows and problems further apart than the matrices (B's a multiple of
+            // 4, A's and C's odd), and a shared A.
+            let (sa, sb, sc) = op.spans();
+            let wide = op.leading_dims(k + 3, n + 8, n + 1).alpha(-1.5).beta(0.75);
+            let (sa2, sb2, sc2) = wide.spans();
+            let wide = wide.strides(sa2.max(sa) + 13, sb2.max(sb) + 4, sc2.max(sc) + 7);
+            run_named(&gpu, cfg.name, &wide, seed + 1);
+            let shared = wide.strides(0, sb2.max(sb) + 4, sc2.max(sc) + 7);
+            run_named(&gpu, cfg.name, &shared, seed + 2);
+        }
+    }
+}
+
+fn run_named(gpu: &Gpu, name: &str, op: &Gemm, seed: u64) {
+    // A batch runs data-parallel; one problem also under stream-K (grid y of 1).
+    for schedule in [Schedule::DataParallel, Schedule::StreamK] {
+        check(op, seed, name, |a, b, c| {
+            gemm_device_with_kernel(gpu, name, schedule, op, a, b, c)
+                .unwrap_or_else(|e| panic!("{name} {op:?}: {e}"))
+        });
+    }
+}
+
+#[test]
+fn the_library_runs_n_n_batches_and_split_k_on_it() {
+    let Some(gpu) = gpu_for_test("the_library_runs_n_n_batches_and_split_k_on_it") else {
+        return;
+    };
+    for (j, &(m, n, k, batch)) in [(256, 256, 256, 12), (192, 320, 200, 40), (100, 100, 77, 3)]
+        .iter()
+        .enumerate()
+    {
+        let op = Gemm::new(m, n, k).batch(batch).alpha(2.0).beta(-1.0);
+        check(&op, 7000 + j as u64, "library batch", |a, b, c| {
+            gemm_device(&gpu, &op, a, b, c).unwrap()
+        });
+    }
+    // Split-K on every tile: K a multiple of the splits and not (the sum adds the tail).
+    for tile in 0..4 {
+        assert!(batch_kernel([Op::N, Op::N], tile, true).tuned);
+        for (j, &(m, n, k, splits)) in [(256, 256, 4096, 8), (200, 300, 1037, 4)]
+            .iter()
+            .enumerate()
+        {
+            let route = Route {
+                split: Some(SplitK {
+                    tile,
+                    splits,
+                    sum: SplitSum::Launch,
+                }),
+                ..Route::DIRECT
+            };
+            let op = Gemm::new(m, n, k).alpha(0.5).beta(1.5);
+            check(
+                &op,
+                8000 + 10 * tile as u64 + j as u64,
+                "split-K",
+                |a, b, c| gemm_device_with_route(&gpu, route, &op, a, b, c).unwrap(),
+            );
+        }
+    }
+}
