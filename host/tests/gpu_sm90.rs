@@ -9,11 +9,10 @@
 use cust::memory::DeviceBuffer;
 use host::{
     Gpu,
-    gpu::gpu_for_test,
     sm90::{
         BMajor, Blocks, Schedule, Sm90Gemm, Sm90Input,
         check::worst,
-        download, gemm_sm90, supported,
+        download, gemm_sm90, hopper_for_test,
         tf32::{Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
         to_input,
     },
@@ -25,19 +24,6 @@ use rgk_core::matmul::{
     precision::{Precision, round_input},
     reference::{check_with, reference},
 };
-
-fn hopper(test: &str) -> Option<Gpu> {
-    let gpu = gpu_for_test(test)?;
-    if !supported(&gpu) {
-        let cc = gpu.info().map(|i| i.compute_capability).unwrap_or_default();
-        rgk_core::testdata::skip(
-            test,
-            &format!("compute capability {}.{} is not 9.0", cc.0, cc.1),
-        );
-        return None;
-    }
-    Some(gpu)
-}
 
 /// The schedules every shape runs with: both wait depths, a block per tile, and 2 or 3 blocks
 /// walking the tiles (group 1 and 3: partial groups at the bottom edge); then stream-K with 3,
@@ -109,7 +95,7 @@ fn run_and_check(gpu: &Gpu, g: &Sm90Gemm, seed: u64) {
 /// partial sums are added in a fixed order; the flags each launch leaves zero let it run again).
 #[test]
 fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
-    let Some(gpu) = hopper("sm90_stream_k_full_grid") else {
+    let Some(gpu) = hopper_for_test("sm90_stream_k_full_grid") else {
         return;
     };
     for (w, last, major) in [
@@ -173,7 +159,7 @@ fn many_waves_rows(m: usize) -> Vec<usize> {
 
 #[test]
 fn the_library_schedule_splits_the_tail_of_many_waves() {
-    let Some(gpu) = hopper("sm90_library_many_waves") else {
+    let Some(gpu) = hopper_for_test("sm90_library_many_waves") else {
         return;
     };
     let (m, n, k) = MANY_WAVES;
@@ -201,7 +187,7 @@ fn the_library_schedule_splits_the_tail_of_many_waves() {
 /// [`MANY_WAVES`] in TF32 with the library's options (`tc::select::tf32_options`).
 #[test]
 fn the_library_tf32_schedule_splits_the_tail_of_many_waves() {
-    let Some(gpu) = hopper("sm90_library_tf32_many_waves") else {
+    let Some(gpu) = hopper_for_test("sm90_library_tf32_many_waves") else {
         return;
     };
     let (m, n, k) = MANY_WAVES;
@@ -229,7 +215,7 @@ fn the_library_tf32_schedule_splits_the_tail_of_many_waves() {
 /// multiple of 32, alpha/beta: against the f64 reference with TF32's bound.
 #[test]
 fn tf32_stream_k_matches_the_reference() {
-    let Some(gpu) = hopper("sm90_tf32_stream_k") else {
+    let Some(gpu) = hopper_for_test("sm90_tf32_stream_k") else {
         return;
     };
     for (i, &(m, n, k, alpha, beta)) in [
@@ -369,7 +355,7 @@ fn run_and_check_rows(
 }
 
 fn every_kernel(m: usize, n: usize, k: usize, pad: usize, alpha: f32, beta: f32) {
-    let Some(gpu) = hopper("sm90_every_kernel") else {
+    let Some(gpu) = hopper_for_test("sm90_every_kernel") else {
         return;
     };
     for input in [Sm90Input::Bf16, Sm90Input::Fp16] {
@@ -408,7 +394,7 @@ fn alpha_beta_and_padded_leading_dimensions() {
 
 #[test]
 fn a_shape_tma_cannot_read_is_refused_in_one_sentence() {
-    let Some(gpu) = hopper("sm90_refused") else {
+    let Some(gpu) = hopper_for_test("sm90_refused") else {
         return;
     };
     let g = Sm90Gemm::dense(64, 64, 77, Sm90Input::Bf16, BMajor::N);

@@ -10,9 +10,8 @@
 use cust::memory::DeviceBuffer;
 use host::{
     Gpu,
-    gpu::gpu_for_test,
     sm90::{
-        Blocks, Schedule, download, supported,
+        Blocks, Schedule, download, hopper_for_test,
         tf32::{RowMajorB, Tf32Gemm, Tf32Kind, Tf32Launch, Tf32Options},
     },
     tc::select::{TF32_ROW_MAJOR_B, tf32_options},
@@ -26,19 +25,6 @@ use rgk_core::matmul::{
 
 /// The in-place kernel's name (the `N` row of `gpu_kernels::sm90::tf32::WGMMA_TF32`).
 const IN_PLACE_KERNEL: &str = "wgmma_tf32_kn_256x128x32_s4";
-
-fn hopper(test: &str) -> Option<Gpu> {
-    let gpu = gpu_for_test(test)?;
-    if !supported(&gpu) {
-        let cc = gpu.info().map(|i| i.compute_capability).unwrap_or_default();
-        rgk_core::testdata::skip(
-            test,
-            &format!("compute capability {}.{} is not 9.0", cc.0, cc.1),
-        );
-        return None;
-    }
-    Some(gpu)
-}
 
 /// A and B row-major, `m x n x k`, leading dimensions padded by `pad` (A's and B's up to a
 /// multiple of 4: TMA's 16-byte rule).
@@ -181,7 +167,7 @@ const SHAPES: [(usize, usize, usize, usize, f32, f32); 6] = [
 
 #[test]
 fn row_major_b_in_place_matches_the_reference_and_the_split_pass_bit_for_bit() {
-    let Some(gpu) = hopper("sm90_tf32_in_place_rows") else {
+    let Some(gpu) = hopper_for_test("sm90_tf32_in_place_rows") else {
         return;
     };
     for (i, &(m, n, k, pad, alpha, beta)) in SHAPES.iter().enumerate() {
@@ -224,7 +210,7 @@ fn row_major_b_in_place_matches_the_reference_and_the_split_pass_bit_for_bit() {
 /// launch gives the same bits.
 #[test]
 fn row_major_b_in_place_with_stream_k_matches_the_reference() {
-    let Some(gpu) = hopper("sm90_tf32_in_place_rows_stream_k") else {
+    let Some(gpu) = hopper_for_test("sm90_tf32_in_place_rows_stream_k") else {
         return;
     };
     let lib = tf32_options().schedule;
@@ -268,7 +254,7 @@ fn row_major_b_in_place_with_stream_k_matches_the_reference() {
 /// 3xTF32 always splits both.
 #[test]
 fn the_library_reads_row_major_b_as_selected() {
-    let Some(gpu) = hopper("sm90_tf32_library_row_major_b") else {
+    let Some(gpu) = hopper_for_test("sm90_tf32_library_row_major_b") else {
         return;
     };
     let in_place = TF32_ROW_MAJOR_B == RowMajorB::InPlace;

@@ -174,37 +174,7 @@ macro_rules! fwf_persist_update {
                 let a_base = sa + stage * SA_BYTES + 4 * ty * RB;
                 let b_base = sb + stage * SB_STAGE + half * SB_BYTES + ES * (4 * tx);
                 let swz = sw(4 * ty);
-                let mut k0 = 0;
-                while k0 < KC {
-                  seq!(UN in 0..$un {{
-                    let k = k0 + UN * $ak;
-                    let a_k = (a_base + ES * k) ^ swz;
-                    let mut a = [[<$ty>::INFINITY; $ak]; $cr];
-                    seq!(R in 0..$cr {
-                        // SAFETY: row (R / 4)·GR + 4·ty + R % 4 < B of the stage's A slice,
-                        // cells k..k + AK <= KC, aligned (the swizzle moves whole 16-byte quads
-                        // within the row); landed before the barrier above.
-                        a[R] = unsafe { fwf_ld_a!($ty, $ak, a_k + RB * ((R / 4) * GR + R % 4)) };
-                    });
-                    seq!(U in 0..$ak {
-                        let mut b = [<$ty>::INFINITY; $cc];
-                        let mut vb = [<$ty>::INFINITY; 4];
-                        seq!(Q in 0..$cc {
-                            if Q % 4 == 0 {
-                                // SAFETY: row k + U < KC of this tile's B slice of the stage,
-                                // cells (Q / 4)·GC + 4·tx..+4 <= B, aligned; landed before the
-                                // barrier above.
-                                vb = unsafe { <$ty as Cell>::ld4_shared(b_base + ES * ((k + U) * B + (Q / 4) * GC)) };
-                            }
-                            b[Q] = vb[Q % 4];
-                        });
-                        seq!(R in 0..$cr { seq!(Q in 0..$cc {
-                            cell[R][Q] = <$ty as Cell>::add_min(cell[R][Q], a[R][U], b[Q]);
-                        }); });
-                    });
-                  }});
-                  k0 += $un * $ak;
-                }
+                fwf_slice_product!($ty, $cr, $cc, $ak, $un, cell, a_base, b_base, swz);
                 s += 1;
                 c += 1;
             }

@@ -35,6 +35,51 @@ macro_rules! fwf_ld_a {
     };
 }
 
+/// One slice's product: `$cell = min($cell, A ⊗ B)` over the `KC` values of k of a shared-memory
+/// stage whose A rows start at `$a_base` (this thread's rows, swizzle `$swz`) and whose B rows
+/// start at `$b_base` (this thread's columns). One step per A load: `$ak` values of k. ptxas
+/// issues a step's shared loads together ahead of its updates, so the step's operands (A: CR x
+/// AK cells, B: AK x CC) are live at once next to the CR x CC cells: AK = 2 halves them. `$un`
+/// steps per iteration. The grid kernels' `fwf_tile_update!` and the persistent
+/// `fwf_persist_update!` share it (the constants `KC`, `B`, `GR`, `GC`, `RB`, `ES` are theirs).
+macro_rules! fwf_slice_product {
+    ($ty:ty, $cr:tt, $cc:tt, $ak:tt, $un:tt, $cell:ident, $a_base:ident, $b_base:ident, $swz:ident) => {
+        let mut k0 = 0;
+        while k0 < KC {
+          seq!(UN in 0..$un {{
+            let k = k0 + UN * $ak;
+            // Row 4 * ty's cells k.. (a_base is a multiple of 64 bytes, so the XOR of the
+            // quad bits commutes with adding whole rows below).
+            let a_k = ($a_base + ES * k) ^ $swz;
+            let mut a = [[<$ty>::INFINITY; $ak]; $cr];
+            seq!(R in 0..$cr {
+                // SAFETY: row (R / 4) * GR + 4 * ty + R % 4 < B of the stage's A slice,
+                // cells k..k + AK <= KC, aligned to AK cells (k and KC multiples of 4, the rows
+                // 16-byte aligned; the swizzle moves whole 16-byte quads within the row); the
+                // caller's barrier has seen the slice land.
+                a[R] = unsafe { fwf_ld_a!($ty, $ak, a_k + RB * ((R / 4) * GR + R % 4)) };
+            });
+            seq!(U in 0..$ak {
+                let mut b = [<$ty>::INFINITY; $cc];
+                let mut vb = [<$ty>::INFINITY; 4];
+                seq!(Q in 0..$cc {
+                    if Q % 4 == 0 {
+                        // SAFETY: row k + U < KC of the stage's B slice, cells (Q / 4) * GC +
+                        // 4 * tx..+4 <= B, aligned; the caller's barrier has seen it land.
+                        vb = unsafe { <$ty as Cell>::ld4_shared($b_base + ES * ((k + U) * B + (Q / 4) * GC)) };
+                    }
+                    b[Q] = vb[Q % 4];
+                });
+                seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                    $cell[R][Q] = <$ty as Cell>::add_min($cell[R][Q], a[R][U], b[Q]);
+                }); });
+            });
+          }});
+          k0 += $un * $ak;
+        }
+    };
+}
+
 /// `own = min(own, A ⊗ B)` for `B x B` blocks at `$own`, `$a`, `$b` (pointers to their top-left
 /// cells, row pitch `$pitch`), by `TX x TY` threads with `CR x CC` cells each: rows
 /// `(R / 4) * 4TY + 4 * ty + R % 4`, columns `(Q / 4) * 4TX + 4 * tx + Q % 4`, as the int32
@@ -248,43 +293,7 @@ macro_rules! fwf_tile_update {
             let b_base = sb + s * SB_STAGE + half * SB_BYTES + ES * (4 * tx);
             // This thread's rows all have the swizzle of row 4 * ty.
             let swz = sw(4 * ty);
-            // One step per A load: `$ak` values of k. ptxas issues a step's shared loads
-            // together ahead of its updates, so the step's operands (A: CR x AK cells, B: AK x
-            // CC) are live at once next to the CR x CC cells: AK = 2 halves them. `$un` steps
-            // per iteration.
-            let mut k0 = 0;
-            while k0 < KC {
-              seq!(UN in 0..$un {{
-                let k = k0 + UN * $ak;
-                // Row 4 * ty's cells k.. (a_base is a multiple of 64 bytes, so the XOR of the
-                // quad bits commutes with adding whole rows below).
-                let a_k = (a_base + ES * k) ^ swz;
-                let mut a = [[<$ty>::INFINITY; $ak]; $cr];
-                seq!(R in 0..$cr {
-                    // SAFETY: row (R / 4) * GR + 4 * ty + R % 4 < B of the stage's A slice,
-                    // cells k..k + AK <= KC <= SC, aligned to AK cells (k and SC multiples of
-                    // 4, the rows 16-byte aligned; the swizzle moves whole 16-byte quads within
-                    // the row); landed before the barrier above.
-                    a[R] = unsafe { fwf_ld_a!($ty, $ak, a_k + RB * ((R / 4) * GR + R % 4)) };
-                });
-                seq!(U in 0..$ak {
-                    let mut b = [<$ty>::INFINITY; $cc];
-                    let mut vb = [<$ty>::INFINITY; 4];
-                    seq!(Q in 0..$cc {
-                        if Q % 4 == 0 {
-                            // SAFETY: row k + U < KC of the stage's B slice, cells (Q / 4) * GC +
-                            // 4 * tx..+4 <= B, aligned; landed before the barrier above.
-                            vb = unsafe { <$ty as Cell>::ld4_shared(b_base + ES * ((k + U) * B + (Q / 4) * GC)) };
-                        }
-                        b[Q] = vb[Q % 4];
-                    });
-                    seq!(R in 0..$cr { seq!(Q in 0..$cc {
-                        cell[R][Q] = <$ty as Cell>::add_min(cell[R][Q], a[R][U], b[Q]);
-                    }); });
-                });
-              }});
-              k0 += $un * $ak;
-            }
+            fwf_slice_product!($ty, $cr, $cc, $ak, $un, cell, a_base, b_base, swz);
             if ST == 2 && c + 1 < CHUNKS {
                 // Every thread is done with this stage before step c + 1 refills it.
                 thread::sync_threads();

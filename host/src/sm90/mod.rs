@@ -148,6 +148,21 @@ pub fn supported(gpu: &Gpu) -> bool {
     gpu.has_group(ModuleGroup::Hopper)
 }
 
+/// For GPU tests of the Hopper kernels: the GPU if it can run them ([`supported`]), or `None`
+/// after printing why the test is skipped (no GPU, or a compute capability other than 9.0).
+pub fn hopper_for_test(test: &str) -> Option<Gpu> {
+    let gpu = crate::gpu::gpu_for_test(test)?;
+    if !supported(&gpu) {
+        let cc = gpu.info().map(|i| i.compute_capability).unwrap_or_default();
+        rgk_core::testdata::skip(
+            test,
+            &format!("compute capability {}.{} is not 9.0", cc.0, cc.1),
+        );
+        return None;
+    }
+    Some(gpu)
+}
+
 /// A launch ready to go: the function (allowed its dynamic shared memory), the tensor maps in
 /// device memory, the parameters, on buffers borrowed for `'a`.
 pub struct Sm90Launch<'a> {
