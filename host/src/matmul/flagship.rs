@@ -16,7 +16,7 @@ use gpu_kernels::matmul::{
 };
 use rgk_core::bad_input;
 
-use super::{launch_cache, problem::Gemm, route::balanced_plan};
+use super::{balance::balanced_plan, launch_cache, problem::Gemm};
 use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.

@@ -10,6 +10,7 @@
 //! for `host matmul` and `host bench` (`gpu`). cuBLAS, the reference, is in `crate::reference`;
 //! the autotuner in `crate::tune`. The CPU ladder, padding and the f64 reference are in
 //! `rgk_core::matmul`.
+pub mod balance;
 pub mod batched_small;
 pub mod flagship;
 pub mod flagship_ops;
