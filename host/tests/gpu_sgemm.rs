@@ -8,8 +8,9 @@ use gpu_kernels::matmul::{
     stream_k::{Schedule, plan},
 };
 use host::{Gemm, Gpu, gemm_device, gpu::gpu_for_test, matmul::sgemm::gemm_device_with_kernel};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference::random_padded;
 use rgk_core::matmul::reference::{self, Reference, check};
 
 /// Random strided operands for `op`, with the gaps between rows filled with NaN so that a kernel
@@ -25,20 +26,9 @@ impl Case {
     fn new(op: Gemm, seed: u64) -> Case {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (la, lb, lc) = op.min_lens();
-        let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
-            (0..len)
-                .map(|i| {
-                    if i % ld < width {
-                        rng.gen_range(-1.0f32..1.0)
-                    } else {
-                        f32::NAN
-                    }
-                })
-                .collect()
-        };
-        let a = fill(la, op.k, op.lda);
-        let b = fill(lb, op.n, op.ldb);
-        let c0 = fill(lc, op.n, op.ldc);
+        let a = random_padded(la, op.k, op.lda, &mut rng);
+        let b = random_padded(lb, op.n, op.ldb, &mut rng);
+        let c0 = random_padded(lc, op.n, op.ldc, &mut rng);
         Case { op, a, b, c0 }
     }
 

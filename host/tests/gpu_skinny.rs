@@ -18,8 +18,9 @@ use host::{
         skinny::{SkinnyLaunch, geometry, skinny_config},
     },
 };
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference::random_padded;
 use rgk_core::matmul::reference::{self, check};
 
 /// Strided operands for `op` with NaN in the gaps between rows (a kernel reading past a row
@@ -36,19 +37,9 @@ impl Case {
     fn new(op: Gemm, off: usize, seed: u64) -> Case {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (la, lb, lc) = op.min_lens();
-        let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
-            let body = (0..len).map(|i| {
-                if i % ld < width {
-                    rng.gen_range(-1.0f32..1.0)
-                } else {
-                    f32::NAN
-                }
-            });
-            std::iter::repeat_n(f32::NAN, off).chain(body).collect()
-        };
-        let a = fill(la, op.k, op.lda);
-        let b = fill(lb, op.n, op.ldb);
-        let c0 = fill(lc, op.n, op.ldc);
+        let a = random_padded(la, op.k, op.lda, &mut rng);
+        let b = random_padded(lb, op.n, op.ldb, &mut rng);
+        let c0 = random_padded(lc, op.n, op.ldc, &mut rng);
         Case { op, a, b, c0, off }
     }
 

@@ -20,6 +20,7 @@ use host::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference::random_padded;
 use rgk_core::matmul::{
     precision::{Precision, round_input},
     reference::{check_with, reference},
@@ -325,20 +326,9 @@ fn run_and_check_rows(
         BMajor::N => g.n,
         BMajor::K => g.k,
     };
-    let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| {
-                if i % ld < width {
-                    rng.gen_range(-1.0f32..1.0)
-                } else {
-                    f32::NAN
-                }
-            })
-            .collect()
-    };
-    let a = to_input(&fill(la, g.k, g.lda), g.input);
-    let b = to_input(&fill(lb, bw, g.ldb), g.input);
-    let c0 = fill(lc, g.n, g.ldc);
+    let a = to_input(&random_padded(la, g.k, g.lda, &mut rng), g.input);
+    let b = to_input(&random_padded(lb, bw, g.ldb, &mut rng), g.input);
+    let c0 = random_padded(lc, g.n, g.ldc, &mut rng);
     let da = DeviceBuffer::from_slice(&a).unwrap();
     let db = DeviceBuffer::from_slice(&b).unwrap();
     let dc = DeviceBuffer::from_slice(&c0).unwrap();

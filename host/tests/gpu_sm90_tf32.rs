@@ -16,8 +16,9 @@ use host::{
     },
     tc::select::{TF32_ROW_MAJOR_B, tf32_options},
 };
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference::random_padded;
 use rgk_core::matmul::{
     precision::Precision,
     reference::{Reference, check_with, reference},
@@ -49,23 +50,12 @@ fn gemm(m: usize, n: usize, k: usize, pad: usize, alpha: f32, beta: f32) -> Tf32
 fn operands(g: &Tf32Gemm, seed: u64) -> [Vec<f32>; 3] {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (la, lb, lc) = g.lens();
-    let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| {
-                if i % ld < width {
-                    rng.gen_range(-1.0f32..1.0)
-                } else {
-                    f32::NAN
-                }
-            })
-            .collect()
-    };
     let aw = if g.a_k_major { g.k } else { g.m };
     let bw = if g.b_k_major { g.k } else { g.n };
     [
-        fill(la, aw, g.lda),
-        fill(lb, bw, g.ldb),
-        fill(lc, g.n, g.ldc),
+        random_padded(la, aw, g.lda, &mut rng),
+        random_padded(lb, bw, g.ldb, &mut rng),
+        random_padded(lc, g.n, g.ldc, &mut rng),
     ]
 }
 

@@ -189,6 +189,20 @@ pub fn check_with(c: &[f32], reference: &Reference, tol: Tolerance) -> Check {
     out
 }
 
+/// `len` values in rows of pitch `ld`: the first `width` of each row uniform in [-1, 1) (drawn in
+/// order), the rest NaN, so that a kernel that reads or writes past a row's width shows it.
+pub fn random_padded(len: usize, width: usize, ld: usize, rng: &mut impl Rng) -> Vec<f32> {
+    (0..len)
+        .map(|i| {
+            if i % ld < width {
+                rng.gen_range(-1.0f32..1.0)
+            } else {
+                f32::NAN
+            }
+        })
+        .collect()
+}
+
 /// `rows x cols` values uniform in [-1, 1).
 pub fn random_matrix(rows: usize, cols: usize, rng: &mut impl Rng) -> Vec<f32> {
     (0..rows * cols).map(|_| rng.gen_range(-1.0..1.0)).collect()
@@ -197,6 +211,26 @@ pub fn random_matrix(rows: usize, cols: usize, rng: &mut impl Rng) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_padded_fills_the_width_and_leaves_nan_gaps() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        // 3 rows of pitch 5 and width 3, the last row cut short.
+        let v = random_padded(13, 3, 5, &mut rng);
+        assert_eq!(v.len(), 13);
+        for (i, x) in v.iter().enumerate() {
+            if i % 5 < 3 {
+                assert!((-1.0..1.0).contains(x), "cell {i}: {x}");
+            } else {
+                assert!(x.is_nan(), "gap {i}: {x}");
+            }
+        }
+        // The draws are the width cells' in order: the same as a dense matrix of them.
+        let mut again = ChaCha8Rng::seed_from_u64(7);
+        let dense = random_matrix(3, 3, &mut again);
+        let cells: Vec<f32> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+        assert_eq!(cells, dense);
+    }
 
     #[test]
     fn scaled_error_nan_inf_rules() {

@@ -16,8 +16,9 @@ use host::{
     },
     tc::select::HOPPER_SCHEDULE,
 };
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rgk_core::matmul::reference::random_padded;
 use serde::Serialize;
 
 use super::{
@@ -131,20 +132,9 @@ fn operands(g: &Sm90Gemm, seed: u64) -> (Vec<u16>, Vec<u16>, Vec<f32>) {
         BMajor::N => g.n,
         BMajor::K => g.k,
     };
-    let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| {
-                if i % ld < width {
-                    rng.gen_range(-1.0f32..1.0)
-                } else {
-                    f32::NAN
-                }
-            })
-            .collect()
-    };
-    let a = to_input(&fill(la, g.k, g.lda), g.input);
-    let b = to_input(&fill(lb, bw, g.ldb), g.input);
-    let c = fill(lc, g.n, g.ldc);
+    let a = to_input(&random_padded(la, g.k, g.lda, &mut rng), g.input);
+    let b = to_input(&random_padded(lb, bw, g.ldb, &mut rng), g.input);
+    let c = random_padded(lc, g.n, g.ldc, &mut rng);
     (a, b, c)
 }
 
