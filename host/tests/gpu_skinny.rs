@@ -37,9 +37,14 @@ impl Case {
     fn new(op: Gemm, off: usize, seed: u64) -> Case {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (la, lb, lc) = op.min_lens();
-        let a = random_padded(la, op.k, op.lda, &mut rng);
-        let b = random_padded(lb, op.n, op.ldb, &mut rng);
-        let c0 = random_padded(lc, op.n, op.ldc, &mut rng);
+        // `off` NaNs ahead of each operand: the kernels must start at the offset they are given.
+        let mut fill = |len: usize, width: usize, ld: usize| -> Vec<f32> {
+            let body = random_padded(len, width, ld, &mut rng);
+            std::iter::repeat_n(f32::NAN, off).chain(body).collect()
+        };
+        let a = fill(la, op.k, op.lda);
+        let b = fill(lb, op.n, op.ldb);
+        let c0 = fill(lc, op.n, op.ldc);
         Case { op, a, b, c0, off }
     }
 
