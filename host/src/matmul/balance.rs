@@ -15,12 +15,26 @@ use gpu_kernels::matmul::stream_k::{Schedule, Split, plan_balanced};
 /// split over three blocks) in 0.027. From two blocks per multiprocessor the difference is a
 /// fraction of a block's work.
 pub fn balanced_plan(schedule: Schedule, tiles: u32, ktiles: u32, sms: u32, per_sm: u32) -> Split {
+    balanced_plan_per_sm(schedule, tiles, ktiles, sms, per_sm, 1)
+}
+
+/// [`balanced_plan`] with `wave` blocks per multiprocessor (at most `per_sm`) where it sets
+/// one: for timing runs (`RGK_SGEMM_WAVE_BLOCKS`, `flagship::wave_blocks_override`).
+pub fn balanced_plan_per_sm(
+    schedule: Schedule,
+    tiles: u32,
+    ktiles: u32,
+    sms: u32,
+    per_sm: u32,
+    wave: u32,
+) -> Split {
     let split = plan_balanced(schedule, tiles, ktiles, sms, per_sm);
     let near_a_wave = 10 * split.sk_blocks >= 9 * sms && split.sk_blocks <= sms;
     let few = split.sk_blocks > 0 && split.sk_blocks < 2 * sms && split.sk_tiles == tiles;
-    if few && !near_a_wave && sms > tiles && sms <= split.total() {
+    let blocks = sms.saturating_mul(wave.clamp(1, per_sm.max(1)));
+    if few && !near_a_wave && sms > tiles && blocks <= split.total() {
         Split {
-            sk_blocks: sms,
+            sk_blocks: blocks,
             ..split
         }
     } else {

@@ -16,7 +16,7 @@ use gpu_kernels::matmul::{
 };
 use rgk_core::bad_input;
 
-use super::{balance::balanced_plan, launch_cache, problem::Gemm};
+use super::{balance::balanced_plan_per_sm, launch_cache, problem::Gemm};
 use crate::gpu::Gpu;
 
 /// The flagship kernel named `name`.
@@ -219,7 +219,8 @@ impl<'a> FlagshipLaunch<'a> {
             }
             Plan::Schedule(schedule) => {
                 let sms = launch_cache::multiprocessors(gpu)?;
-                balanced_plan(schedule, tiles, ktiles, sms, per_sm)
+                let wave = wave_blocks_override().unwrap_or(1);
+                balanced_plan_per_sm(schedule, tiles, ktiles, sms, per_sm, wave)
             }
             Plan::Segments(s) => segmented(tiles, ktiles, s),
         };
@@ -308,4 +309,13 @@ mod tests {
             assert!(cfg.shared_bytes() <= 227 * 1024, "{}", cfg.name);
         }
     }
+}
+
+/// The blocks per multiprocessor `RGK_SGEMM_WAVE_BLOCKS` asks the one-wave stream-K grid of
+/// `balance::balanced_plan` for (default one), for timing runs.
+pub fn wave_blocks_override() -> Option<u32> {
+    std::env::var("RGK_SGEMM_WAVE_BLOCKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&w| w >= 1)
 }
