@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Issue 20, session 9 (helper "mid": the non-batched problems below 90 % of cuBLAS). Parts (PARTS,
-# default "explore suite outside"):
+# default "tests check suite outside"):
+#   tests    the GPU tests of the session's rules (gpu_mid) and of the routes (gpu_route)
+#   check    each session-9 rule against what ran before it (RGK_SGEMM_SCHEDULE=data-parallel,
+#            RGK_SGEMM_ROUTE=b=T / direct), same problems, one process each -> check.txt
 #   explore  each problem class under the routes and stream-K grids that compete for it
 #            (RGK_SGEMM_ROUTE / RGK_SGEMM_WAVE_BLOCKS, one `host bench sgemm-shapes` process per
 #            setting, cuBLAS's matching call in the same process, median of REPS) -> explore.txt
@@ -17,7 +20,7 @@ OUT_DIR=$2
 shift 2
 [ $# -gt 0 ] || set -- docs/data/session8-2026-11-24/shapes/outside.txt host/data/mid/outside.txt
 H="$B/host"
-PARTS=${PARTS:-explore suite outside}
+PARTS=${PARTS:-tests check suite outside}
 REPS=${REPS:-20}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 status=0
@@ -81,6 +84,30 @@ if has explore; then
         done
     } > "$OUT_DIR/explore.txt" 2>&1
     cat "$OUT_DIR/explore.txt"
+fi
+if has tests; then
+    for t in gpu_mid gpu_route; do
+        [ -x "$B/tests/$t" ] || continue
+        timeout "${T_TEST:-40}" "$B/tests/$t" --test-threads 1 >> "$OUT_DIR/tests.log" 2>&1 \
+            || { echo "FAILED: $t"; status=1; }
+    done
+    grep -E "^test |test result" "$OUT_DIR/tests.log"
+fi
+if has check; then
+    # Session 9's rules against what ran before them, one process each, same problems:
+    # the default, then the old grid (data-parallel) or the old route.
+    {
+        for r in - RGK_SGEMM_SCHEDULE=data-parallel; do
+            bench uneven "$r" '1000 777 1025 NN 1\n1000 777 1025 NT 1\n1000 777 1025 TN 1\n1200 700 900 NN 1\n1200 700 900 NT 1\n'
+        done
+        for r in - RGK_SGEMM_ROUTE=b=T; do
+            bench tt "$r" '1000 777 1025 TT 1\n'
+        done
+        for r in - RGK_SGEMM_ROUTE=direct; do
+            bench route "$r" '4097 4095 1023 NN 1\n64 16384 4096 NN 1\n5000 4001 999 NN 1\n'
+        done
+    } > "$OUT_DIR/check.txt" 2>&1
+    cat "$OUT_DIR/check.txt"
 fi
 if has gemv; then
     for i in $(seq "${GEMV_RUNS:-3}"); do

@@ -1,7 +1,9 @@
 //! The flagship's stream-K grid, balanced to the GPU: [`balanced_plan`], used by the launcher
 //! (`flagship::FlagshipLaunch`) and by the route's cost model (`route`) alike. A leaf of pure
 //! arithmetic on `gpu_kernels::matmul::stream_k`'s plan, so that both import it from below.
-use gpu_kernels::matmul::stream_k::{Schedule, Split, plan_balanced};
+use gpu_kernels::matmul::stream_k::{
+    MAX_SEGMENTS, MIN_SLICES_PER_BLOCK, Schedule, Split, plan_balanced,
+};
 
 /// The flagship's launch plan (`flagship::FlagshipLaunch`) for `tiles` tiles of `ktiles`
 /// slices on `sms` multiprocessors holding `per_sm` blocks each: `stream_k::plan_balanced`,
@@ -29,6 +31,12 @@ pub fn balanced_plan_per_sm(
     wave: u32,
 ) -> Split {
     let split = plan_balanced(schedule, tiles, ktiles, sms, per_sm);
+    let split = match schedule {
+        Schedule::StreamK if split.sk_blocks == 0 => {
+            uneven_second_round(tiles, ktiles, sms, per_sm).unwrap_or(split)
+        }
+        _ => split,
+    };
     let near_a_wave = 10 * split.sk_blocks >= 9 * sms && split.sk_blocks <= sms;
     let few = split.sk_blocks > 0 && split.sk_blocks < 2 * sms && split.sk_tiles == tiles;
     let blocks = sms.saturating_mul(wave.clamp(1, per_sm.max(1)));
@@ -40,4 +48,37 @@ pub fn balanced_plan_per_sm(
     } else {
         split
     }
+}
+
+/// Data-parallel balance (the average multiprocessor's tiles over the busiest one's, in percent)
+/// below which a grid of more tiles than multiprocessors, all resident at once, is spread over
+/// every slot by stream-K, as `stream_k::plan_balanced` spreads grids below its own 75 %. H200,
+/// session 9 (docs/matmul.md): 1000x780x1025 on 64x64 (208 tiles, 79 % balanced: 76
+/// multiprocessors run two blocks, 56 one) ran data-parallel in 0.073 ms, while 900x800x1100 on
+/// the same tile (195 tiles, 74 %), which stream-K spreads over 660 blocks, ran in 0.066 ms for
+/// as many FLOPs.
+pub const UNEVEN_PERCENT: u32 = 85;
+
+/// The stream-K split over every tile for a data-parallel `split` whose tiles outnumber the
+/// `sms` multiprocessors, all resident at once (`per_sm` blocks each), balanced below
+/// [`UNEVEN_PERCENT`]: blocks as `plan_balanced` counts them (one per slot, at most
+/// `MAX_SEGMENTS` per tile, at least `MIN_SLICES_PER_BLOCK` slices each). `None` otherwise.
+fn uneven_second_round(tiles: u32, ktiles: u32, sms: u32, per_sm: u32) -> Option<Split> {
+    let resident = u64::from(sms) * u64::from(per_sm);
+    let (t, sms64) = (u64::from(tiles), u64::from(sms));
+    if sms == 0 || t <= sms64 || t > resident {
+        return None;
+    }
+    let busiest = t.div_ceil(sms64);
+    if 100 * t >= u64::from(UNEVEN_PERCENT) * busiest * sms64 {
+        return None;
+    }
+    let blocks = resident
+        .min(t * u64::from(MAX_SEGMENTS))
+        .min(t * u64::from(ktiles) / u64::from(MIN_SLICES_PER_BLOCK));
+    (blocks > t).then_some(Split {
+        sk_blocks: blocks as u32,
+        sk_tiles: tiles,
+        ktiles,
+    })
 }

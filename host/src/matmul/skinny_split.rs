@@ -11,9 +11,12 @@
 //! 8 or 16 ways, 16384 x 64 x 4096 (256 tiles) 0.227 ms direct and 0.287–0.300 split, 8192 x 16
 //! x 8192 0.212 ms with its row kernel and 0.287 split; the 64x64 variant's own streaming rate
 //! (about 1.4 TB/s of A and B), not the grid, bounds those.
+use rgk_core::matmul::tune::SHORT_K;
+
 use super::{
-    problem::Gemm,
+    problem::{Gemm, MAX_DIM},
     route::{MIN_SPLIT_K, Machine, Route, SPLIT_COUNTS, SplitK, SplitSum, TILES},
+    select::choose_kernel,
 };
 
 /// The thin side (M or N) at most this is this module's domain (`route` takes the rest).
@@ -47,7 +50,7 @@ pub fn thin_route(op: &Gemm, mc: &Machine) -> Route {
     let sms = mc.sms as usize;
     let target = BLOCKS_PER_SM * sms;
     if 2 * tiles > sms {
-        return Route::DIRECT;
+        return one_wave_split(op, mc);
     }
     let deep_enough = |s: u32| op.k / s as usize >= MIN_SPLIT_K;
     let fits = SPLIT_COUNTS.iter().copied().take_while(|&s| deep_enough(s));
@@ -58,10 +61,49 @@ pub fn thin_route(op: &Gemm, mc: &Machine) -> Route {
     }
 }
 
+/// K at least this deep splits a thin problem whose direct grid is one wave of single blocks
+/// (`one_wave_split`): each part keeps a long main loop.
+pub const ONE_WAVE_SPLIT_K: usize = SHORT_K;
+
+/// The route of a thin problem whose 64x64 tiles fill half the GPU or more: where the direct
+/// kernel's own tile (`select::choose_kernel`) makes at most one block per multiprocessor, pads
+/// C by at most a ninth, and K is at least [`ONE_WAVE_SPLIT_K`], split-K on that tile into the most splits of
+/// `route::SPLIT_COUNTS` that keep two blocks or fewer per multiprocessor (one block of four
+/// warps per SM hides too little latency: H200, session 9, 64 x 16384 x 4096 on 64x128, 128
+/// tiles, direct 0.224 ms, split in two 0.203 ms, in three 0.217); else the direct route.
+fn one_wave_split(op: &Gemm, mc: &Machine) -> Route {
+    let cfg = choose_kernel(op.m, op.n, op.k, true, mc.sms);
+    let Some(tile) = TILES
+        .iter()
+        .position(|t| t.starts_with(&format!("{}x{}x", cfg.bm, cfg.bn)))
+    else {
+        return Route::DIRECT;
+    };
+    let (m, n) = (op.m.min(MAX_DIM), op.n.min(MAX_DIM));
+    let tiles = cfg.tiles(m as u32, n as u32) as usize;
+    let padded = m.next_multiple_of(cfg.bm as usize) * n.next_multiple_of(cfg.bn as usize);
+    let sms = mc.sms as usize;
+    // A tile padded by more than a ninth (8192 x 32 on 64x64) streams A at the kernel's rate
+    // whatever the grid: split 4 to 16 ways it ran no faster (session 6).
+    if tiles > sms || op.k < ONE_WAVE_SPLIT_K || 8 * padded > 9 * m * n {
+        return Route::DIRECT;
+    }
+    SPLIT_COUNTS
+        .iter()
+        .copied()
+        .filter(|&s| tiles * s as usize <= BLOCKS_PER_SM * sms && op.k / s as usize >= MIN_SPLIT_K)
+        .last()
+        .map_or(Route::DIRECT, |s| split_on(tile, s))
+}
+
 fn split(splits: u32) -> Route {
+    split_on(THIN_TILE, splits)
+}
+
+fn split_on(tile: usize, splits: u32) -> Route {
     Route {
         split: Some(SplitK {
-            tile: THIN_TILE,
+            tile,
             splits,
             // The separate sum kernel: what the thin splits were measured with.
             sum: SplitSum::Launch,
@@ -112,18 +154,30 @@ mod tests {
 
     #[test]
     fn other_problems_go_direct() {
-        // Tiles for more than half the SMs: 8192 x 32 has 128 (measured: no split faster),
-        // 16384 x 64 256, 4225 x 64 67 (66 is the last that splits), 65536 x 32 1024.
+        // Tiles for more than half the SMs: 8192 x 32 has 128 of 64x64, half padding
+        // (measured: no split faster), 16384 x 64 256, 65536 x 32 1024.
         assert_eq!(splits(8192, 32, 8192), None);
         assert_eq!(splits(32, 8192, 8192), None);
         assert_eq!(splits(16384, 64, 4096), None);
-        assert_eq!(splits(4225, 64, 8192), None);
         assert_eq!(splits(4224, 64, 8192), Some(4));
         assert_eq!(splits(65536, 32, 8192), None);
         // Not thin, or thin enough for the skinny kernels.
         assert_eq!(splits(8192, 65, 8192), None);
         assert_eq!(splits(8192, 16, 8192), None);
         assert_eq!(splits(16, 8192, 8192), None);
+        // The direct tile's grid at most one block per SM, padding little, K deep: split
+        // into the most splits that keep two blocks or fewer per SM, on that tile.
+        let on = |m, n, k| {
+            thin_route(&Gemm::new(m, n, k), &H200)
+                .split
+                .map(|s| (s.tile, s.splits))
+        };
+        assert_eq!(on(64, 16384, 4096), Some((2, 2)));
+        // 64 x 12288 runs 64x64 (96 tiles of 64x128 are too few), 192 tiles: direct.
+        assert_eq!(on(64, 12288, 4096), None);
+        assert_eq!(on(4225, 64, 8192), Some((3, 3)));
+        assert_eq!(on(64, 16384, 2047), None);
+        assert_eq!(on(12288, 64, 4096), None);
         // A batch.
         let batch = Gemm::new(8192, 32, 8192).batch(2);
         assert_eq!(thin_route(&batch, &H200), Route::DIRECT);
