@@ -117,7 +117,7 @@ if has gemv; then
 fi
 if has suite; then
     for i in $(seq "${SUITE_RUNS:-2}"); do
-        timeout "${T_SUITE:-70}" "$H" bench -o "$OUT_DIR/suite_$i.jsonl" sgemm-shapes > /dev/null 2> "$OUT_DIR/suite_$i.txt" \
+        timeout "${T_SUITE:-90}" "$H" bench -o "$OUT_DIR/suite_$i.jsonl" sgemm-shapes > /dev/null 2> "$OUT_DIR/suite_$i.txt" \
             || { echo "FAILED: sgemm-shapes $i"; status=1; }
         grep -E "geometric" "$OUT_DIR/suite_$i.txt"
     done

@@ -412,6 +412,15 @@ pub fn stored_shapes(op: &Gemm) -> ((usize, usize), (usize, usize)) {
     (a, b)
 }
 
+/// Whether split-K may run on tile `TILES[tile]` for `op`: no 128-row tile when K is below
+/// `SHORT_K`, the rule of the direct choice (`select::choose_kernel`), since each split has
+/// still fewer k-slices to hide the large tile's pipeline fill and epilogue behind (H200,
+/// session 9: 999x1111x1023 T,N split 3 ways on 128x256, the model's pick, 67 % of cuBLAS in
+/// two runs; 1000x777x1025 T,N split 4 ways on it 0.093 ms against 0.076 direct, session 6).
+pub fn split_tile_allowed(op: &Gemm, tile: usize) -> bool {
+    op.k >= SHORT_K || !TILES[tile].starts_with("128x")
+}
+
 /// Every route worth estimating for `op` on `mc`: each operand kept, transposed, or re-pitched
 /// where it does not allow 16-byte copies; split-K (one problem only) for every tile and split
 /// count leaving each split at least [`MIN_SPLIT_K`] k-values, and the in-kernel splits of
@@ -427,7 +436,7 @@ pub fn candidates(op: &Gemm, aligned: Aligned, mc: &Machine) -> Vec<Route> {
     let mut splits = vec![None];
     if op.batch == 1 {
         let most = op.k / MIN_SPLIT_K;
-        for tile in 0..TILES.len() {
+        for tile in (0..TILES.len()).filter(|&t| split_tile_allowed(op, t)) {
             splits.extend(
                 SPLIT_COUNTS
                     .iter()

@@ -5,7 +5,7 @@ use gpu_kernels::matmul::Op;
 
 use super::{
     Aligned, FIXUP_BANDWIDTH, Machine, Prep, Route, SplitK, SplitSum, TILES, after,
-    kernel_efficiency, variant, variant_grid_time, variant_vec,
+    kernel_efficiency, split_tile_allowed, variant, variant_grid_time, variant_vec,
 };
 use crate::matmul::problem::{Gemm, MAX_DIM};
 
@@ -75,7 +75,7 @@ pub(super) fn fused_candidates(
         (SplitSum::InVariant, MAX_FUSED_VARIANT)
     };
     let mut out = Vec::new();
-    for tile in 0..TILES.len() {
+    for tile in (0..TILES.len()).filter(|&t| split_tile_allowed(op, t)) {
         let c = variant(ops, tile, vec);
         let tiles = u64::from(c.tiles(op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32));
         let slots = u64::from(mc.sms) * u64::from(mc.per_sm[tile]);

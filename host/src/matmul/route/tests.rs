@@ -161,6 +161,26 @@ fn stream_k_over_every_tile_below_two_waves_runs_one_block_per_sm() {
 }
 
 #[test]
+fn short_k_never_splits_on_128_row_tiles() {
+    use Op::{N, T};
+    let unaligned = Aligned { a: false, b: false };
+    // 999x1111x1023 T,N / T,T: split 3 ways on 128x256 before (67 / 73 % of cuBLAS, session 9).
+    for ops in [(T, N), (T, T), (N, N), (N, T)] {
+        for (m, n, k) in [(999, 1111, 1023), (1000, 777, 1025), (3000, 3000, 2047)] {
+            let op = Gemm::new(m, n, k).ops(ops.0, ops.1);
+            for r in candidates(&op, unaligned, &H200) {
+                if let Some(s) = r.split {
+                    assert!(!TILES[s.tile].starts_with("128x"), "{m}x{n}x{k}: {r:?}");
+                }
+            }
+        }
+    }
+    // From SHORT_K on, as before (512²x16384 splits 16 ways on 128x256).
+    let r = route(512, 512, 16384, (N, N), 1, ALIGNED);
+    assert_eq!(r.split.map(|s| s.tile), Some(0));
+}
+
+#[test]
 fn uneven_grids_of_one_to_two_blocks_per_sm_spread_over_every_slot() {
     // 1000x780x1025 on 64x64: 208 tiles of 65 slices, 79 % balanced data-parallel: stream-K
     // over every slot (660 blocks, as 900x800x1100's 195 tiles at 74 % already were).
