@@ -283,6 +283,15 @@ impl<'a> FlagshipLaunch<'a> {
     }
 }
 
+/// The blocks per multiprocessor `RGK_SGEMM_WAVE_BLOCKS` asks the one-wave stream-K grid of
+/// `balance::balanced_plan` for (default one), for timing runs.
+pub fn wave_blocks_override() -> Option<u32> {
+    std::env::var("RGK_SGEMM_WAVE_BLOCKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&w| w >= 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,13 +318,4 @@ mod tests {
             assert!(cfg.shared_bytes() <= 227 * 1024, "{}", cfg.name);
         }
     }
-}
-
-/// The blocks per multiprocessor `RGK_SGEMM_WAVE_BLOCKS` asks the one-wave stream-K grid of
-/// `balance::balanced_plan` for (default one), for timing runs.
-pub fn wave_blocks_override() -> Option<u32> {
-    std::env::var("RGK_SGEMM_WAVE_BLOCKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&w| w >= 1)
 }

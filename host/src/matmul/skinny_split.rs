@@ -91,8 +91,7 @@ fn one_wave_split(op: &Gemm, mc: &Machine) -> Route {
     SPLIT_COUNTS
         .iter()
         .copied()
-        .filter(|&s| tiles * s as usize <= BLOCKS_PER_SM * sms && op.k / s as usize >= MIN_SPLIT_K)
-        .last()
+        .rfind(|&s| tiles * s as usize <= BLOCKS_PER_SM * sms && op.k / s as usize >= MIN_SPLIT_K)
         .map_or(Route::DIRECT, |s| split_on(tile, s))
 }
 
