@@ -31,6 +31,15 @@ pub fn fence_mbarrier_init() {
     }
 }
 
+/// Orders this thread's earlier generic-proxy writes to shared memory (`st.shared`) before later
+/// async-proxy accesses (wgmma's operand reads) that are ordered after it, e.g. through an
+/// mbarrier arrival that the readers wait on.
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    // SAFETY: a fence; touches no memory of its own.
+    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack, preserves_flags)) }
+}
+
 /// Arrives on the mbarrier at `bar` and adds `bytes` to the transaction count its phase waits for.
 ///
 /// # Safety

@@ -4,7 +4,8 @@
 //! 3xTF32, which needs hi and lo parts) is first rewritten by the split pass into scratch memory
 //! that the launch owns; [`Tf32Launch::launch`] runs the passes and the GEMM, so a timing of it
 //! counts them. TF32 with A and B row-major may instead run the kernel that reads B in place
-//! (the transposed product, `gpu_kernels::sm90::tf32`; [`RowMajorB::InPlace`]): no pass.
+//! (the transposed product, `gpu_kernels::sm90::tf32`; [`RowMajorB::InPlace`]), or the K-major
+//! kernel whose producer threads load B ([`RowMajorB::Load`]): no pass.
 use std::{ffi::c_void, marker::PhantomData, rc::Rc};
 
 use anyhow::{Context as _, Result};
@@ -15,7 +16,7 @@ use cust::{
 use cust_raw::driver_sys::CUtensorMapDataType;
 use gpu_kernels::sm90::tf32::{
     BMajor, SPLIT_KERNEL, SPLIT_THREADS, SPLIT_TILE, SplitParams, TF32_BK, TF32_ROWS_BOX_N,
-    Tf32Config, Tf32Params, tf32_config,
+    Tf32Config, Tf32Params, tf32_config, tf32_load_config,
 };
 use rgk_core::bad_input;
 
@@ -75,6 +76,9 @@ pub enum RowMajorB {
     Split,
     /// Read in place by the kernel of the transposed product (`wgmma_tf32_kn…`): no pass.
     InPlace,
+    /// Loaded by the producer warp group's threads of the K-major kernel (`wgmma_tf32_kl…`),
+    /// which store it K-major into shared memory: no pass, the K-major kernel's consumers.
+    Load,
 }
 
 /// Default slices per 3xTF32 flush: on the H200 2 was within 1% of the fastest (4) and the
@@ -95,7 +99,7 @@ impl Default for Tf32Options {
 impl Tf32Options {
     /// The options a `--kernel` name selects: `wgmma` (`self`), then `_`-separated tokens:
     /// `f<N>` (3xTF32: flush every N slices, N in 1..=64), `rn` (TFLOAT32 maps), `rz` (FLOAT32
-    /// maps: in-place operands truncated), `split` / `inplace` ([`RowMajorB`]), and the
+    /// maps: in-place operands truncated), `split` / `inplace` / `load` ([`RowMajorB`]), and the
     /// schedule's ([`Schedule::apply`]: `w0`, `w1`, `p`, `np`, `p<N>`, `g<N>`); `None` for any
     /// other name.
     pub fn from_name(self, name: &str) -> Option<Tf32Options> {
@@ -115,6 +119,10 @@ impl Tf32Options {
             }
             "inplace" => {
                 o.row_b = RowMajorB::InPlace;
+                true
+            }
+            "load" => {
+                o.row_b = RowMajorB::Load;
                 true
             }
             t => match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
@@ -223,14 +231,18 @@ impl<'a> Tf32Launch<'a> {
         if pa % 16 != 0 || pb % 16 != 0 {
             return bad_input("the f32 Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
-        // TF32 with A and B row-major: the transposed product reads B in place (no pass).
-        let in_place_rows = g.kind == Tf32Kind::Tf32
-            && g.a_k_major
-            && !g.b_k_major
-            && opts.row_b == RowMajorB::InPlace;
+        // TF32 with A and B row-major: the transposed product reads B in place, or the
+        // producer's threads load it (no pass either way).
+        let rows = g.kind == Tf32Kind::Tf32 && g.a_k_major && !g.b_k_major;
+        let in_place_rows = rows && opts.row_b == RowMajorB::InPlace;
+        let loaded_rows = rows && opts.row_b == RowMajorB::Load;
         let major = if in_place_rows { BMajor::N } else { BMajor::K };
-        let cfg = tf32_config(g.kind, major, opts.schedule.depth)
-            .expect("every kind has a K-major kernel, TF32 also a row-major-B one");
+        let cfg = if loaded_rows {
+            tf32_load_config()
+        } else {
+            tf32_config(g.kind, major, opts.schedule.depth)
+                .expect("every kind has a K-major kernel, TF32 also a row-major-B one")
+        };
         let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let split_func = gpu.function(SPLIT_KERNEL)?;
         let view = |rows: usize, ld: usize, box_rows: u32| Tiled {
@@ -262,6 +274,12 @@ impl<'a> Tf32Launch<'a> {
             let mb = encode_typed(b_view, raw, 4, pb)?;
             let ma = encode_typed(view(g.m, g.lda, cfg.bm), in_place_type, 4, pa)?;
             for map in [&mb, &ma, &mb, &ma] {
+                bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+            }
+        } else if loaded_rows {
+            // Map 0: A (`m x k`) as the K-major kernel reads it in place; B goes by pointer.
+            let ma = encode_typed(view(g.m, g.lda, cfg.bm), in_place_type, 4, pa)?;
+            for map in [&ma, &ma, &ma, &ma] {
                 bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
             }
         } else {
@@ -344,6 +362,12 @@ impl<'a> Tf32Launch<'a> {
             work: super::work_ptr(&work),
             sk_tiles,
             sk_last: u32::from(schedule.sk_last),
+            b: if loaded_rows {
+                pb as *const f32
+            } else {
+                std::ptr::null()
+            },
+            ldb: if loaded_rows { g.ldb as u32 } else { 0 },
         };
         Ok(Tf32Launch {
             gpu,
@@ -423,6 +447,7 @@ mod tests {
         let o = d.from_name("wgmma_inplace_dp").unwrap();
         assert_eq!((o.row_b, o.schedule.stream_k), (RowMajorB::InPlace, None));
         assert_eq!(o.from_name("wgmma_split").unwrap().row_b, RowMajorB::Split);
+        assert_eq!(o.from_name("wgmma_load").unwrap().row_b, RowMajorB::Load);
         let o = d.from_name("wgmma_rz_w1_p").unwrap();
         assert!(!o.tfloat32_maps);
         assert_eq!(
