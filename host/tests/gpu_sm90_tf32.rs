@@ -26,8 +26,9 @@ use rgk_core::matmul::{
 
 /// The in-place kernel's name (the `N` row of `gpu_kernels::sm90::tf32::WGMMA_TF32`).
 const IN_PLACE_KERNEL: &str = "wgmma_tf32_kn_256x128x32_s4";
-/// The kernel whose producer threads load B (the `L` row).
+/// The kernels whose producer threads load B (the `L` and `H` rows: one group, two).
 const LOAD_KERNEL: &str = "wgmma_tf32_kl_128x256x32_s4";
+const LOAD_KERNEL_2: &str = "wgmma_tf32_kl_128x256x32_s4h";
 
 /// A and B row-major, `m x n x k`, leading dimensions padded by `pad` (A's and B's up to a
 /// multiple of 4: TMA's 16-byte rule).
@@ -197,7 +198,7 @@ fn row_major_b_in_place_matches_the_reference_and_the_split_pass_bit_for_bit() {
     }
 }
 
-/// The kernel whose producer threads load B (no pass): against the reference and bit for bit
+/// The kernels whose producer threads load B (no pass): against the reference and bit for bit
 /// against the split path under every schedule, stream-K included (both run the K-major
 /// kernel's consumers on the same tiles, B rounded alike, so even split tiles add the same
 /// products in the same order).
@@ -229,17 +230,39 @@ fn row_major_b_loaded_matches_the_reference_and_the_split_pass_bit_for_bit() {
                 row_b,
                 ..tf32_options()
             };
-            let (c, kernel, passes) = run(&gpu, &g, &ops, opts(RowMajorB::Load));
-            assert_eq!((kernel, passes), (LOAD_KERNEL, 0), "{g:?}");
-            check(&g, &r, &c, &format!("loaded, {sched:?}"));
             let (split, _, passes) = run(&gpu, &g, &ops, opts(RowMajorB::Split));
             assert_eq!(passes, 1, "B alone is split");
-            let differ = (0..c.len())
-                .filter(|&j| {
-                    c[j].to_bits() != split[j].to_bits() && !(c[j].is_nan() && split[j].is_nan())
-                })
-                .count();
-            assert_eq!(differ, 0, "{g:?} {sched:?}: cells differ from the split path");
+            // One producer group (registers a slice ahead) and two (taking turns), each with
+            // the default L2 prefetch and none, 1 slice, beyond the walk's end: the same bits.
+            for (load_groups, prefetch) in [
+                (1, None),
+                (2, None),
+                (1, Some(0)),
+                (2, Some(1)),
+                (1, Some(16)),
+            ] {
+                let base = opts(RowMajorB::Load);
+                let o = Tf32Options {
+                    load_groups,
+                    prefetch: prefetch.unwrap_or(base.prefetch),
+                    ..base
+                };
+                let (c, kernel, passes) = run(&gpu, &g, &ops, o);
+                let want = if load_groups == 1 {
+                    LOAD_KERNEL
+                } else {
+                    LOAD_KERNEL_2
+                };
+                assert_eq!((kernel, passes), (want, 0), "{g:?}");
+                check(&g, &r, &c, &format!("loaded, {o:?}"));
+                let differ = (0..c.len())
+                    .filter(|&j| {
+                        c[j].to_bits() != split[j].to_bits()
+                            && !(c[j].is_nan() && split[j].is_nan())
+                    })
+                    .count();
+                assert_eq!(differ, 0, "{g:?} {o:?}: cells differ from the split path");
+            }
         }
     }
 }
@@ -319,7 +342,7 @@ fn the_library_reads_row_major_b_as_selected() {
         };
         let ops = operands(&g, 7);
         let (_, kernel, passes) = run(&gpu, &g, &ops, tf32_options());
-        let special = [IN_PLACE_KERNEL, LOAD_KERNEL].contains(&kernel);
+        let special = [IN_PLACE_KERNEL, LOAD_KERNEL, LOAD_KERNEL_2].contains(&kernel);
         assert_eq!(
             (special.then_some(kernel), passes),
             (want_kernel, want_passes),

@@ -11,11 +11,11 @@ use super::asm90::{
 };
 use super::pipeline::{Out, Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
-use super::tf32_load::{LOAD_BN, LOAD_FULL_ARRIVALS, produce_loaded};
 use super::tf32::{
     SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS,
     TF32_PRODUCER_REGISTERS, Tf32Kind, Tf32Params,
 };
+use super::tf32_load::{LOAD_BN, load_full_arrivals, produce_loaded};
 use crate::ptx::{
     fresh_ctaid_x, fresh_tid_x, ld_global, ld_shared, shared_addr, st_global, st_shared,
 };
@@ -42,13 +42,17 @@ macro_rules! tf32_kernels {
     // B row-major read in place: `tf32_rows.rs`.
     (@kernel N, $($rest:tt)*) => {};
     (@kernel K, $($rest:tt)*) => {
-        tf32_kernels!(@body false, $($rest)*);
+        tf32_kernels!(@body 0, $($rest)*);
     };
-    // B row-major loaded by the producer's threads (`tf32_load.rs`), consumers as `K`.
+    // B row-major loaded by the producer's threads (`tf32_load.rs`) in one group (`L`) or two
+    // (`H`), consumers as `K`.
     (@kernel L, $($rest:tt)*) => {
-        tf32_kernels!(@body true, $($rest)*);
+        tf32_kernels!(@body 1, $($rest)*);
     };
-    (@body $loads:literal, $name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt) => {
+    (@kernel H, $($rest:tt)*) => {
+        tf32_kernels!(@body 2, $($rest)*);
+    };
+    (@body $groups:literal, $name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt) => {
         /// # Safety
         /// `p` must satisfy the [`Tf32Params`] contract (tensor maps of this kernel's parts and
         /// boxes over K-major operands, C of `m x n`; for the `L` kernel A's map and B row-major
@@ -65,10 +69,13 @@ macro_rules! tf32_kernels {
             /// One part's A and B tiles; a slice holds hi's, then lo's.
             const PART_BYTES: u32 = A_BYTES + B_BYTES;
             const STAGE_BYTES: u32 = PART_BYTES * PARTS;
-            /// B loaded by the producer's threads (`L`): one TF32 part, its 256 columns.
-            const LOADS: bool = $loads;
-            const _: () = assert!(!LOADS || (PARTS == 1 && BN == LOAD_BN));
-            let full_arrivals = if LOADS { LOAD_FULL_ARRIVALS } else { 1 };
+            /// B loaded by the producer's threads in `GROUPS` groups (`L`, `H`; 0: TMA): one
+            /// TF32 part, its 256 columns.
+            const GROUPS: u32 = $groups;
+            const LOADS: bool = GROUPS > 0;
+            const LOAD_G: u32 = if GROUPS == 0 { 1 } else { GROUPS };
+            const _: () = assert!(!LOADS || (PARTS == 1 && BN == LOAD_BN && GROUPS <= 2));
+            let full_arrivals = if LOADS { load_full_arrivals(LOAD_G) } else { 1 };
             // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
             // thread calls this first.
             let ring = unsafe { Ring::<STAGES>::with_arrivals(STAGE_BYTES, full_arrivals, TF32_CONSUMERS) };
@@ -81,11 +88,11 @@ macro_rules! tf32_kernels {
             if wg == 0 && LOADS {
                 // No setmaxnreg: the producer keeps the entry cap for two slices of B in
                 // registers, and the consumers fit in it (see `tf32_load.rs`).
-                // SAFETY: every thread of warp group 0; the ring has LOAD_FULL_ARRIVALS; map 0
-                // is A's with a BK x BM box of A_BYTES, B is `p.b` (the contract).
+                // SAFETY: every thread of warp group 0; the ring has load_full_arrivals(LOAD_G);
+                // map 0 is A's with a BK x BM box of A_BYTES, B is `p.b` (the contract).
                 unsafe {
                     fence_tensormap(p.tmaps);
-                    produce_loaded(ring, walk, &p, A_BYTES);
+                    produce_loaded::<STAGES, LOAD_G>(ring, walk, &p, A_BYTES);
                 }
             } else if wg == 0 {
                 setmaxnreg_dec::<TF32_PRODUCER_REGISTERS>();

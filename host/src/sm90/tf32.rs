@@ -67,6 +67,11 @@ pub struct Tf32Options {
     pub schedule: Schedule,
     /// TF32 with A and B row-major: B split first, or read in place.
     pub row_b: RowMajorB,
+    /// [`RowMajorB::Load`]: slices ahead of the producer's loads whose B rows are prefetched
+    /// into L2 by the copy engine (0: none).
+    pub prefetch: u32,
+    /// [`RowMajorB::Load`]: the producer's threads in 1 or 2 groups taking turns by slice.
+    pub load_groups: u32,
 }
 
 /// How TF32 reads a row-major B when A is row-major (other layouts, and 3xTF32, ignore it).
@@ -85,6 +90,9 @@ pub enum RowMajorB {
 /// most accurate (docs/sm90.md, "TF32 and 3xTF32 on wgmma").
 pub const DEFAULT_FLUSH: u32 = 2;
 
+/// Default L2 prefetch distance of [`RowMajorB::Load`] (slices; the ring's depth is 4).
+pub const DEFAULT_PREFETCH: u32 = 3;
+
 impl Default for Tf32Options {
     fn default() -> Self {
         Tf32Options {
@@ -92,6 +100,8 @@ impl Default for Tf32Options {
             tfloat32_maps: true,
             schedule: Schedule::CLASSIC,
             row_b: RowMajorB::Split,
+            prefetch: DEFAULT_PREFETCH,
+            load_groups: 1,
         }
     }
 }
@@ -99,7 +109,9 @@ impl Default for Tf32Options {
 impl Tf32Options {
     /// The options a `--kernel` name selects: `wgmma` (`self`), then `_`-separated tokens:
     /// `f<N>` (3xTF32: flush every N slices, N in 1..=64), `rn` (TFLOAT32 maps), `rz` (FLOAT32
-    /// maps: in-place operands truncated), `split` / `inplace` / `load` ([`RowMajorB`]), and the
+    /// maps: in-place operands truncated), `split` / `inplace` / `load` ([`RowMajorB`]),
+    /// `pre<N>` (`load`'s L2 prefetch distance, N in 0..=16), `lg<N>` (`load`'s producer
+    /// groups, 1 or 2), and the
     /// schedule's ([`Schedule::apply`]: `w0`, `w1`, `p`, `np`, `p<N>`, `g<N>`); `None` for any
     /// other name.
     pub fn from_name(self, name: &str) -> Option<Tf32Options> {
@@ -125,13 +137,23 @@ impl Tf32Options {
                 o.row_b = RowMajorB::Load;
                 true
             }
-            t => match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
-                Some(flush) if (1..=64).contains(&flush) => {
-                    o.flush = flush;
-                    true
+            t => {
+                if let Some(d) = t.strip_prefix("pre").and_then(|n| n.parse::<u32>().ok()) {
+                    o.prefetch = d;
+                    return d <= 16;
                 }
-                _ => false,
-            },
+                if let Some(g) = t.strip_prefix("lg").and_then(|n| n.parse::<u32>().ok()) {
+                    o.load_groups = g;
+                    return (1..=2).contains(&g);
+                }
+                match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
+                    Some(flush) if (1..=64).contains(&flush) => {
+                        o.flush = flush;
+                        true
+                    }
+                    _ => false,
+                }
+            }
         })?;
         Some(Tf32Options { schedule, ..o })
     }
@@ -238,7 +260,7 @@ impl<'a> Tf32Launch<'a> {
         let loaded_rows = rows && opts.row_b == RowMajorB::Load;
         let major = if in_place_rows { BMajor::N } else { BMajor::K };
         let cfg = if loaded_rows {
-            tf32_load_config()
+            tf32_load_config(opts.load_groups).expect("load_groups is 1 or 2 (from_name)")
         } else {
             tf32_config(g.kind, major, opts.schedule.depth)
                 .expect("every kind has a K-major kernel, TF32 also a row-major-B one")
@@ -368,6 +390,7 @@ impl<'a> Tf32Launch<'a> {
                 std::ptr::null()
             },
             ldb: if loaded_rows { g.ldb as u32 } else { 0 },
+            prefetch: opts.prefetch,
         };
         Ok(Tf32Launch {
             gpu,
@@ -448,6 +471,11 @@ mod tests {
         assert_eq!((o.row_b, o.schedule.stream_k), (RowMajorB::InPlace, None));
         assert_eq!(o.from_name("wgmma_split").unwrap().row_b, RowMajorB::Split);
         assert_eq!(o.from_name("wgmma_load").unwrap().row_b, RowMajorB::Load);
+        assert_eq!(o.from_name("wgmma_load_pre0").unwrap().prefetch, 0);
+        assert_eq!(d.prefetch, DEFAULT_PREFETCH);
+        assert_eq!(d.from_name("wgmma_pre17"), None);
+        assert_eq!(d.from_name("wgmma_load_lg2").unwrap().load_groups, 2);
+        assert_eq!(d.from_name("wgmma_lg3"), None);
         let o = d.from_name("wgmma_rz_w1_p").unwrap();
         assert!(!o.tfloat32_maps);
         assert_eq!(
