@@ -16,7 +16,7 @@
 #   scripts/gpu-run.sh tf32 [N…]   TF32 and 3xTF32 on wgmma vs cuBLAS TF32 / FP32 (scripts/gpu-tf32.sh)
 #   scripts/gpu-run.sh sm90-rounds  issue 21's Hopper targets: ours and cuBLAS alternating in
 #                                  rounds, 4096 and 8192 (scripts/gpu-sm90-rounds.sh, ~150 s)
-#   scripts/gpu-run.sh sm90-tf32   TF32 with B row-major: in place vs split pass vs cuBLAS TF32 in
+#   scripts/gpu-run.sh sm90-tf32   TF32 with B row-major: loaded vs split pass vs cuBLAS TF32 in
 #                                  rounds, 4096 and 8192, after its GPU tests
 #                                  (scripts/gpu-sm90-tf32.sh, ~60 s; SAN=1 adds compute-sanitizer)
 #   scripts/gpu-run.sh wgmma [N…]  the Hopper GEMM's ladder of schedules (wait depth, persistent,
@@ -290,7 +290,7 @@ sm90-rounds)
     exit $?
     ;;
 sm90-tf32)
-    # Issue 21's TF32 target with B row-major (read in place vs split pass vs cuBLAS TF32, rounds):
+    # Issue 21's TF32 target with B row-major (loaded by the producer vs split pass vs cuBLAS TF32):
     # scripts/gpu-sm90-tf32.sh (SAN=1 adds compute-sanitizer).
     OUT="$OUT_DIR" BUNDLE="${BUNDLE:-.device/bundle}" bash "$(dirname "$0")/gpu-sm90-tf32.sh"
     exit $?

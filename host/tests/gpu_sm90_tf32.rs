@@ -26,6 +26,9 @@ use rgk_core::matmul::{
 
 /// The in-place kernel's name (the `N` row of `gpu_kernels::sm90::tf32::WGMMA_TF32`).
 const IN_PLACE_KERNEL: &str = "wgmma_tf32_kn_256x128x32_s4";
+/// The kernels whose producer threads load B (the `L` and `H` rows: one group, two).
+const LOAD_KERNEL: &str = "wgmma_tf32_kl_128x256x32_s4";
+const LOAD_KERNEL_2: &str = "wgmma_tf32_kl_128x256x32_s4h";
 
 /// A and B row-major, `m x n x k`, leading dimensions padded by `pad` (A's and B's up to a
 /// multiple of 4: TMA's 16-byte rule).
@@ -195,6 +198,75 @@ fn row_major_b_in_place_matches_the_reference_and_the_split_pass_bit_for_bit() {
     }
 }
 
+/// The kernels whose producer threads load B (no pass): against the reference and bit for bit
+/// against the split path under every schedule, stream-K included (both run the K-major
+/// kernel's consumers on the same tiles, B rounded alike, so even split tiles add the same
+/// products in the same order).
+#[test]
+fn row_major_b_loaded_matches_the_reference_and_the_split_pass_bit_for_bit() {
+    let Some(gpu) = hopper_for_test("sm90_tf32_loaded_rows") else {
+        return;
+    };
+    let lib = tf32_options().schedule;
+    let stream_k = [
+        (Blocks::AtMost(3), Some(0), false),
+        (Blocks::AtMost(5), Some(4096), false),
+        (Blocks::PerSm, Some(1), true),
+    ]
+    .map(|(blocks, w, last)| Schedule {
+        blocks,
+        stream_k: w,
+        sk_last: last,
+        sk_auto: false,
+        ..lib
+    });
+    for (i, &(m, n, k, pad, alpha, beta)) in SHAPES.iter().enumerate() {
+        let g = gemm(m, n, k, pad, alpha, beta);
+        let ops = operands(&g, 80 + i as u64);
+        let r = expected(&g, &ops);
+        for sched in whole_tiles().into_iter().chain(stream_k) {
+            let opts = |row_b| Tf32Options {
+                schedule: sched,
+                row_b,
+                ..tf32_options()
+            };
+            let (split, _, passes) = run(&gpu, &g, &ops, opts(RowMajorB::Split));
+            assert_eq!(passes, 1, "B alone is split");
+            // One producer group (registers a slice ahead) and two (taking turns), each with
+            // the default L2 prefetch and none, 1 slice, beyond the walk's end: the same bits.
+            for (load_groups, prefetch) in [
+                (1, None),
+                (2, None),
+                (1, Some(0)),
+                (2, Some(1)),
+                (1, Some(16)),
+            ] {
+                let base = opts(RowMajorB::Load);
+                let o = Tf32Options {
+                    load_groups,
+                    prefetch: prefetch.unwrap_or(base.prefetch),
+                    ..base
+                };
+                let (c, kernel, passes) = run(&gpu, &g, &ops, o);
+                let want = if load_groups == 1 {
+                    LOAD_KERNEL
+                } else {
+                    LOAD_KERNEL_2
+                };
+                assert_eq!((kernel, passes), (want, 0), "{g:?}");
+                check(&g, &r, &c, &format!("loaded, {o:?}"));
+                let differ = (0..c.len())
+                    .filter(|&j| {
+                        c[j].to_bits() != split[j].to_bits()
+                            && !(c[j].is_nan() && split[j].is_nan())
+                    })
+                    .count();
+                assert_eq!(differ, 0, "{g:?} {o:?}: cells differ from the split path");
+            }
+        }
+    }
+}
+
 /// Stream-K (tiles split along k between blocks; 3 and 5 blocks, every tile split or the last
 /// partial wave after whole tiles) on the in-place kernel: against the reference, and a second
 /// launch gives the same bits.
@@ -247,19 +319,18 @@ fn the_library_reads_row_major_b_as_selected() {
     let Some(gpu) = hopper_for_test("sm90_tf32_library_row_major_b") else {
         return;
     };
-    let in_place = TF32_ROW_MAJOR_B == RowMajorB::InPlace;
+    // The library's kernel for A and B row-major in TF32 (None: the K-major one) and its passes.
+    let (rows_kernel, rows_passes) = match TF32_ROW_MAJOR_B {
+        RowMajorB::InPlace => (Some(IN_PLACE_KERNEL), 0),
+        RowMajorB::Load => (Some(LOAD_KERNEL), 0),
+        RowMajorB::Split => (None, 1),
+    };
     let (m, n, k) = (300, 256, 96);
-    for (a_k_major, b_k_major, kind, want_in_place, want_passes) in [
-        (
-            true,
-            false,
-            Tf32Kind::Tf32,
-            in_place,
-            usize::from(!in_place),
-        ),
-        (true, true, Tf32Kind::Tf32, false, 0),
-        (false, false, Tf32Kind::Tf32, false, 2),
-        (true, false, Tf32Kind::Tf32x3, false, 2),
+    for (a_k_major, b_k_major, kind, want_kernel, want_passes) in [
+        (true, false, Tf32Kind::Tf32, rows_kernel, rows_passes),
+        (true, true, Tf32Kind::Tf32, None, 0),
+        (false, false, Tf32Kind::Tf32, None, 2),
+        (true, false, Tf32Kind::Tf32x3, None, 2),
     ] {
         let g = Tf32Gemm {
             lda: if a_k_major { k } else { m },
@@ -271,9 +342,10 @@ fn the_library_reads_row_major_b_as_selected() {
         };
         let ops = operands(&g, 7);
         let (_, kernel, passes) = run(&gpu, &g, &ops, tf32_options());
+        let special = [IN_PLACE_KERNEL, LOAD_KERNEL, LOAD_KERNEL_2].contains(&kernel);
         assert_eq!(
-            (kernel == IN_PLACE_KERNEL, passes),
-            (want_in_place, want_passes),
+            (special.then_some(kernel), passes),
+            (want_kernel, want_passes),
             "{g:?}: {kernel}"
         );
     }

@@ -31,6 +31,35 @@ pub fn fence_mbarrier_init() {
     }
 }
 
+/// Orders this thread's earlier generic-proxy writes to shared memory (`st.shared`) before later
+/// async-proxy accesses (wgmma's operand reads) that are ordered after it, e.g. through an
+/// mbarrier arrival that the readers wait on.
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    // SAFETY: a fence; touches no memory of its own.
+    unsafe {
+        asm!(
+            "fence.proxy.async.shared::cta;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Asks the copy engine to bring `bytes` (a multiple of 16) of global memory at `p` (16-byte
+/// aligned) into L2, without waiting and without writing anything (async proxy: no fence of this
+/// thread waits for it).
+///
+/// # Safety
+/// `p .. p + bytes` must be readable global memory.
+#[inline(always)]
+pub unsafe fn prefetch_l2(p: *const u8, bytes: u32) {
+    // SAFETY: a prefetch of readable bytes (the caller's contract); writes nothing.
+    unsafe {
+        asm!("cp.async.bulk.prefetch.L2.global [{p}], {n};", p = in(reg64) p, n = in(reg32) bytes,
+             options(nostack, preserves_flags));
+    }
+}
+
 /// Arrives on the mbarrier at `bar` and adds `bytes` to the transaction count its phase waits for.
 ///
 /// # Safety

@@ -211,6 +211,8 @@ mod stream_k;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod tf32_kernel;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod tf32_load;
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod tf32_rows;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod wgmma;

@@ -40,6 +40,21 @@ impl<const STAGES: u32> Ring<STAGES> {
     /// bytes, and every thread of the block must call this once, first.
     #[inline(always)]
     pub(super) unsafe fn new(stage_bytes: u32, consumers: u32) -> Ring<STAGES> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::with_arrivals(stage_bytes, 1, consumers) }
+    }
+
+    /// [`Ring::new`] with `producers` arrivals a phase on each "full" barrier (a producer
+    /// whose threads store into the slice arrive each, `tf32_load.rs`).
+    ///
+    /// # Safety
+    /// As [`Ring::new`].
+    #[inline(always)]
+    pub(super) unsafe fn with_arrivals(
+        stage_bytes: u32,
+        producers: u32,
+        consumers: u32,
+    ) -> Ring<STAGES> {
         // cuda_std's dynamic-shared symbol is 16-byte aligned; the slices need 1024.
         let start = shared_addr(dynamic_shared_mem::<u8>());
         let ring = Ring {
@@ -52,7 +67,7 @@ impl<const STAGES: u32> Ring<STAGES> {
                 // SAFETY: the barrier slots are inside the dynamic shared memory (the caller's
                 // contract) and nothing uses them before the bar.sync below.
                 unsafe {
-                    mbar_init(ring.full(s), 1);
+                    mbar_init(ring.full(s), producers);
                     mbar_init(ring.empty(s), consumers);
                 }
                 s += 1;
@@ -70,12 +85,12 @@ impl<const STAGES: u32> Ring<STAGES> {
     }
 
     #[inline(always)]
-    fn full(&self, s: u32) -> u32 {
+    pub(super) fn full(&self, s: u32) -> u32 {
         self.base + STAGES * self.stage_bytes + 8 * s
     }
 
     #[inline(always)]
-    fn empty(&self, s: u32) -> u32 {
+    pub(super) fn empty(&self, s: u32) -> u32 {
         self.base + STAGES * self.stage_bytes + 8 * (STAGES + s)
     }
 }

@@ -61,6 +61,14 @@ pub struct Tf32Config {
     /// B's layout the kernel reads: `K` (K-major: column-major B, or the split pass's scratch)
     /// or `N` (row-major B read in place, with A row-major: the transposed product).
     pub b_major: BMajor,
+    /// B row-major read by the producer warp group's threads (16-byte global loads, rounded
+    /// with `cvt.rna`, stored K-major and swizzled into the slice), A through TMA; the
+    /// consumers and the shared layout are the `K` kernel's (`b_major` is `K`), no split pass.
+    /// See `tf32_load.rs`.
+    pub loads_b: bool,
+    /// With `loads_b`: the producer's threads in this many groups taking turns by slice (1: one
+    /// group, loads a slice ahead in registers; 2: each half loads its own slice); else 0.
+    pub load_groups: u32,
     pub bm: u32,
     pub bn: u32,
     pub bk: u32,
@@ -91,7 +99,9 @@ impl Tf32Config {
     }
 }
 
-/// The kernel list: name, kind, B's layout, BM, BN, stages, wait depth. One row is one kernel
+/// The kernel list: name, kind, B's layout (`K`, `N`, or `L` / `H`: row-major B loaded by the
+/// producer's threads, in one group or two, into the `K` kernel's shared layout), BM, BN,
+/// stages, wait depth. One row is one kernel
 /// of the compute_90a PTX and one row of [`WGMMA_TF32`] (and so of the registry). 3xTF32 has
 /// depth 0 only: its flush reads the temporaries, which needs every wgmma retired. The `N`
 /// kernel's consumers split the tile's columns (n64 each of Bᵀ's rows), so its tile is 256 x 128;
@@ -104,7 +114,25 @@ macro_rules! for_each_wgmma_tf32 {
             (wgmma_tf32_kk_128x256x32_s4w1, Tf32, K, 128, 256, 4, 1),
             (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, K, 128, 128, 3, 0),
             (wgmma_tf32_kn_256x128x32_s4, Tf32, N, 256, 128, 4, 0),
+            (wgmma_tf32_kl_128x256x32_s4, Tf32, L, 128, 256, 4, 0),
+            (wgmma_tf32_kl_128x256x32_s4h, Tf32, H, 128, 256, 4, 0),
         }
+    };
+}
+
+/// A list row's B token as (`b_major`, `load_groups`).
+macro_rules! tf32_major {
+    (K) => {
+        (BMajor::K, 0)
+    };
+    (N) => {
+        (BMajor::N, 0)
+    };
+    (L) => {
+        (BMajor::K, 1)
+    };
+    (H) => {
+        (BMajor::K, 2)
     };
 }
 
@@ -114,7 +142,9 @@ macro_rules! tf32_table {
         pub const WGMMA_TF32: &[Tf32Config] = &[$(Tf32Config {
             name: stringify!($name),
             kind: Tf32Kind::$kind,
-            b_major: BMajor::$major,
+            b_major: tf32_major!($major).0,
+            loads_b: tf32_major!($major).1 > 0,
+            load_groups: tf32_major!($major).1,
             bm: $bm,
             bn: $bn,
             bk: TF32_BK,
@@ -132,8 +162,16 @@ for_each_wgmma_tf32!(tf32_table);
 pub fn tf32_config(kind: Tf32Kind, b_major: BMajor, depth: u32) -> Option<&'static Tf32Config> {
     WGMMA_TF32
         .iter()
-        .filter(|c| c.kind == kind && c.b_major == b_major && c.depth <= depth)
+        .filter(|c| c.kind == kind && c.b_major == b_major && !c.loads_b && c.depth <= depth)
         .max_by_key(|c| c.depth)
+}
+
+/// The TF32 kernel that loads a row-major B with its producer's threads (A row-major through
+/// TMA) in `groups` groups (the list's `L` row for 1, `H` for 2), if there is one.
+pub fn tf32_load_config(groups: u32) -> Option<&'static Tf32Config> {
+    WGMMA_TF32
+        .iter()
+        .find(|c| c.loads_b && c.load_groups == groups)
 }
 
 /// The f32 kernels' only argument, passed by value.
@@ -142,7 +180,8 @@ pub fn tf32_config(kind: Tf32Kind, b_major: BMajor, depth: u32) -> Option<&'stat
 /// part (`m x k`, k innermost, box `BK x BM`), B's hi part (`n x k`, box `BK x BN`), then for
 /// 3xTF32 A's and B's lo parts (same boxes); 128-byte swizzle, zero fill outside. For the
 /// [`BMajor::N`] kernels the first is B (`k x n`, n innermost, box [`TF32_ROWS_BOX_N`] x `BK`,
-/// FLOAT32: the kernel rounds) and the second A (`m x k`, box `BK x BM`); the others unused. `c` is
+/// FLOAT32: the kernel rounds) and the second A (`m x k`, box `BK x BM`); the others unused. The
+/// `loads_b` kernel reads only the first, A's (as the `K` kernel's), and B through `b`. `c` is
 /// `m x n` f32 with rows `ldc` apart, only read when `beta != 0`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -167,6 +206,13 @@ pub struct Tf32Params {
     pub sk_tiles: u32,
     /// Stream-K as [`super::WgmmaParams`]'s `sk_last`.
     pub sk_last: u32,
+    /// The `loads_b` kernel only: B row-major, `k x n` with rows `ldb` apart (`ldb` a multiple
+    /// of 4, `b` 16-byte aligned); null and 0 for the others.
+    pub b: *const f32,
+    pub ldb: u32,
+    /// The `loads_b` kernel only: slices ahead of the producer's loads whose B rows it has the
+    /// copy engine prefetch into L2 (0: none).
+    pub prefetch: u32,
 }
 
 /// Columns of B in one TMA box of the [`BMajor::N`] kernels (128 bytes: one swizzle row).
@@ -244,6 +290,14 @@ mod tests {
         }
         assert_eq!(k(Tf32Kind::Tf32, 1).depth, 1);
         assert_eq!(k(Tf32Kind::Tf32x3, 1).depth, 0);
+        for groups in [1, 2] {
+            let l = tf32_load_config(groups).unwrap();
+            assert_eq!((l.kind, l.b_major, l.depth), (Tf32Kind::Tf32, BMajor::K, 0));
+            // The producer's 4 warps cover the tile's 256 columns (`tf32_load.rs`).
+            assert_eq!((l.bn, l.bk, l.consumers), (256, 32, 2));
+        }
+        assert!(tf32_load_config(3).is_none());
+        assert!(!k(Tf32Kind::Tf32, 0).loads_b && !k(Tf32Kind::Tf32, 1).loads_b);
         let n = tf32_config(Tf32Kind::Tf32, BMajor::N, 1).unwrap();
         assert_eq!((n.b_major, n.depth), (BMajor::N, 0));
         assert!(tf32_config(Tf32Kind::Tf32x3, BMajor::N, 0).is_none());

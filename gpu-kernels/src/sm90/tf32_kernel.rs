@@ -15,6 +15,7 @@ use super::tf32::{
     SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS,
     TF32_PRODUCER_REGISTERS, Tf32Kind, Tf32Params,
 };
+use super::tf32_load::{LOAD_BN, load_full_arrivals, produce_loaded};
 use crate::ptx::{
     fresh_ctaid_x, fresh_tid_x, ld_global, ld_shared, shared_addr, st_global, st_shared,
 };
@@ -40,10 +41,22 @@ macro_rules! tf32_kernels {
     )*};
     // B row-major read in place: `tf32_rows.rs`.
     (@kernel N, $($rest:tt)*) => {};
-    (@kernel K, $name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt) => {
+    (@kernel K, $($rest:tt)*) => {
+        tf32_kernels!(@body 0, $($rest)*);
+    };
+    // B row-major loaded by the producer's threads (`tf32_load.rs`) in one group (`L`) or two
+    // (`H`), consumers as `K`.
+    (@kernel L, $($rest:tt)*) => {
+        tf32_kernels!(@body 1, $($rest)*);
+    };
+    (@kernel H, $($rest:tt)*) => {
+        tf32_kernels!(@body 2, $($rest)*);
+    };
+    (@body $groups:literal, $name:ident, $kind:ident, $bn:literal, $stages:literal, $depth:tt) => {
         /// # Safety
         /// `p` must satisfy the [`Tf32Params`] contract (tensor maps of this kernel's parts and
-        /// boxes over K-major operands, C of `m x n`), and the launch must use 384 threads,
+        /// boxes over K-major operands, C of `m x n`; for the `L` kernel A's map and B row-major
+        /// through `b`, `ldb`), and the launch must use 384 threads,
         /// any number of blocks (block `b` computes tiles `b, b + grid, …`) and the config's
         /// `shared_bytes` of dynamic shared memory: every shared address below is inside it.
         #[kernel]
@@ -56,16 +69,32 @@ macro_rules! tf32_kernels {
             /// One part's A and B tiles; a slice holds hi's, then lo's.
             const PART_BYTES: u32 = A_BYTES + B_BYTES;
             const STAGE_BYTES: u32 = PART_BYTES * PARTS;
+            /// B loaded by the producer's threads in `GROUPS` groups (`L`, `H`; 0: TMA): one
+            /// TF32 part, its 256 columns.
+            const GROUPS: u32 = $groups;
+            const LOADS: bool = GROUPS > 0;
+            const LOAD_G: u32 = if GROUPS == 0 { 1 } else { GROUPS };
+            const _: () = assert!(!LOADS || (PARTS == 1 && BN == LOAD_BN && GROUPS <= 2));
+            let full_arrivals = if LOADS { load_full_arrivals(LOAD_G) } else { 1 };
             // SAFETY: the dynamic shared memory holds the ring (the launch contract); every
             // thread calls this first.
-            let ring = unsafe { Ring::<STAGES>::new(STAGE_BYTES, TF32_CONSUMERS) };
+            let ring = unsafe { Ring::<STAGES>::with_arrivals(STAGE_BYTES, full_arrivals, TF32_CONSUMERS) };
             let ktiles = p.k.div_ceil(TF32_BK);
             // 3xTF32 takes no stream-K (its flush groups count from a tile's first slice).
             let sk_tiles = if PARTS == 1 { p.sk_tiles } else { 0 };
             let walk = Walk::new(p.m, p.n, p.k, TF32_BM, BN, TF32_BK, p.group, sk_tiles, p.sk_last);
             let tid = fresh_tid_x();
             let wg = tid / 128;
-            if wg == 0 {
+            if wg == 0 && LOADS {
+                // No setmaxnreg: the producer keeps the entry cap for two slices of B in
+                // registers, and the consumers fit in it (see `tf32_load.rs`).
+                // SAFETY: every thread of warp group 0; the ring has load_full_arrivals(LOAD_G);
+                // map 0 is A's with a BK x BM box of A_BYTES, B is `p.b` (the contract).
+                unsafe {
+                    fence_tensormap(p.tmaps);
+                    produce_loaded::<STAGES, LOAD_G>(ring, walk, &p, A_BYTES);
+                }
+            } else if wg == 0 {
                 setmaxnreg_dec::<TF32_PRODUCER_REGISTERS>();
                 if tid == 0 {
                     // SAFETY: the tensor maps are 128-byte blocks of global memory (the
@@ -90,7 +119,9 @@ macro_rules! tf32_kernels {
                     }
                 }
             } else {
-                setmaxnreg_inc::<TF32_CONSUMER_REGISTERS>();
+                if !LOADS {
+                    setmaxnreg_inc::<TF32_CONSUMER_REGISTERS>();
+                }
                 // Read from %tid.x where used, so that they do not stay live in registers.
                 let cw = || fresh_tid_x() / 128 - 1;
                 let lane = || fresh_tid_x() % 32;

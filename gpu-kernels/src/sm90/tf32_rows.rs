@@ -117,6 +117,8 @@ macro_rules! tf32_rows_kernels {
     )*};
     // K-major B: `tf32_kernel.rs`.
     (@kernel K, $($rest:tt)*) => {};
+    (@kernel L, $($rest:tt)*) => {};
+    (@kernel H, $($rest:tt)*) => {};
     (@kernel N, $name:ident, $bm:literal, $bn:literal, $stages:literal, 0) => {
         /// # Safety
         /// `p` must satisfy the [`Tf32Params`] contract for this kernel (map 0 over B `k x n`

@@ -40,8 +40,8 @@ pub struct Sm90Args {
     #[arg(long, default_value_t = 5, value_parser = at_least_one::<usize>)]
     pub rounds: usize,
     /// Inputs to time, separated by commas: bf16, fp16, tf32 (f32 operands through the
-    /// library's TF32 path: a row-major B as `tc::select::TF32_ROW_MAJOR_B` says, split first
-    /// inside each launch; `wgmma_inplace…` / `wgmma_split…` schedules choose).
+    /// library's TF32 path: a row-major B as `tc::select::TF32_ROW_MAJOR_B` says;
+    /// `wgmma_load…` / `wgmma_split…` / `wgmma_inplace…` schedules choose).
     #[arg(long, default_value = "bf16,fp16")]
     pub inputs: String,
     /// B layouts to time, separated by commas: n (row-major, k x n) and k (transposed).

@@ -4,7 +4,8 @@
 //! 3xTF32, which needs hi and lo parts) is first rewritten by the split pass into scratch memory
 //! that the launch owns; [`Tf32Launch::launch`] runs the passes and the GEMM, so a timing of it
 //! counts them. TF32 with A and B row-major may instead run the kernel that reads B in place
-//! (the transposed product, `gpu_kernels::sm90::tf32`; [`RowMajorB::InPlace`]): no pass.
+//! (the transposed product, `gpu_kernels::sm90::tf32`; [`RowMajorB::InPlace`]), or the K-major
+//! kernel whose producer threads load B ([`RowMajorB::Load`]): no pass.
 use std::{ffi::c_void, marker::PhantomData, rc::Rc};
 
 use anyhow::{Context as _, Result};
@@ -15,7 +16,7 @@ use cust::{
 use cust_raw::driver_sys::CUtensorMapDataType;
 use gpu_kernels::sm90::tf32::{
     BMajor, SPLIT_KERNEL, SPLIT_THREADS, SPLIT_TILE, SplitParams, TF32_BK, TF32_ROWS_BOX_N,
-    Tf32Config, Tf32Params, tf32_config,
+    Tf32Config, Tf32Params, tf32_config, tf32_load_config,
 };
 use rgk_core::bad_input;
 
@@ -66,6 +67,11 @@ pub struct Tf32Options {
     pub schedule: Schedule,
     /// TF32 with A and B row-major: B split first, or read in place.
     pub row_b: RowMajorB,
+    /// [`RowMajorB::Load`]: slices ahead of the producer's loads whose B rows are prefetched
+    /// into L2 by the copy engine (0: none).
+    pub prefetch: u32,
+    /// [`RowMajorB::Load`]: the producer's threads in 1 or 2 groups taking turns by slice.
+    pub load_groups: u32,
 }
 
 /// How TF32 reads a row-major B when A is row-major (other layouts, and 3xTF32, ignore it).
@@ -75,11 +81,20 @@ pub enum RowMajorB {
     Split,
     /// Read in place by the kernel of the transposed product (`wgmma_tf32_kn…`): no pass.
     InPlace,
+    /// Loaded by the producer warp group's threads of the K-major kernel (`wgmma_tf32_kl…`),
+    /// which store it K-major into shared memory: no pass, the K-major kernel's consumers.
+    Load,
 }
 
 /// Default slices per 3xTF32 flush: on the H200 2 was within 1% of the fastest (4) and the
 /// most accurate (docs/sm90.md, "TF32 and 3xTF32 on wgmma").
 pub const DEFAULT_FLUSH: u32 = 2;
+
+/// Default L2 prefetch distance of [`RowMajorB::Load`] (slices): none, since on the H200 every
+/// distance tried (3, 6) made it slower (docs/sm90.md, "Session 9").
+pub const DEFAULT_PREFETCH: u32 = 0;
+/// Default producer groups of [`RowMajorB::Load`]: two (the faster of the two measured).
+pub const DEFAULT_LOAD_GROUPS: u32 = 2;
 
 impl Default for Tf32Options {
     fn default() -> Self {
@@ -88,6 +103,8 @@ impl Default for Tf32Options {
             tfloat32_maps: true,
             schedule: Schedule::CLASSIC,
             row_b: RowMajorB::Split,
+            prefetch: DEFAULT_PREFETCH,
+            load_groups: DEFAULT_LOAD_GROUPS,
         }
     }
 }
@@ -95,7 +112,9 @@ impl Default for Tf32Options {
 impl Tf32Options {
     /// The options a `--kernel` name selects: `wgmma` (`self`), then `_`-separated tokens:
     /// `f<N>` (3xTF32: flush every N slices, N in 1..=64), `rn` (TFLOAT32 maps), `rz` (FLOAT32
-    /// maps: in-place operands truncated), `split` / `inplace` ([`RowMajorB`]), and the
+    /// maps: in-place operands truncated), `split` / `inplace` / `load` ([`RowMajorB`]),
+    /// `pre<N>` (`load`'s L2 prefetch distance, N in 0..=16), `lg<N>` (`load`'s producer
+    /// groups, 1 or 2), and the
     /// schedule's ([`Schedule::apply`]: `w0`, `w1`, `p`, `np`, `p<N>`, `g<N>`); `None` for any
     /// other name.
     pub fn from_name(self, name: &str) -> Option<Tf32Options> {
@@ -117,13 +136,27 @@ impl Tf32Options {
                 o.row_b = RowMajorB::InPlace;
                 true
             }
-            t => match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
-                Some(flush) if (1..=64).contains(&flush) => {
-                    o.flush = flush;
-                    true
+            "load" => {
+                o.row_b = RowMajorB::Load;
+                true
+            }
+            t => {
+                if let Some(d) = t.strip_prefix("pre").and_then(|n| n.parse::<u32>().ok()) {
+                    o.prefetch = d;
+                    return d <= 16;
                 }
-                _ => false,
-            },
+                if let Some(g) = t.strip_prefix("lg").and_then(|n| n.parse::<u32>().ok()) {
+                    o.load_groups = g;
+                    return (1..=2).contains(&g);
+                }
+                match t.strip_prefix('f').and_then(|n| n.parse::<u32>().ok()) {
+                    Some(flush) if (1..=64).contains(&flush) => {
+                        o.flush = flush;
+                        true
+                    }
+                    _ => false,
+                }
+            }
         })?;
         Some(Tf32Options { schedule, ..o })
     }
@@ -223,14 +256,18 @@ impl<'a> Tf32Launch<'a> {
         if pa % 16 != 0 || pb % 16 != 0 {
             return bad_input("the f32 Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
-        // TF32 with A and B row-major: the transposed product reads B in place (no pass).
-        let in_place_rows = g.kind == Tf32Kind::Tf32
-            && g.a_k_major
-            && !g.b_k_major
-            && opts.row_b == RowMajorB::InPlace;
+        // TF32 with A and B row-major: the transposed product reads B in place, or the
+        // producer's threads load it (no pass either way).
+        let rows = g.kind == Tf32Kind::Tf32 && g.a_k_major && !g.b_k_major;
+        let in_place_rows = rows && opts.row_b == RowMajorB::InPlace;
+        let loaded_rows = rows && opts.row_b == RowMajorB::Load;
         let major = if in_place_rows { BMajor::N } else { BMajor::K };
-        let cfg = tf32_config(g.kind, major, opts.schedule.depth)
-            .expect("every kind has a K-major kernel, TF32 also a row-major-B one");
+        let cfg = if loaded_rows {
+            tf32_load_config(opts.load_groups).expect("load_groups is 1 or 2 (from_name)")
+        } else {
+            tf32_config(g.kind, major, opts.schedule.depth)
+                .expect("every kind has a K-major kernel, TF32 also a row-major-B one")
+        };
         let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let split_func = gpu.function(SPLIT_KERNEL)?;
         let view = |rows: usize, ld: usize, box_rows: u32| Tiled {
@@ -262,6 +299,12 @@ impl<'a> Tf32Launch<'a> {
             let mb = encode_typed(b_view, raw, 4, pb)?;
             let ma = encode_typed(view(g.m, g.lda, cfg.bm), in_place_type, 4, pa)?;
             for map in [&mb, &ma, &mb, &ma] {
+                bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+            }
+        } else if loaded_rows {
+            // Map 0: A (`m x k`) as the K-major kernel reads it in place; B goes by pointer.
+            let ma = encode_typed(view(g.m, g.lda, cfg.bm), in_place_type, 4, pa)?;
+            for map in [&ma, &ma, &ma, &ma] {
                 bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
             }
         } else {
@@ -344,6 +387,13 @@ impl<'a> Tf32Launch<'a> {
             work: super::work_ptr(&work),
             sk_tiles,
             sk_last: u32::from(schedule.sk_last),
+            b: if loaded_rows {
+                pb as *const f32
+            } else {
+                std::ptr::null()
+            },
+            ldb: if loaded_rows { g.ldb as u32 } else { 0 },
+            prefetch: opts.prefetch,
         };
         Ok(Tf32Launch {
             gpu,
@@ -409,80 +459,4 @@ impl<'a> Tf32Launch<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn variant_names_select_options() {
-        let d = Tf32Options::default();
-        assert_eq!(d.from_name("wgmma"), Some(d));
-        assert_eq!(d.from_name("wgmma_f4").map(|o| o.flush), Some(4));
-        assert!(d.from_name("wgmma_rn").unwrap().tfloat32_maps);
-        assert!(!d.from_name("wgmma_rz").unwrap().tfloat32_maps);
-        assert_eq!(d.row_b, RowMajorB::Split);
-        let o = d.from_name("wgmma_inplace_dp").unwrap();
-        assert_eq!((o.row_b, o.schedule.stream_k), (RowMajorB::InPlace, None));
-        assert_eq!(o.from_name("wgmma_split").unwrap().row_b, RowMajorB::Split);
-        let o = d.from_name("wgmma_rz_w1_p").unwrap();
-        assert!(!o.tfloat32_maps);
-        assert_eq!(
-            (o.schedule.depth, o.schedule.blocks),
-            (1, super::super::Blocks::PerSm)
-        );
-        for bad in [
-            "wgmma_f0",
-            "wgmma_f65",
-            "wgmma_fx",
-            "tc_tf32",
-            "wgmma_",
-            "wgmma_rn_q",
-        ] {
-            assert_eq!(d.from_name(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn shapes_are_checked_in_one_sentence() {
-        let g = Tf32Gemm {
-            m: 300,
-            n: 200,
-            k: 77,
-            lda: 80,
-            ldb: 200,
-            ldc: 200,
-            alpha: 1.0,
-            beta: 0.0,
-            kind: Tf32Kind::Tf32x3,
-            a_k_major: true,
-            b_k_major: false,
-        };
-        assert_eq!(g.lens(), (299 * 80 + 77, 76 * 200 + 200, 299 * 200 + 200));
-        g.check_buffers(usize::MAX, usize::MAX, usize::MAX).unwrap();
-        let e = Tf32Gemm { lda: 78, ..g }
-            .check_buffers(usize::MAX, usize::MAX, usize::MAX)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("multiples of 4") && !e.contains('\n'), "{e}");
-        assert!(g.check_buffers(1, usize::MAX, usize::MAX).is_err());
-    }
-
-    #[test]
-    fn f32_entries_take_one_params_struct() {
-        let names = gpu_kernels::sm90::tf32::WGMMA_TF32
-            .iter()
-            .map(|c| (c.name, size_of::<Tf32Params>()));
-        for (name, size) in names.chain([(SPLIT_KERNEL, size_of::<SplitParams>())]) {
-            let head = format!(".visible .entry {name}(");
-            let at = gpu_kernels::PTX_SM90A
-                .find(&head)
-                .unwrap_or_else(|| panic!("{name} not in the sm_90a PTX"));
-            let params = &gpu_kernels::PTX_SM90A[at + head.len()..];
-            let params = &params[..params.find(')').unwrap()];
-            assert_eq!(params.matches(".param").count(), 1, "{name}: {params}");
-            assert!(
-                params.trim().ends_with(&format!("[{size}]")),
-                "{name}: {params}"
-            );
-        }
-    }
-}
+mod tests;

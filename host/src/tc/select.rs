@@ -40,8 +40,9 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
 /// How library calls read a row-major B in TF32 when A is row-major (the library's default
 /// layouts). The one place that chooses it. Split first: on the H200 the kernel that reads B in
 /// place (`RowMajorB::InPlace`, the transposed product) ran at 90.7-93.6 % of cuBLAS TF32
-/// against the split path's 94.9-96.8 % at 4096² and 8192² (docs/sm90.md, "Session 8"), so
-/// it is not the default.
+/// against the split path's 94.9-96.8 % at 4096² and 8192² (docs/sm90.md, "Session 8"), and
+/// the K-major kernel whose producer threads load B (`RowMajorB::Load`, session 9) at 25-42 %,
+/// so neither is the default.
 pub const TF32_ROW_MAJOR_B: RowMajorB = RowMajorB::Split;
 
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
