@@ -114,11 +114,14 @@ macro_rules! fwf_tile_update {
         // Own blocks sharing the A slice (the block's threads: `TILES` tiles of TX x TY along
         // y, tile `half`); with 2, A rows are unpadded and swizzled (`SWZ`, see `float.rs`).
         const TILES: u32 = $tl;
-        const SWZ: bool = TILES == 2;
+        const ST3: bool = ST == 3;
+        const SWZ: bool = TILES == 2 || ST3;
         const SC: u32 = if SWZ { KC } else { KC + 4 };
         // Bytes per A row in shared memory.
         const RB: u32 = SC * ES;
         const LEAN: bool = fw_float_word!($cpy);
+        // Opaque base pointers, 32-bit offsets from them (`FwFloatConfig::offsets32`).
+        const O32: bool = fw_float_offsets32!($cpy);
         const CHUNKS: u32 = B / KC;
         const QA: u32 = KC * ES / 16;
         const QB: u32 = B * ES / 16;
@@ -134,7 +137,8 @@ macro_rules! fwf_tile_update {
         const ROW_LINES: u32 = B / LINE;
         const _: () = assert!(TY * $cr == B && TX * $cc == B && $cr % 4 == 0 && $cc % 4 == 0);
         const _: () = assert!((B * QA) % NT == 0 && (KC * QB) % NT == 0);
-        const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2));
+        const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2) || (ST3 && CHUNKS >= 3));
+        const _: () = assert!(!(O32 && LATE));
         // The swizzle: quad bits 4–5 of a row's byte offset XOR (row / 4) % 4, rows of a
         // multiple of 128 bytes on a 64-byte aligned tile, and a thread's rows all with
         // (row / 4) % 4 = ty % 4 (TY a multiple of 4).
@@ -169,7 +173,23 @@ macro_rules! fwf_tile_update {
                 q += NT;
             }
         }
-        if !LATE {
+        // This thread's first own cell (32-bit offsets): its rows then go by multiples of the
+        // pitch, its column groups by an immediate.
+        let first = move |p: *mut $ty| -> *mut $ty {
+            // SAFETY: cell (4·ty, 4·tx) < (B, B) of the B x B block at `p`.
+            unsafe { opaque_ptr(p).add(in_block(pitch, 4 * ty, 4 * tx) as usize) }
+        };
+        if O32 {
+            let own0 = first(own);
+            seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                if Q % 4 == 0 {
+                    // SAFETY: as the load below: cells (i, j..j + 4) of the own block, i = (R /
+                    // 4)·GR + 4·ty + R % 4, j = (Q / 4)·GC + 4·tx, from its cell (4·ty, 4·tx).
+                    v = unsafe { <$ty as Cell>::ld4_global(own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / 4) * GC) as usize)) };
+                }
+                cell[R][Q] = v[Q % 4];
+            }); });
+        } else if !LATE {
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
                 if Q % 4 == 0 {
                     let i = (R / 4) * GR + 4 * ty + R % 4;
@@ -184,7 +204,7 @@ macro_rules! fwf_tile_update {
             }); });
         }
 
-        let (pa, pb): (*mut $ty, *mut $ty) = ($a, $bb);
+        let (pa, pb): (*mut $ty, *mut $ty) = if O32 { (opaque_ptr($a), opaque_ptr($bb)) } else { ($a, $bb) };
         // Starts the copies of slice `c0..c0 + KC` (A's columns, B's rows) into stage `s`.
         let copy = |c0: u32, s: u32| {
             let (da, db) = (sa + s * SA_BYTES, sb + s * SB_STAGE + half * SB_BYTES);
@@ -240,10 +260,13 @@ macro_rules! fwf_tile_update {
                 // every read of the slice it held before.
                 unsafe {
                     let src = pa.add(in_block(pitch, r, c0 + cq * 16 / ES) as usize);
+                    // (Swizzled rows with a ring of 3 stages: the quad moves inside its
+                    // 64-byte group, a bijection on the row.)
+                    let dst = da + r * RB + ((cq * 16) ^ sw(r));
                     if A_L1 {
-                        cp_async_ca_16(da + r * SC * ES + cq * 16, src as *const u32);
+                        cp_async_ca_16(dst, src as *const u32);
                     } else {
-                        cp_async_16(da + r * SC * ES + cq * 16, src as *const u32);
+                        cp_async_16(dst, src as *const u32);
                     }
                 }
                 q += NT;
@@ -259,14 +282,36 @@ macro_rules! fwf_tile_update {
                 q += NT;
             }
         };
-        if ST == 2 {
+        if ST >= 2 {
             copy(0, 0);
             // SAFETY: closes this thread's group of copies just started.
             unsafe { cp_async_commit() };
         }
+        if ST3 {
+            copy(KC, 1);
+            // SAFETY: as above (slice 1 into stage 1).
+            unsafe { cp_async_commit() };
+        }
         let mut c = 0;
         while c < CHUNKS {
-            if ST == 1 {
+            if ST3 {
+                // Slices c and c + 1 (if any) are in flight: wait for c only. The barrier below
+                // then says slice c landed for every thread and that every thread is done with
+                // slice c - 1, whose stage (c + 2) % 3 the copy after it refills.
+                if c + 1 < CHUNKS {
+                    // SAFETY: waits for all but the newest group of this thread.
+                    unsafe { cp_async_wait::<1>() };
+                } else {
+                    // SAFETY: waits for every copy (slice c).
+                    unsafe { cp_async_wait::<0>() };
+                }
+                thread::sync_threads();
+                if c + 2 < CHUNKS {
+                    copy((c + 2) * KC, (c + 2) % 3);
+                    // SAFETY: closes the group just started.
+                    unsafe { cp_async_commit() };
+                }
+            } else if ST == 1 {
                 if c > 0 {
                     // Every thread is done with the previous slice before it is overwritten.
                     thread::sync_threads();
@@ -286,9 +331,11 @@ macro_rules! fwf_tile_update {
                 // SAFETY: waits for every copy (slice c).
                 unsafe { cp_async_wait::<0>() };
             }
-            thread::sync_threads();
+            if !ST3 {
+                thread::sync_threads();
+            }
 
-            let s = if ST == 1 { 0 } else { c % 2 };
+            let s = if ST == 1 { 0 } else { c % ST };
             let a_base = sa + s * SA_BYTES + 4 * ty * RB;
             let b_base = sb + s * SB_STAGE + half * SB_BYTES + ES * (4 * tx);
             // This thread's rows all have the swizzle of row 4 * ty.
@@ -338,6 +385,19 @@ macro_rules! fwf_tile_update {
                     }
                 }); });
             });
+        } else if O32 {
+            if $store {
+                let own0 = first($own);
+                seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                    v[Q % 4] = cell[R][Q];
+                    if Q % 4 == 3 {
+                        // SAFETY: the 4 own cells this thread loaded at the start (same rows and
+                        // columns from the same first cell), stored by it only, after every
+                        // thread read its last operand slice.
+                        unsafe { <$ty as Cell>::st4_global(own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / 4) * GC) as usize), v) };
+                    }
+                }); });
+            }
         } else if $store {
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
                 v[Q % 4] = cell[R][Q];
