@@ -83,7 +83,11 @@ impl FwFloatConfig {
     /// cells) and the B slice (`k_chunk` rows of B cells).
     pub const fn tile_shared_bytes(&self) -> u32 {
         // A ring of 3 stages stores A unpadded (swizzled).
-        let row = if self.stages == 3 { self.k_chunk } else { self.k_chunk + 4 };
+        let row = if self.stages == 3 {
+            self.k_chunk
+        } else {
+            self.k_chunk + 4
+        };
         self.phase2_stages() * (self.block * row + self.k_chunk * self.block) * self.cell_bytes
     }
 
@@ -170,8 +174,8 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
-            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2, grid]),
             (t8x8_k64_pair_u2_o32, fwf32w_phase2_b64, fwf32w_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 2, grid]),
+            (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2, grid]),
             (t8x8_k64_lean_o32, fwf32x_phase2_b64, fwf32x_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean32, 1, 1, grid]),
             (t8x8_k64_pair_a2_o32_r128, fwf32y_phase2_b64, fwf32y_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, 128, [early, 0, cg, lean32, 2, 1, grid]),
             (t8x8_k32_a2_o32_r128, fwf32q_phase2_b64, fwf32q_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),
@@ -190,8 +194,8 @@ macro_rules! for_each_fw_float {
             (t8x8_k16_pair_u2_ps, fwf32t_phase2_b64, fwf32t_phase3_b64, f32, 8, 8, 8, 8, 16, 2, 4, 168, [early, 0, cg, lean, 2, 2, persist]),
             (t8x8_k32_pair_ps, fwf32u_phase2_b64, fwf32u_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 2, 1, persist]),
             (t8x8_k32_u2_ps, fwf32v_phase2_b64, fwf32v_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 1, 2, persist]),
-            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
             (r8c4_k32_a2_r128_lean32, fwf64q_phase2_b64, fwf64q_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),
+            (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
             (r8c4_k16x3_a2_r128, fwf64r_phase2_b64, fwf64r_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
             (r8c4_k16x3_a2_r128_o32, fwf64s_phase2_b64, fwf64s_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, loop32, 1, 1, grid]),
             (r8c4_k16x3_a2_r128_lean32, fwf64u_phase2_b64, fwf64u_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),

@@ -86,8 +86,10 @@ macro_rules! fwf_slice_product {
 /// `fw_tile_update!`. The k range goes through shared memory `KC` at a time: A's rows (pitch
 /// KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's. With
 /// `ST` = 2 stages the next slice's copies are in flight while the current one is used (one
-/// barrier per slice); with 1, copy, wait and use follow each other. Copies are `cp.async` of 16
-/// bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
+/// barrier per slice); with 1, copy, wait and use follow each other; with `ST` = 3 the stages
+/// are a ring, the copies two slices ahead, and the one barrier per slice also frees the stage
+/// the next copy refills (A rows then unpadded and swizzled, as for two own blocks). Copies are
+/// `cp.async` of 16 bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
 /// (2: half the A registers live at once, for shapes that must fit a register cap).
 ///
 /// Memory `[$own, _, $acp]` (the list's last column): `early` reads the own cells into the
@@ -96,7 +98,10 @@ macro_rules! fwf_slice_product {
 /// blocks at once) and folds it in at the end (`min_first`: the own value wins ties, as it does
 /// when it comes first, so the result is the same). `$ahead`, if given, is a later block's own
 /// block to ask L2 for. `$acp` = `ca` copies A through L1 (the blocks of an SM mostly share A,
-/// the pivot-column block of their row), `cg` past it.
+/// the pivot-column block of their row), `cg` past it. `$cpy` = `lean32`/`loop32` (32-bit
+/// offsets): A, B and the own block through opaque 64-bit base pointers, the own cells by row
+/// from the thread's first cell (the column groups an immediate offset), so that each address
+/// costs 2–3 instructions instead of 5 and no offsets stay live across the k loop.
 macro_rules! fwf_tile_update {
     ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt,
         [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt]), $pitch:ident,
