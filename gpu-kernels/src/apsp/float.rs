@@ -31,7 +31,8 @@ pub struct FwFloatConfig {
     /// Depth (values of k) of the operand slices staged in shared memory at a time.
     pub k_chunk: u32,
     /// 1: the slices one after the other; 2: double-buffered (the next slice's copies are in
-    /// flight while the current one is used).
+    /// flight while the current one is used); 3: a ring of 3 stages, the copies two slices
+    /// ahead and one barrier per slice (A rows unpadded and swizzled, as with two own blocks).
     pub stages: u32,
     /// Values of k per shared load of the A operand (4: one 16-byte f32 load per row, 2: half
     /// as many A registers live at once, for a lower register count).
@@ -57,6 +58,11 @@ pub struct FwFloatConfig {
     /// (`true`), or as a loop over the block's 16-byte quads with the offset of each
     /// recomputed (`false`, the first version: a few hundred more instructions per block).
     pub lean_copy: bool,
+    /// Phase 3's operand and own-block addresses from opaque 64-bit base pointers plus 32-bit
+    /// offsets (`true`, list words `lean32`/`loop32`): the own cells by row (the columns an
+    /// immediate offset), so that the prologue and epilogue spend 2–3 instructions per address
+    /// instead of 5 and keep no offsets live across the k loop.
+    pub offsets32: bool,
     /// Own blocks per phase-3 block (1 or 2): with 2, a block of `tile_threads_x x 2 ·
     /// tile_threads_y` threads updates two blocks of one block row, side by side, from one
     /// copy of their shared A operand (stored without padding, swizzled instead, so that A and
@@ -76,9 +82,13 @@ impl FwFloatConfig {
     /// Shared memory of one phase-2/3 block: per stage, the A slice (B rows of `k_chunk + 4`
     /// cells) and the B slice (`k_chunk` rows of B cells).
     pub const fn tile_shared_bytes(&self) -> u32 {
-        self.phase2_stages()
-            * (self.block * (self.k_chunk + 4) + self.k_chunk * self.block)
-            * self.cell_bytes
+        // A ring of 3 stages stores A unpadded (swizzled).
+        let row = if self.stages == 3 {
+            self.k_chunk
+        } else {
+            self.k_chunk + 4
+        };
+        self.phase2_stages() * (self.block * row + self.k_chunk * self.block) * self.cell_bytes
     }
 
     /// Stages of phase 2 (a persistent phase 3's stages stream across its items; phase 2
@@ -153,7 +163,7 @@ macro_rules! for_each_float_type {
 /// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap, [own,
 /// ahead, a_copy, copy, tiles, unroll, sched])` (`cap`: `none` or the `.maxnreg` of phases 2–3;
 /// `own`: `early` or `late`, `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, `copy`: `loop` or
-/// `lean`, `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, `sched`:
+/// `lean`, or `loop32`/`lean32` (with [`FwFloatConfig::offsets32`]), `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, `sched`:
 /// `grid` (a block per work item) or `persist` (`persistent`), as the fields of
 /// [`FwFloatConfig`]): the
 /// single source of
@@ -164,7 +174,11 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
+            (t8x8_k64_pair_u2_o32, fwf32w_phase2_b64, fwf32w_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 2, grid]),
             (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2, grid]),
+            (t8x8_k64_lean_o32, fwf32x_phase2_b64, fwf32x_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean32, 1, 1, grid]),
+            (t8x8_k64_pair_a2_o32_r128, fwf32y_phase2_b64, fwf32y_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 2, 128, [early, 0, cg, lean32, 2, 1, grid]),
+            (t8x8_k32_a2_o32_r128, fwf32q_phase2_b64, fwf32q_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),
             (t8x8_k64, fwf32_phase2_b64, fwf32_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, loop, 1, 1, grid]),
             (t8x8_k64_lean, fwf32n_phase2_b64, fwf32n_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 1, grid]),
             (t8x8_k64_lean_u2, fwf32o_phase2_b64, fwf32o_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean, 1, 2, grid]),
@@ -180,7 +194,11 @@ macro_rules! for_each_fw_float {
             (t8x8_k16_pair_u2_ps, fwf32t_phase2_b64, fwf32t_phase3_b64, f32, 8, 8, 8, 8, 16, 2, 4, 168, [early, 0, cg, lean, 2, 2, persist]),
             (t8x8_k32_pair_ps, fwf32u_phase2_b64, fwf32u_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 2, 1, persist]),
             (t8x8_k32_u2_ps, fwf32v_phase2_b64, fwf32v_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 1, 2, persist]),
+            (r8c4_k32_a2_r128_lean32, fwf64q_phase2_b64, fwf64q_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),
             (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
+            (r8c4_k16x3_a2_r128, fwf64r_phase2_b64, fwf64r_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
+            (r8c4_k16x3_a2_r128_o32, fwf64s_phase2_b64, fwf64s_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, loop32, 1, 1, grid]),
+            (r8c4_k16x3_a2_r128_lean32, fwf64u_phase2_b64, fwf64u_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),
             (r8c4_k16_a2_ps, fwf64t_phase2_b64, fwf64t_phase3_b64, f64, 16, 8, 8, 4, 16, 2, 2, none, [early, 0, cg, lean, 1, 1, persist]),
             (r8c4_k32_a2_r128_pair, fwf64n_phase2_b64, fwf64n_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean, 2, 1, grid]),
             (r8c4_k32_a2_r128_pf4, fwf64j_phase2_b64, fwf64j_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 4, cg, loop, 1, 1, grid]),
@@ -234,6 +252,19 @@ pub(super) const fn float_type(weight: &str) -> FloatType {
     panic!("a float variant of a type without kernels")
 }
 
+/// A list row's `copy` word as [`FwFloatConfig::offsets32`].
+macro_rules! fw_float_offsets32 {
+    (loop32) => {
+        true
+    };
+    (lean32) => {
+        true
+    };
+    ($other:ident) => {
+        false
+    };
+}
+
 /// A list row's `cap` as [`FwFloatConfig::max_registers`].
 macro_rules! fw_float_cap {
     (none) => {
@@ -262,6 +293,12 @@ macro_rules! fw_float_word {
         false
     };
     (lean) => {
+        true
+    };
+    (loop32) => {
+        false
+    };
+    (lean32) => {
         true
     };
     (grid) => {
@@ -302,6 +339,7 @@ macro_rules! fw_float_table {
                 prefetch_ahead: $pf,
                 a_via_l1: fw_float_word!($acp),
                 lean_copy: fw_float_word!($cpy),
+                offsets32: fw_float_offsets32!($cpy),
                 phase3_tiles: $tl,
                 k_unroll: $un,
                 persistent: fw_float_word!($sch),
@@ -327,7 +365,22 @@ const _: () = {
         assert!(c.tile_threads_x * c.tile_cols == c.block && c.tile_cols.is_multiple_of(4));
         assert!(c.tile_threads_y * c.tile_rows == c.block && c.tile_rows.is_multiple_of(4));
         assert!(c.block.is_multiple_of(c.k_chunk) && c.k_chunk.is_multiple_of(4));
-        assert!(c.stages == 1 || (c.stages == 2 && c.block / c.k_chunk >= 2));
+        assert!(
+            c.stages == 1
+                || (c.stages == 2 && c.block / c.k_chunk >= 2)
+                || (c.stages == 3 && c.block / c.k_chunk >= 3)
+        );
+        // A ring of 3: A rows unpadded and swizzled (rows of a multiple of 128 bytes, a
+        // thread's rows 4 apart in groups of 4), a grid kernel.
+        assert!(
+            c.stages != 3
+                || ((c.k_chunk * c.cell_bytes).is_multiple_of(128)
+                    && c.tile_threads_y.is_multiple_of(4)
+                    && !c.persistent
+                    && !c.own_late)
+        );
+        // 32-bit offsets: the early own read, nothing asked of L2, a grid kernel.
+        assert!(!c.offsets32 || (!c.own_late && c.prefetch_ahead == 0 && !c.persistent));
         assert!(c.a_load_k == 2 || c.a_load_k == 4);
         // A late own read prefetches its own block; no second block to ask for.
         assert!(!(c.own_late && c.prefetch_ahead > 0));

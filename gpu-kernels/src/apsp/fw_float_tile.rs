@@ -86,8 +86,10 @@ macro_rules! fwf_slice_product {
 /// `fw_tile_update!`. The k range goes through shared memory `KC` at a time: A's rows (pitch
 /// KC + 4 cells, so that the rows of one warp's `ty`s fall in different banks) and B's. With
 /// `ST` = 2 stages the next slice's copies are in flight while the current one is used (one
-/// barrier per slice); with 1, copy, wait and use follow each other. Copies are `cp.async` of 16
-/// bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
+/// barrier per slice); with 1, copy, wait and use follow each other; with `ST` = 3 the stages
+/// are a ring, the copies two slices ahead, and the one barrier per slice also frees the stage
+/// the next copy refills (A rows then unpadded and swizzled, as for two own blocks). Copies are
+/// `cp.async` of 16 bytes; shared loads are 16 bytes (f64: two of them); each A load covers `$ak` = 4 or 2 k
 /// (2: half the A registers live at once, for shapes that must fit a register cap).
 ///
 /// Memory `[$own, _, $acp]` (the list's last column): `early` reads the own cells into the
@@ -96,7 +98,10 @@ macro_rules! fwf_slice_product {
 /// blocks at once) and folds it in at the end (`min_first`: the own value wins ties, as it does
 /// when it comes first, so the result is the same). `$ahead`, if given, is a later block's own
 /// block to ask L2 for. `$acp` = `ca` copies A through L1 (the blocks of an SM mostly share A,
-/// the pivot-column block of their row), `cg` past it.
+/// the pivot-column block of their row), `cg` past it. `$cpy` = `lean32`/`loop32` (32-bit
+/// offsets): A, B and the own block through opaque 64-bit base pointers, the own cells by row
+/// from the thread's first cell (the column groups an immediate offset), so that each address
+/// costs 2–3 instructions instead of 5 and no offsets stay live across the k loop.
 macro_rules! fwf_tile_update {
     ($ty:ty, $es:tt, $b:tt, ($tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt, $ak:tt,
         [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt]), $pitch:ident,
@@ -114,11 +119,14 @@ macro_rules! fwf_tile_update {
         // Own blocks sharing the A slice (the block's threads: `TILES` tiles of TX x TY along
         // y, tile `half`); with 2, A rows are unpadded and swizzled (`SWZ`, see `float.rs`).
         const TILES: u32 = $tl;
-        const SWZ: bool = TILES == 2;
+        const ST3: bool = ST == 3;
+        const SWZ: bool = TILES == 2 || ST3;
         const SC: u32 = if SWZ { KC } else { KC + 4 };
         // Bytes per A row in shared memory.
         const RB: u32 = SC * ES;
         const LEAN: bool = fw_float_word!($cpy);
+        // Opaque base pointers, 32-bit offsets from them (`FwFloatConfig::offsets32`).
+        const O32: bool = fw_float_offsets32!($cpy);
         const CHUNKS: u32 = B / KC;
         const QA: u32 = KC * ES / 16;
         const QB: u32 = B * ES / 16;
@@ -134,7 +142,8 @@ macro_rules! fwf_tile_update {
         const ROW_LINES: u32 = B / LINE;
         const _: () = assert!(TY * $cr == B && TX * $cc == B && $cr % 4 == 0 && $cc % 4 == 0);
         const _: () = assert!((B * QA) % NT == 0 && (KC * QB) % NT == 0);
-        const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2));
+        const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2) || (ST3 && CHUNKS >= 3));
+        const _: () = assert!(!(O32 && LATE));
         // The swizzle: quad bits 4–5 of a row's byte offset XOR (row / 4) % 4, rows of a
         // multiple of 128 bytes on a 64-byte aligned tile, and a thread's rows all with
         // (row / 4) % 4 = ty % 4 (TY a multiple of 4).
@@ -169,7 +178,23 @@ macro_rules! fwf_tile_update {
                 q += NT;
             }
         }
-        if !LATE {
+        // This thread's first own cell (32-bit offsets): its rows then go by multiples of the
+        // pitch, its column groups by an immediate.
+        let first = move |p: *mut $ty| -> *mut $ty {
+            // SAFETY: cell (4·ty, 4·tx) < (B, B) of the B x B block at `p`.
+            unsafe { opaque_ptr(p).add(in_block(pitch, 4 * ty, 4 * tx) as usize) }
+        };
+        if O32 {
+            let own0 = first(own);
+            seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                if Q % 4 == 0 {
+                    // SAFETY: as the load below: cells (i, j..j + 4) of the own block, i = (R /
+                    // 4)·GR + 4·ty + R % 4, j = (Q / 4)·GC + 4·tx, from its cell (4·ty, 4·tx).
+                    v = unsafe { <$ty as Cell>::ld4_global(own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / 4) * GC) as usize)) };
+                }
+                cell[R][Q] = v[Q % 4];
+            }); });
+        } else if !LATE {
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
                 if Q % 4 == 0 {
                     let i = (R / 4) * GR + 4 * ty + R % 4;
@@ -184,7 +209,7 @@ macro_rules! fwf_tile_update {
             }); });
         }
 
-        let (pa, pb): (*mut $ty, *mut $ty) = ($a, $bb);
+        let (pa, pb): (*mut $ty, *mut $ty) = if O32 { (opaque_ptr($a), opaque_ptr($bb)) } else { ($a, $bb) };
         // Starts the copies of slice `c0..c0 + KC` (A's columns, B's rows) into stage `s`.
         let copy = |c0: u32, s: u32| {
             let (da, db) = (sa + s * SA_BYTES, sb + s * SB_STAGE + half * SB_BYTES);
@@ -240,10 +265,13 @@ macro_rules! fwf_tile_update {
                 // every read of the slice it held before.
                 unsafe {
                     let src = pa.add(in_block(pitch, r, c0 + cq * 16 / ES) as usize);
+                    // (Swizzled rows with a ring of 3 stages: the quad moves inside its
+                    // 64-byte group, a bijection on the row.)
+                    let dst = da + r * RB + ((cq * 16) ^ sw(r));
                     if A_L1 {
-                        cp_async_ca_16(da + r * SC * ES + cq * 16, src as *const u32);
+                        cp_async_ca_16(dst, src as *const u32);
                     } else {
-                        cp_async_16(da + r * SC * ES + cq * 16, src as *const u32);
+                        cp_async_16(dst, src as *const u32);
                     }
                 }
                 q += NT;
@@ -259,14 +287,36 @@ macro_rules! fwf_tile_update {
                 q += NT;
             }
         };
-        if ST == 2 {
+        if ST >= 2 {
             copy(0, 0);
             // SAFETY: closes this thread's group of copies just started.
             unsafe { cp_async_commit() };
         }
+        if ST3 {
+            copy(KC, 1);
+            // SAFETY: as above (slice 1 into stage 1).
+            unsafe { cp_async_commit() };
+        }
         let mut c = 0;
         while c < CHUNKS {
-            if ST == 1 {
+            if ST3 {
+                // Slices c and c + 1 (if any) are in flight: wait for c only. The barrier below
+                // then says slice c landed for every thread and that every thread is done with
+                // slice c - 1, whose stage (c + 2) % 3 the copy after it refills.
+                if c + 1 < CHUNKS {
+                    // SAFETY: waits for all but the newest group of this thread.
+                    unsafe { cp_async_wait::<1>() };
+                } else {
+                    // SAFETY: waits for every copy (slice c).
+                    unsafe { cp_async_wait::<0>() };
+                }
+                thread::sync_threads();
+                if c + 2 < CHUNKS {
+                    copy((c + 2) * KC, (c + 2) % 3);
+                    // SAFETY: closes the group just started.
+                    unsafe { cp_async_commit() };
+                }
+            } else if ST == 1 {
                 if c > 0 {
                     // Every thread is done with the previous slice before it is overwritten.
                     thread::sync_threads();
@@ -286,9 +336,11 @@ macro_rules! fwf_tile_update {
                 // SAFETY: waits for every copy (slice c).
                 unsafe { cp_async_wait::<0>() };
             }
-            thread::sync_threads();
+            if !ST3 {
+                thread::sync_threads();
+            }
 
-            let s = if ST == 1 { 0 } else { c % 2 };
+            let s = if ST == 1 { 0 } else { c % ST };
             let a_base = sa + s * SA_BYTES + 4 * ty * RB;
             let b_base = sb + s * SB_STAGE + half * SB_BYTES + ES * (4 * tx);
             // This thread's rows all have the swizzle of row 4 * ty.
@@ -338,6 +390,19 @@ macro_rules! fwf_tile_update {
                     }
                 }); });
             });
+        } else if O32 {
+            if $store {
+                let own0 = first($own);
+                seq!(R in 0..$cr { seq!(Q in 0..$cc {
+                    v[Q % 4] = cell[R][Q];
+                    if Q % 4 == 3 {
+                        // SAFETY: the 4 own cells this thread loaded at the start (same rows and
+                        // columns from the same first cell), stored by it only, after every
+                        // thread read its last operand slice.
+                        unsafe { <$ty as Cell>::st4_global(own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / 4) * GC) as usize), v) };
+                    }
+                }); });
+            }
         } else if $store {
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
                 v[Q % 4] = cell[R][Q];
