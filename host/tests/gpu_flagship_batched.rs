@@ -76,21 +76,33 @@ fn every_batched_flagship_kernel_by_name() {
             // A stored k x m and copied straight in 16-byte pieces needs its rows a multiple
             // of 4 apart: the packed problem gets M rounded up (the wide one below keeps the
             // odd M with padded rows).
-            let dense_m = if op_a == Op::T { m.next_multiple_of(4) } else { m };
+            let dense_m = if op_a == Op::T {
+                m.next_multiple_of(4)
+            } else {
+                m
+            };
             let op = Gemm::new(dense_m, n, k).ops(op_a, op_b).batch(batch);
             run_named(&gpu, cfg.name, &op, seed);
             // alpha/beta, rows and problems further apart than the matrices (a straight-copied
             // operand's a multiple of 4, the others' odd), and a shared A.
             let op = Gemm::new(m, n, k).ops(op_a, op_b).batch(batch);
             let pad = |straight: bool, width: usize, odd: usize| {
-                if straight { width.next_multiple_of(4) + 8 } else { width + odd }
+                if straight {
+                    width.next_multiple_of(4) + 8
+                } else {
+                    width + odd
+                }
             };
             let lda = pad(op_a == Op::T, if op_a == Op::T { m } else { k }, 3);
             let ldb = pad(op_b == Op::N, if op_b == Op::N { n } else { k }, 5);
             let wide = op.leading_dims(lda, ldb, n + 1).alpha(-1.5).beta(0.75);
             let (sa, sb, sc) = wide.spans();
             let gap = |span: usize, straight: bool| {
-                if straight { span.next_multiple_of(4) + 4 } else { span + 13 }
+                if straight {
+                    span.next_multiple_of(4) + 4
+                } else {
+                    span + 13
+                }
             };
             let wide = wide.strides(gap(sa, op_a == Op::T), gap(sb, op_b == Op::N), sc + 7);
             run_named(&gpu, cfg.name, &wide, seed + 1);
@@ -125,11 +137,17 @@ fn the_library_runs_n_n_batches_and_split_k_on_it() {
         });
         // The transposed pairs: the library's pick (a batched flagship where the operands
         // allow it and the model prices it fastest).
-        for (o, ops) in [[Op::T, Op::N], [Op::N, Op::T], [Op::T, Op::T]].iter().enumerate() {
+        for (o, ops) in [[Op::T, Op::N], [Op::N, Op::T], [Op::T, Op::T]]
+            .iter()
+            .enumerate()
+        {
             let op = op.ops(ops[0], ops[1]).batch(batch);
-            check(&op, 7100 + 10 * j as u64 + o as u64, "library batch", |a, b, c| {
-                gemm_device(&gpu, &op, a, b, c).unwrap()
-            });
+            check(
+                &op,
+                7100 + 10 * j as u64 + o as u64,
+                "library batch",
+                |a, b, c| gemm_device(&gpu, &op, a, b, c).unwrap(),
+            );
         }
     }
     // Split-K on every tile: K a multiple of the splits and not (the sum adds the tail).

@@ -35,7 +35,7 @@ use super::flagship_epilogue::{
     ld_global1, ld_global4, partial_index, store4, stream_k_count, stream_k_sum, tile_origin,
 };
 use super::stream_k::Split;
-use super::{FfmaOrder, Op, SgemmOpsParams, SgemmParams};
+use super::{FfmaOrder, SgemmOpsParams, SgemmParams};
 use crate::ptx::{
     cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_ctaid_y,
     fresh_tid_x, ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
@@ -116,7 +116,7 @@ macro_rules! fepi {
 }
 
 macro_rules! flagship_kernels {
-    ($mode:ident, $oa:ident, $ob:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+    ($mode:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
         flagship_entry! { $mode, $name, p, bq, {
@@ -132,28 +132,10 @@ macro_rules! flagship_kernels {
             const WTN: u32 = BN / WN;
             const STAGES: u32 = $st;
             const VEC: bool = $vec;
-            /// `op(A) = T` (A stored `k x m`, copied straight) and `op(B) = T` (B stored
-            /// `n x k`, copied transposing); both false in the plain and N,N batched kernels,
-            /// whose code the constant branches below leave as it was.
-            const TA: bool = Op::$oa.is_t();
-            const TB: bool = Op::$ob.is_t();
             /// Row pitch of the transposed A slice, in floats.
             const AP: u32 = BM + 4;
-            /// Row pitch of the B slice: `BN + 4` when B is stored transposed into it (the
-            /// transposing writes then hit 32 distinct banks, as A's), else `BN`.
-            const BP: u32 = if TB { BN + 4 } else { BN };
             const A_BYTES: u32 = 4 * BK * AP;
-            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BP;
-            /// A copied straight (TA): pieces of `AW` floats, `APR` per slice row, slice rows
-            /// `A_ROW_STEP` apart between a thread's copies, `A_COPIES` copies per thread.
-            const AW: u32 = if VEC { 4 } else { 1 };
-            const APR: u32 = BM / AW;
-            const A_ROW_STEP: u32 = NT / APR;
-            const A_COPIES: u32 = BK * APR / NT;
-            /// B copied transposing (TB), as A is in the N,N kernels: `IPK_B` rows per 8-k
-            /// group, `4 * NW` rows apart, `BT_COPIES` copies per thread.
-            const IPK_B: u32 = BN / 4 / NW;
-            const BT_COPIES: u32 = IPK_B * (BK / 8);
+            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BN;
             /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
             const BW: u32 = if VEC { 4 } else { 1 };
             const BPR: u32 = BN / BW;
@@ -171,9 +153,6 @@ macro_rules! flagship_kernels {
                 assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
                 assert!(STAGES >= 2 && STAGES <= 5);
                 assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
-                // The transposed operations' copies, unrolled over at most 16 (`seq!` below).
-                assert!(!TA || (NT % APR == 0 && A_COPIES * NT == BK * APR && A_COPIES <= 16));
-                assert!(!TB || (IPK_B * NW * 4 == BN && BT_COPIES <= 16));
             };
 
             let (m, n, k) = (p.m, p.n, p.k);
@@ -257,212 +236,85 @@ macro_rules! flagship_kernels {
                 let b_src = unsafe { fbase!($mode, p, bq, b, stride_b).add(b_row as usize * ldb + b_col_addr as usize) };
                 let b_step = B_ROW_STEP as usize * ldb;
                 let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
-                // The transposed operations' copies. Each is computed under its constant (`TA`,
-                // `TB`), so the N,N kernels' code never holds it, not even as dead values that
-                // could reorder what ptxas allocates (their PTX stays as it was).
-                //
-                // TA: A stored `k x m` is copied as B is above: piece column `tid % APR`, slice
-                // rows `at_row + I * A_ROW_STEP`; pieces past m read nothing. The pointer is
-                // formed with `wrapping_add`: for K <= at_row it is past A and only read where
-                // the k check below passes.
-                let (at_row, at_bytes, at_col_addr, at_src, at_dst) = if TA {
-                    let at_col = m0 + tid % APR * AW;
-                    let at_row = tid / APR;
-                    let at_bytes = if at_col >= m {
-                        0
-                    } else if m - at_col >= AW {
-                        4 * AW
-                    } else {
-                        4 * (m - at_col)
-                    };
-                    let at_col_addr = if at_bytes == 0 { (m - 1) / AW * AW } else { at_col };
-                    let at_src = fbase!($mode, p, bq, a, stride_a)
-                        .wrapping_add(at_row as usize * lda + at_col_addr as usize);
-                    (at_row, at_bytes, at_col_addr, at_src, smem + 4 * (at_row * AP + tid % APR * AW))
-                } else {
-                    (0, 0, 0, core::ptr::null(), 0)
-                };
-                // TB: B stored `n x k` is copied as A is above, lane row `4 * warp + lane / 8`
-                // of the tile's rows (its columns of op(B)), k `bt_k = lane % 8`. One row
-                // pointer and a row step, not one clamped pointer per row (up to 8 with 256
-                // columns, held through the main loop): `bt_rows` of the `IPK_B` rows are
-                // inside B; the others read row `bt0` (clamped below n) in full slices, whose
-                // values feed only columns of C that are never stored, and nothing in the
-                // partial one.
-                let (bt_k, bt_rows, bt_src, bt_step, bt_dst) = if TB {
-                    let bt_row = 4 * warp + lane / 8;
-                    let bt_k = lane % 8;
-                    let inside = n0 + bt_row < n;
-                    let bt_rows = if inside { (n - n0 - bt_row).div_ceil(4 * NW) } else { 0 };
-                    let bt0 = if inside { n0 + bt_row } else { n - 1 };
-                    let bt_src = fbase!($mode, p, bq, b, stride_b)
-                        .wrapping_add(bt0 as usize * ldb + bt_k as usize);
-                    let bt_dst = smem + A_BYTES + 4 * (bt_k * BP + bt_row);
-                    (bt_k, bt_rows, bt_src, 4 * NW as usize * ldb, bt_dst)
-                } else {
-                    (0, 0, core::ptr::null(), 0, 0)
-                };
 
                 // Issues the copies of k-slice `t` into the stage at byte offset `stage`.
                 let load_tile = |t: u32, stage: u32| {
                     let k0 = t * BK;
                     if t < kfull {
-                        if TA {
-                            seq!(I in 0..16 {
-                                if I < A_COPIES {
-                                    let src = at_src.wrapping_add((k0 + I * A_ROW_STEP) as usize * lda);
-                                    let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
-                                    if VEC {
-                                        // SAFETY: `dst`: piece tid % APR of slice row at_row + I * A_ROW_STEP <
-                                        // BK, inside this stage's A slice and 16-byte aligned (AP and the column
-                                        // multiples of 4); `src` has `at_bytes` readable bytes of row k0 + at_row +
-                                        // I * A_ROW_STEP < K (a full slice) of the stored k x m A, columns below
-                                        // m, aligned (vec: lda and the stride multiples of 4, A aligned). Ordered
-                                        // as the N,N copies.
-                                        unsafe { cp_async_cg16(dst, src, at_bytes) };
-                                    } else {
-                                        // SAFETY: as above with 4-byte pieces: `src` readable when `at_bytes` is 4.
-                                        unsafe { cp_async_ca4(dst, src, at_bytes) };
-                                    }
-                                }
-                            });
-                        } else {
-                            seq!(I in 0..$al {{
-                                const ROW: u32 = I % IPK;
-                                const KG: u32 = I / IPK;
-                                // SAFETY: t < kfull: k0 + 8 * KG + a_k0 < k0 + BK <= K, so the source
-                                // is inside row `row` of A.
-                                let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
-                                let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
-                                // SAFETY: `dst` is inside this stage's A slice (a_k0 + 8 * KG < BK rows
-                                // of AP words, column 4 * warp + lane / 8 + 4 * NW * ROW < BM); no
-                                // thread reads the stage until the wait and barrier that retire its
-                                // group, and the stage it overwrites was released by the barrier before
-                                // (see the main loop).
-                                unsafe { cp_async_ca4(dst, src, 4) };
-                            }});
-                        }
-                        if TB {
-                            seq!(I in 0..16 {{
-                                const ROW: u32 = I % IPK_B;
-                                const KG: u32 = I / IPK_B;
-                                if I < BT_COPIES {
-                                    let row = if ROW < bt_rows { ROW as usize * bt_step } else { 0 };
-                                    let src = bt_src.wrapping_add(row + (k0 + 8 * KG) as usize);
-                                    let dst = bt_dst + stage + 4 * (8 * KG * BP + 4 * NW * ROW);
-                                    // SAFETY: `dst` is inside this stage's B slice (k row bt_k + 8 * KG < BK of
-                                    // pitch BP, column bt_row + 4 * NW * ROW < BN); `src` is a cell of the stored
-                                    // n x k B: row n0 + bt_row + 4 * NW * ROW < n, or row bt0 < n, at k0 + 8 *
-                                    // KG + bt_k < k0 + BK <= K. Ordered as the N,N copies.
-                                    unsafe { cp_async_ca4(dst, src, 4) };
-                                }
-                            }});
-                        } else {
-                            // SAFETY: k0 + BK <= K: rows k0.. of the B column are inside B.
-                            let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
-                            seq!(I in 0..$bl {
-                                // SAFETY: row k0 + b_row + I * B_ROW_STEP < k0 + BK <= K (the B copies
-                                // tile the slice exactly).
-                                let src = unsafe { b_slice.add(I * b_step) };
-                                let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
-                                if VEC {
-                                    // SAFETY: `dst`: piece tid % BPR of slice row b_row + I *
-                                    // B_ROW_STEP < BK, inside this stage's B slice and 16-byte aligned;
-                                    // `src` has `b_bytes` readable bytes (the row's columns below n)
-                                    // and is aligned (vec_b: ldb % 4 == 0, B aligned, b_col a multiple
-                                    // of 4). Ordered as the A copies.
-                                    unsafe { cp_async_cg16(dst, src, b_bytes) };
-                                } else {
-                                    // SAFETY: as above with 4-byte pieces: `src` readable when
-                                    // `b_bytes` is 4.
-                                    unsafe { cp_async_ca4(dst, src, b_bytes) };
-                                }
-                            });
-                        }
+                        seq!(I in 0..$al {{
+                            const ROW: u32 = I % IPK;
+                            const KG: u32 = I / IPK;
+                            // SAFETY: t < kfull: k0 + 8 * KG + a_k0 < k0 + BK <= K, so the source
+                            // is inside row `row` of A.
+                            let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
+                            let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                            // SAFETY: `dst` is inside this stage's A slice (a_k0 + 8 * KG < BK rows
+                            // of AP words, column 4 * warp + lane / 8 + 4 * NW * ROW < BM); no
+                            // thread reads the stage until the wait and barrier that retire its
+                            // group, and the stage it overwrites was released by the barrier before
+                            // (see the main loop).
+                            unsafe { cp_async_ca4(dst, src, 4) };
+                        }});
+                        // SAFETY: k0 + BK <= K: rows k0.. of the B column are inside B.
+                        let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
+                        seq!(I in 0..$bl {
+                            // SAFETY: row k0 + b_row + I * B_ROW_STEP < k0 + BK <= K (the B copies
+                            // tile the slice exactly).
+                            let src = unsafe { b_slice.add(I * b_step) };
+                            let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
+                            if VEC {
+                                // SAFETY: `dst`: piece tid % BPR of slice row b_row + I *
+                                // B_ROW_STEP < BK, inside this stage's B slice and 16-byte aligned;
+                                // `src` has `b_bytes` readable bytes (the row's columns below n)
+                                // and is aligned (vec_b: ldb % 4 == 0, B aligned, b_col a multiple
+                                // of 4). Ordered as the A copies.
+                                unsafe { cp_async_cg16(dst, src, b_bytes) };
+                            } else {
+                                // SAFETY: as above with 4-byte pieces: `src` readable when
+                                // `b_bytes` is 4.
+                                unsafe { cp_async_ca4(dst, src, b_bytes) };
+                            }
+                        });
                     } else {
                         // The last, partial slice: k past K reads nothing (address kept valid).
-                        if TA {
-                            seq!(I in 0..16 {
-                                if I < A_COPIES {
-                                    let ok = k0 + at_row + I * A_ROW_STEP < k;
-                                    let src = if ok {
-                                        at_src.wrapping_add((k0 + I * A_ROW_STEP) as usize * lda)
-                                    } else {
-                                        fbase!($mode, p, bq, a, stride_a).wrapping_add(at_col_addr as usize)
-                                    };
-                                    let bytes = if ok { at_bytes } else { 0 };
-                                    let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
-                                    if VEC {
-                                        // SAFETY: `src` has `bytes` readable, aligned bytes (row below K, or 0
-                                        // bytes at column `at_col_addr` < m of A's first row); `dst` as in the full
-                                        // slice.
-                                        unsafe { cp_async_cg16(dst, src, bytes) };
-                                    } else {
-                                        // SAFETY: as above with 4-byte pieces.
-                                        unsafe { cp_async_ca4(dst, src, bytes) };
-                                    }
-                                }
-                            });
-                        } else {
-                            seq!(I in 0..$al {{
-                                const ROW: u32 = I % IPK;
-                                const KG: u32 = I / IPK;
-                                let ok = k0 + 8 * KG + a_k0 < k;
-                                let src = if ok {
-                                    // SAFETY: `ok`: k0 + 8 * KG + a_k0 < K, so the source is inside row
-                                    // `row` of A.
-                                    unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
-                                } else {
-                                    fbase!($mode, p, bq, a, stride_a)
-                                };
-                                let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
-                                // SAFETY: `src` is a readable cell of A when `ok`, else nothing is read
-                                // (0 bytes, the address `p.a` kept valid); `dst` as in the full slice.
-                                unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
-                            }});
-                        }
-                        if TB {
-                            seq!(I in 0..16 {{
-                                const ROW: u32 = I % IPK_B;
-                                const KG: u32 = I / IPK_B;
-                                if I < BT_COPIES {
-                                    let ok = ROW < bt_rows && k0 + 8 * KG + bt_k < k;
-                                    let src = if ok {
-                                        bt_src.wrapping_add(ROW as usize * bt_step + (k0 + 8 * KG) as usize)
-                                    } else {
-                                        fbase!($mode, p, bq, b, stride_b)
-                                    };
-                                    let dst = bt_dst + stage + 4 * (8 * KG * BP + 4 * NW * ROW);
-                                    // SAFETY: `src` is a cell of B when `ok` (row below n, k below K), else
-                                    // nothing is read (0 bytes, B's base kept as a valid address); `dst` as in
-                                    // the full slice.
-                                    unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
-                                }
-                            }});
-                        } else {
-                            seq!(I in 0..$bl {
-                                let ok = k0 + b_row + I * B_ROW_STEP < k;
-                                let src = if ok {
-                                    // SAFETY: `ok`: row k0 + b_row + I * B_ROW_STEP < K, column
-                                    // b_col_addr < n: inside B.
-                                    unsafe { b_src.add(k0 as usize * ldb + I * b_step) }
-                                } else {
-                                    // SAFETY: column `b_col_addr` < n of B's first row: a valid
-                                    // (aligned) address; nothing is read from it.
-                                    unsafe { fbase!($mode, p, bq, b, stride_b).add(b_col_addr as usize) }
-                                };
-                                let bytes = if ok { b_bytes } else { 0 };
-                                let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
-                                if VEC {
-                                    // SAFETY: `src` has `bytes` readable bytes (0 past K), aligned;
-                                    // `dst` as in the full slice.
-                                    unsafe { cp_async_cg16(dst, src, bytes) };
-                                } else {
-                                    // SAFETY: as above with 4-byte pieces.
-                                    unsafe { cp_async_ca4(dst, src, bytes) };
-                                }
-                            });
-                        }
+                        seq!(I in 0..$al {{
+                            const ROW: u32 = I % IPK;
+                            const KG: u32 = I / IPK;
+                            let ok = k0 + 8 * KG + a_k0 < k;
+                            let src = if ok {
+                                // SAFETY: `ok`: k0 + 8 * KG + a_k0 < K, so the source is inside row
+                                // `row` of A.
+                                unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
+                            } else {
+                                fbase!($mode, p, bq, a, stride_a)
+                            };
+                            let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                            // SAFETY: `src` is a readable cell of A when `ok`, else nothing is read
+                            // (0 bytes, the address `p.a` kept valid); `dst` as in the full slice.
+                            unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
+                        }});
+                        seq!(I in 0..$bl {
+                            let ok = k0 + b_row + I * B_ROW_STEP < k;
+                            let src = if ok {
+                                // SAFETY: `ok`: row k0 + b_row + I * B_ROW_STEP < K, column
+                                // b_col_addr < n: inside B.
+                                unsafe { b_src.add(k0 as usize * ldb + I * b_step) }
+                            } else {
+                                // SAFETY: column `b_col_addr` < n of B's first row: a valid
+                                // (aligned) address; nothing is read from it.
+                                unsafe { fbase!($mode, p, bq, b, stride_b).add(b_col_addr as usize) }
+                            };
+                            let bytes = if ok { b_bytes } else { 0 };
+                            let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
+                            if VEC {
+                                // SAFETY: `src` has `bytes` readable bytes (0 past K), aligned;
+                                // `dst` as in the full slice.
+                                unsafe { cp_async_cg16(dst, src, bytes) };
+                            } else {
+                                // SAFETY: as above with 4-byte pieces.
+                                unsafe { cp_async_ca4(dst, src, bytes) };
+                            }
+                        });
                     }
                 };
 
@@ -530,7 +382,7 @@ macro_rules! flagship_kernels {
                                 // SAFETY: row NEXT < BK of the B slice, columns < BN; ordered as
                                 // the A fragment.
                                 let v = unsafe {
-                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BP + H * LX * 4))
+                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BN + H * LX * 4))
                                 };
                                 seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
                             });
@@ -638,14 +490,26 @@ macro_rules! flagship_kernels {
 }
 
 macro_rules! flagship_plain_kernels {
-    ($($row:tt)*) => { flagship_kernels!(plain, N, N; $($row)*); };
+    ($($row:tt)*) => { flagship_kernels!(plain; $($row)*); };
 }
-/// The batched kernels (`FLAGSHIP_BATCHED`): each row's `ops` taken off and passed as the
-/// body's `TA`, `TB`.
+/// The N,N rows of `for_each_flagship_batched!` (`ops: N x N` taken off); the other pairs are
+/// `flagship_t.rs`'s.
 macro_rules! flagship_batched_kernels {
-    ($(($name:ident { ops: $oa:ident x $ob:ident, $($rest:tt)* })),* $(,)?) => {$(
-        flagship_kernels!(batched, $oa, $ob; ($name { $($rest)* }));
-    )*};
+    ($(($name:ident { ops: $oa:ident x $ob:ident, $($rest:tt)* })),* $(,)?) => {
+        flagship_batched_nn! { [] $(($oa $ob ($name { $($rest)* })))* }
+    };
+}
+/// Collects the N,N rows into one `flagship_kernels!(batched; …)`, in list order.
+macro_rules! flagship_batched_nn {
+    ([$($done:tt)*] (N N $row:tt) $($more:tt)*) => {
+        flagship_batched_nn! { [$($done)* $row,] $($more)* }
+    };
+    ([$($done:tt)*] ($oa:ident $ob:ident $row:tt) $($more:tt)*) => {
+        flagship_batched_nn! { [$($done)*] $($more)* }
+    };
+    ([$($done:tt)*]) => {
+        flagship_kernels!(batched; $($done)*);
+    };
 }
 for_each_flagship!(flagship_plain_kernels);
 for_each_flagship_batched!(flagship_batched_kernels);

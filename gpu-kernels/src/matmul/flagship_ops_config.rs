@@ -233,15 +233,29 @@ mod tests {
                 (flagship.bm, flagship.bn, flagship.bk, flagship.stages)
             );
             // The B slice's pitch is the only difference in shared memory.
-            let b_pad = if c.ops[1].is_t() { 16 * c.bk * c.stages } else { 0 };
+            let b_pad = if c.ops[1].is_t() {
+                16 * c.bk * c.stages
+            } else {
+                0
+            };
             assert_eq!(
                 (c.threads(), c.shared_bytes()),
                 (flagship.threads(), flagship.shared_bytes() + b_pad)
             );
             // Each tile in every operation pair.
-            for o in [[Op::N, Op::N], [Op::T, Op::N], [Op::N, Op::T], [Op::T, Op::T]] {
+            for o in [
+                [Op::N, Op::N],
+                [Op::T, Op::N],
+                [Op::N, Op::T],
+                [Op::T, Op::T],
+            ] {
                 let same = |d: &&FlagshipOpsConfig| d.ops == o && d.bm == c.bm && d.bn == c.bn;
-                assert_eq!(FLAGSHIP_BATCHED.iter().filter(same).count(), 1, "{}", c.name);
+                assert_eq!(
+                    FLAGSHIP_BATCHED.iter().filter(same).count(),
+                    1,
+                    "{}",
+                    c.name
+                );
             }
         }
         assert!(FLAGSHIP_OPS.iter().all(|c| !c.tuned));
