@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Issue 20, session 9, helper "bops": the batched flagship with transposed operations
 # (FLAGSHIP_BATCHED's T,N / N,T / T,T rows, `sgemm_{tn,nt,tt}_<tile>_fl`). Parts (PARTS, default
-# "candidates suite outside sanitize tests"):
+# "candidates suite outside sanitize tests"; "full" adds the whole suite):
 #   candidates  the variant (flagship_ops) and the batched flagship side by side on the batches
 #               with a transposed operand (`host matmul --kernel A,B,… --batch N`, cuBLAS's
 #               cublasSgemmStridedBatched with the same operations in the same process, median
 #               of 20) -> candidates.txt
 #   suite       the committed suite's batched rows (all operation pairs) -> suite_batched.{txt,jsonl}
+#   full        the whole committed suite -> sgemm_shapes.{txt,jsonl}
 #   outside     session 8's outside list's batched rows and this helper's own list
 #               (docs/data/session9-2026-11-24/bops/outside_bops.txt) -> outside_{s8,bops}.{txt,jsonl}
 #   sanitize    compute-sanitizer memcheck and racecheck on two new kernels, an aligned and an
@@ -40,7 +41,12 @@ if has candidates; then
                  "192 192 192 384 NN nn_64x64x16_s4_8x4_fl" \
                  "320 320 320 256 TT tt_64x64x16_s4_8x4 tt_64x64x16_s4_8x4_fl tt_64x128x16_s3_8x8_fl" \
                  "320 320 320 256 NT nt_64x64x16_s4_8x4_u nt_64x64x16_s4_8x4_fl" \
-                 "320 320 320 256 NN nn_64x64x16_s4_8x4_fl"; do
+                 "320 320 320 256 NN nn_64x64x16_s4_8x4_fl" \
+                 "256 256 256 512 TN tn_128x256x8_s4_8x16_fl tn_128x128x8_s4_16x8_fl" \
+                 "200 200 200 600 NT nt_64x128x16_s3_8x8_fl nt_64x64x16_s4_8x4_fl" \
+                 "200 200 200 600 NN nn_64x128x16_s3_8x8_fl nn_64x64x16_s4_8x4_fl" \
+                 "384 384 384 100 TT tt_128x128x8_s4_16x8_fl tt_64x128x16_s3_8x8_fl tt_64x64x16_s4_8x4_fl" \
+                 "384 384 384 100 NT nt_128x128x8_s4_16x8_fl nt_64x64x16_s4_8x4_fl"; do
             read -r m n k batch ops ks <<< "$c"
             names=$(for x in $ks; do printf 'sgemm_%s,' "$x"; done)
             # shellcheck disable=SC2046
@@ -55,6 +61,12 @@ if has suite; then
     timeout 40 "$H" bench -o "$OUT_DIR/suite_batched.jsonl" sgemm-shapes --suite "$OUT_DIR/suite_batched_list.txt" \
         > /dev/null 2> "$OUT_DIR/suite_batched.txt" || { echo "FAILED: suite"; status=1; }
     cat "$OUT_DIR/suite_batched.txt"
+fi
+if has full; then
+    # The whole committed suite (every class), for regressions outside the batches.
+    timeout "${T_SUITE:-80}" "$H" bench -o "$OUT_DIR/sgemm_shapes.jsonl" sgemm-shapes > /dev/null 2> "$OUT_DIR/sgemm_shapes.txt" \
+        || { echo "FAILED: sgemm-shapes"; status=1; }
+    cat "$OUT_DIR/sgemm_shapes.txt"
 fi
 if has outside; then
     grep -v '^#' docs/data/session8-2026-11-24/shapes/outside.txt | awk 'NF == 5 && $5 > 1' > "$OUT_DIR/outside_s8_list.txt"
