@@ -147,13 +147,14 @@ mod tests {
                     assert!(pick(1024, 1024, 1024, 1).contains("64x128x16"));
                     assert!(pick(1, 1, 1, 1).contains("64x64x16"));
                     // A batch fills the GPU with its problems' tiles together, large tiles
-                    // where they pad little; with op(B) = T, 128x128 for 128x256 and 64x64
-                    // for 64x128 (`route::batch_tile`).
-                    let (large, mid) = if op_b == Op::T {
-                        ("128x128x8", "64x64x16")
+                    // where they pad little; with op(B) = T, 128x128 for 128x256
+                    // (`route::batch_tile`).
+                    let large = if op_b == Op::T {
+                        "128x128x8"
                     } else {
-                        ("128x256x8", "64x128x16")
+                        "128x256x8"
                     };
+                    let mid = "64x128x16";
                     assert!(pick(256, 256, 4096, 64).contains(large));
                     assert!(pick(64, 64, 64, 4096).contains("64x64x16"));
                     assert!(pick(256, 256, 256, 512).contains(large));
