@@ -20,10 +20,11 @@ use super::{
 pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOpsConfig {
     let tile = ops_tile_override().unwrap_or_else(|| batch_tile(op, sms));
     let ops = [op.op_a, op.op_b];
-    if op.batch > 1 && ops != [Op::N, Op::N] {
-        if let Some(c) = batched_flagship(ops, tile, vec) {
-            return c;
-        }
+    if op.batch > 1
+        && ops != [Op::N, Op::N]
+        && let Some(c) = batched_flagship(ops, tile, vec)
+    {
+        return c;
     }
     batch_kernel(ops, tile, vec)
 }
