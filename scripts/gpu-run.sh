@@ -47,6 +47,10 @@
 #                                  under each competing route and grid, the suite twice, the
 #                                  outside lists (FILEs) and GEMV variance to $OUT; PARTS picks
 #                                  (scripts/gpu-shapes-mid.sh)
+#   scripts/gpu-run.sh shapes-bops issue 20, session 9: the batched flagship with transposed
+#                                  operations against the variants and cuBLAS, the suite's and the
+#                                  outside lists' batched rows, compute-sanitizer, its GPU tests
+#                                  (PARTS there; scripts/gpu-shapes-bops.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -273,6 +277,10 @@ shapes-s8)
 shapes-mid)
     # Issue 20, session 9: scripts/gpu-shapes-mid.sh [OUTSIDE-FILE…] (PARTS there).
     bash scripts/gpu-shapes-mid.sh "$B" "$OUT_DIR" "$@" || status=1
+    ;;
+shapes-bops)
+    # Issue 20, session 9: scripts/gpu-shapes-bops.sh (PARTS there).
+    bash scripts/gpu-shapes-bops.sh "$B" "$OUT_DIR" || status=1
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].

@@ -1,9 +1,9 @@
-//! GPU tests of the tuned flagship with a batch index (`FLAGSHIP_BATCHED`, session 8): every
-//! kernel by name and through the library's choice (N,N batches with B aligned, split-K's batch
-//! of K-ranges) against the f64 reference: aligned and odd sizes, K = 1 and K below a slice,
-//! alpha/beta other than (1, 0), strides wider than the matrices (the gaps NaN, checked
-//! untouched), a shared A, and a split K whose tail the sum adds. Without a GPU they print
-//! "SKIPPED …".
+//! GPU tests of the tuned flagship with a batch index (`FLAGSHIP_BATCHED`, sessions 8 and 9):
+//! every kernel by name, in each operation pair, and through the library's choice (batches
+//! with the straight-copied operands aligned, split-K's batch of K-ranges) against the f64
+//! reference: aligned and odd sizes, K = 1 and K below a slice, alpha/beta other than (1, 0),
+//! strides wider than the matrices (the gaps NaN, checked untouched), a shared A, and a split K
+//! whose tail the sum adds. Without a GPU they print "SKIPPED …".
 mod common;
 
 use common::gemm::assert_batch_result;
@@ -70,18 +70,43 @@ fn every_batched_flagship_kernel_by_name() {
         return;
     };
     for (i, cfg) in FLAGSHIP_BATCHED.iter().enumerate() {
+        let [op_a, op_b] = cfg.ops;
         for (j, &(m, n, k, batch)) in SHAPES.iter().enumerate() {
             let seed = (100 * i + 10 * j) as u64;
-            let op = Gemm::new(m, n, k).batch(batch);
+            // A stored k x m and copied straight in 16-byte pieces needs its rows a multiple
+            // of 4 apart: the packed problem gets M rounded up (the wide one below keeps the
+            // odd M with padded rows).
+            let dense_m = if op_a == Op::T {
+                m.next_multiple_of(4)
+            } else {
+                m
+            };
+            let op = Gemm::new(dense_m, n, k).ops(op_a, op_b).batch(batch);
             run_named(&gpu, cfg.name, &op, seed);
-            // alpha/beta, rows and problems further apart than the matrices (B's a multiple of
-            // 4, A's and C's odd), and a shared A.
-            let (sa, sb, sc) = op.spans();
-            let wide = op.leading_dims(k + 3, n + 8, n + 1).alpha(-1.5).beta(0.75);
-            let (sa2, sb2, sc2) = wide.spans();
-            let wide = wide.strides(sa2.max(sa) + 13, sb2.max(sb) + 4, sc2.max(sc) + 7);
+            // alpha/beta, rows and problems further apart than the matrices (a straight-copied
+            // operand's a multiple of 4, the others' odd), and a shared A.
+            let op = Gemm::new(m, n, k).ops(op_a, op_b).batch(batch);
+            let pad = |straight: bool, width: usize, odd: usize| {
+                if straight {
+                    width.next_multiple_of(4) + 8
+                } else {
+                    width + odd
+                }
+            };
+            let lda = pad(op_a == Op::T, if op_a == Op::T { m } else { k }, 3);
+            let ldb = pad(op_b == Op::N, if op_b == Op::N { n } else { k }, 5);
+            let wide = op.leading_dims(lda, ldb, n + 1).alpha(-1.5).beta(0.75);
+            let (sa, sb, sc) = wide.spans();
+            let gap = |span: usize, straight: bool| {
+                if straight {
+                    span.next_multiple_of(4) + 4
+                } else {
+                    span + 13
+                }
+            };
+            let wide = wide.strides(gap(sa, op_a == Op::T), gap(sb, op_b == Op::N), sc + 7);
             run_named(&gpu, cfg.name, &wide, seed + 1);
-            let shared = wide.strides(0, sb2.max(sb) + 4, sc2.max(sc) + 7);
+            let shared = wide.strides(0, wide.stride_b, wide.stride_c);
             run_named(&gpu, cfg.name, &shared, seed + 2);
         }
     }
@@ -110,6 +135,20 @@ fn the_library_runs_n_n_batches_and_split_k_on_it() {
         check(&op, 7000 + j as u64, "library batch", |a, b, c| {
             gemm_device(&gpu, &op, a, b, c).unwrap()
         });
+        // The transposed pairs: the library's pick (a batched flagship where the operands
+        // allow it and the model prices it fastest).
+        for (o, ops) in [[Op::T, Op::N], [Op::N, Op::T], [Op::T, Op::T]]
+            .iter()
+            .enumerate()
+        {
+            let op = op.ops(ops[0], ops[1]).batch(batch);
+            check(
+                &op,
+                7100 + 10 * j as u64 + o as u64,
+                "library batch",
+                |a, b, c| gemm_device(&gpu, &op, a, b, c).unwrap(),
+            );
+        }
     }
     // Split-K on every tile: K a multiple of the splits and not (the sum adds the tail).
     for tile in 0..4 {

@@ -492,8 +492,24 @@ macro_rules! flagship_kernels {
 macro_rules! flagship_plain_kernels {
     ($($row:tt)*) => { flagship_kernels!(plain; $($row)*); };
 }
+/// The N,N rows of `for_each_flagship_batched!` (`ops: N x N` taken off); the other pairs are
+/// `flagship_t.rs`'s.
 macro_rules! flagship_batched_kernels {
-    ($($row:tt)*) => { flagship_kernels!(batched; $($row)*); };
+    ($(($name:ident { ops: $oa:ident x $ob:ident, $($rest:tt)* })),* $(,)?) => {
+        flagship_batched_nn! { [] $(($oa $ob ($name { $($rest)* })))* }
+    };
+}
+/// Collects the N,N rows into one `flagship_kernels!(batched; …)`, in list order.
+macro_rules! flagship_batched_nn {
+    ([$($done:tt)*] (N N $row:tt) $($more:tt)*) => {
+        flagship_batched_nn! { [$($done)* $row,] $($more)* }
+    };
+    ([$($done:tt)*] ($oa:ident $ob:ident $row:tt) $($more:tt)*) => {
+        flagship_batched_nn! { [$($done)*] $($more)* }
+    };
+    ([$($done:tt)*]) => {
+        flagship_kernels!(batched; $($done)*);
+    };
 }
 for_each_flagship!(flagship_plain_kernels);
 for_each_flagship_batched!(flagship_batched_kernels);

@@ -174,23 +174,65 @@ macro_rules! for_each_flagship {
 }
 
 /// Invokes `$m!` with the flagship kernels that also exist batched (`FLAGSHIP_BATCHED`: the
-/// same body, problem `blockIdx.y` of a strided batch, `SgemmOpsParams`): the tiles of the N,N
-/// default choice (`choose_kernel`) and of the variants (`route::TILES`), B in 16-byte pieces.
-/// Batches and split-K then run the tuned main loop, whose register allocation the variants'
-/// does not have (docs/matmul.md, session 8). Rows as [`for_each_flagship!`]'s.
+/// same body, problem `blockIdx.y` of a strided batch, `SgemmOpsParams`), in each operation
+/// pair: the tiles of the N,N default choice (`choose_kernel`) and of the variants
+/// (`route::TILES`). Batches and split-K then run the tuned main loop, whose register
+/// allocation the variants' does not have (docs/matmul.md, sessions 8 and 9). Rows as
+/// [`for_each_flagship!`]'s with the operations `ops: op(A) x op(B)` first; the copy counts are
+/// the N,N kernel's (the body derives the transposed operations' own). `vec_b`: the operands
+/// copied straight (B with `op(B) = N`, A with `op(A) = T`) go in 16-byte pieces; N,T copies
+/// both operands transposing, in 4-byte pieces, and needs nothing of them.
 macro_rules! for_each_flagship_batched {
     ($m:ident) => {
         $m! {
-            (sgemm_nn_128x256x8_s4_8x16_fl { tile: 128 x 256 x 8, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+            (sgemm_nn_128x256x8_s4_8x16_fl { ops: N x N, tile: 128 x 256 x 8, warps: 2 x 4, lanes: 8 x 4, stages: 4,
                 vec_b: true, thread_tile: 8 x 16, groups: 2 x 4, a_copies: 4, b_copies: 2,
                 ffma_order: Columns }),
-            (sgemm_nn_128x128x8_s4_16x8_fl { tile: 128 x 128 x 8, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+            (sgemm_nn_128x128x8_s4_16x8_fl { ops: N x N, tile: 128 x 128 x 8, warps: 2 x 2, lanes: 4 x 8, stages: 4,
                 vec_b: true, thread_tile: 16 x 8, groups: 4 x 2, a_copies: 8, b_copies: 2,
                 ffma_order: Columns }),
-            (sgemm_nn_64x128x16_s3_8x8_fl { tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+            (sgemm_nn_64x128x16_s3_8x8_fl { ops: N x N, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
                 vec_b: true, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 4,
                 ffma_order: Columns }),
-            (sgemm_nn_64x64x16_s4_8x4_fl { tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+            (sgemm_nn_64x64x16_s4_8x4_fl { ops: N x N, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            // The transposed pairs (flagship_t.rs), after the N,N rows so that those
+            // kernels come out as before.
+            (sgemm_tn_128x256x8_s4_8x16_fl { ops: T x N, tile: 128 x 256 x 8, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+                vec_b: true, thread_tile: 8 x 16, groups: 2 x 4, a_copies: 4, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_nt_128x256x8_s4_8x16_fl { ops: N x T, tile: 128 x 256 x 8, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+                vec_b: true, thread_tile: 8 x 16, groups: 2 x 4, a_copies: 4, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_tt_128x256x8_s4_8x16_fl { ops: T x T, tile: 128 x 256 x 8, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+                vec_b: true, thread_tile: 8 x 16, groups: 2 x 4, a_copies: 4, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_tn_128x128x8_s4_16x8_fl { ops: T x N, tile: 128 x 128 x 8, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 16 x 8, groups: 4 x 2, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_nt_128x128x8_s4_16x8_fl { ops: N x T, tile: 128 x 128 x 8, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 16 x 8, groups: 4 x 2, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_tt_128x128x8_s4_16x8_fl { ops: T x T, tile: 128 x 128 x 8, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 16 x 8, groups: 4 x 2, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_tn_64x128x16_s3_8x8_fl { ops: T x N, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+                vec_b: true, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 4,
+                ffma_order: Columns }),
+            (sgemm_nt_64x128x16_s3_8x8_fl { ops: N x T, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+                vec_b: true, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 4,
+                ffma_order: Columns }),
+            (sgemm_tt_64x128x16_s3_8x8_fl { ops: T x T, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+                vec_b: true, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 4,
+                ffma_order: Columns }),
+            (sgemm_tn_64x64x16_s4_8x4_fl { ops: T x N, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_nt_64x64x16_s4_8x4_fl { ops: N x T, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: true, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+            (sgemm_tt_64x64x16_s4_8x4_fl { ops: T x T, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
                 vec_b: true, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 2,
                 ffma_order: Columns }),
         }

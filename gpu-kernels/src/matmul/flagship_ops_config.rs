@@ -182,14 +182,14 @@ for_each_flagship_ops!(flagship_ops_table);
 
 /// [`for_each_flagship_batched!`] into [`FLAGSHIP_BATCHED`].
 macro_rules! flagship_batched_table {
-    ($(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+    ($(($name:ident { ops: $oa:ident x $ob:ident, tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {
-        /// The tuned N,N flagship kernels with a batch index (`blockIdx.y`), launched as the
-        /// variants are (same parameters, grid and shared memory): for N,N batches and split-K
-        /// with B aligned.
+        /// The tuned flagship's body with a batch index (`blockIdx.y`) in every operation
+        /// pair, launched as the variants are (same parameters, grid and shared memory): for
+        /// batches with the straight-copied operands aligned, and split-K.
         pub const FLAGSHIP_BATCHED: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
-            name: stringify!($name), ops: [Op::N, Op::N], bm: $bm, bn: $bn, bk: $bk,
+            name: stringify!($name), ops: [Op::$oa, Op::$ob], bm: $bm, bn: $bn, bk: $bk,
             warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: true,
         }),*];
     };
@@ -218,19 +218,45 @@ mod tests {
             assert!(c.shared_bytes() <= 227 * 1024, "{}", c.name);
         }
         for c in FLAGSHIP_BATCHED {
+            let ops: String = c
+                .ops
+                .iter()
+                .map(|o| o.letter().to_ascii_lowercase())
+                .collect();
             let flagship = FLAGSHIP
                 .iter()
-                .find(|f| c.name == format!("sgemm_nn_{}_fl", &f.name[6..]))
+                .find(|f| c.name == format!("sgemm_{ops}_{}_fl", &f.name[6..]))
                 .unwrap_or_else(|| panic!("{}: no flagship kernel of that tile", c.name));
-            assert!(c.tuned && c.vec && flagship.vec_b && c.ops == [Op::N, Op::N]);
+            assert!(c.tuned && c.vec && flagship.vec_b);
             assert_eq!(
                 (c.bm, c.bn, c.bk, c.stages),
                 (flagship.bm, flagship.bn, flagship.bk, flagship.stages)
             );
+            // The B slice's pitch is the only difference in shared memory.
+            let b_pad = if c.ops[1].is_t() {
+                16 * c.bk * c.stages
+            } else {
+                0
+            };
             assert_eq!(
                 (c.threads(), c.shared_bytes()),
-                (flagship.threads(), flagship.shared_bytes())
+                (flagship.threads(), flagship.shared_bytes() + b_pad)
             );
+            // Each tile in every operation pair.
+            for o in [
+                [Op::N, Op::N],
+                [Op::T, Op::N],
+                [Op::N, Op::T],
+                [Op::T, Op::T],
+            ] {
+                let same = |d: &&FlagshipOpsConfig| d.ops == o && d.bm == c.bm && d.bn == c.bn;
+                assert_eq!(
+                    FLAGSHIP_BATCHED.iter().filter(same).count(),
+                    1,
+                    "{}",
+                    c.name
+                );
+            }
         }
         assert!(FLAGSHIP_OPS.iter().all(|c| !c.tuned));
         // Every operation pair has every tile, in both copy widths where there are two.

@@ -190,6 +190,9 @@ mod skinny_rows;
 mod skinny_rows_async;
 #[cfg(target_arch = "nvptx64")]
 mod split_k_kernels;
+// Last, so that the kernels before it come out as they were (flagship_t.rs).
+#[cfg(target_arch = "nvptx64")]
+mod flagship_t;
 
 #[cfg(test)]
 mod tests {

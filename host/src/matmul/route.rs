@@ -157,15 +157,20 @@ fn tile_efficiency(bm: u32, bn: u32) -> f64 {
 /// `tests/gpu_route_timing`, docs/matmul.md "Routes": the variants' register allocation is not
 /// tuned; their 4-byte straight copies, where 16-byte ones are not allowed, cost a third; N,T
 /// copies both operands transposing, in 4-byte pieces, always).
+///
+/// The batched flagship with a transposed operation (`flagship` with ops other than N,N: a
+/// batch, `select_ops::batched_flagship`) runs the same main loop with its own copies:
+/// [`batched_flagship_efficiency`].
 fn kernel_efficiency(ops: [Op; 2], flagship: bool, vec: bool) -> f64 {
     match (flagship, ops) {
-        (true, _) => {
+        (true, [Op::N, Op::N]) => {
             if vec {
                 1.0
             } else {
                 0.95
             }
         }
+        (true, ops) => batched_flagship_efficiency(ops),
         (false, [Op::N, Op::T]) => 0.77,
         (false, ops) => {
             let base = match ops {
@@ -175,6 +180,21 @@ fn kernel_efficiency(ops: [Op; 2], flagship: bool, vec: bool) -> f64 {
             };
             base * if vec { 1.0 } else { 0.68 }
         }
+    }
+}
+
+/// The batched flagship's efficiency for a transposed pair, relative to the N,N one (H200,
+/// session 9, docs/matmul.md "Session 9: batched transposes": its time against the N,N batched
+/// flagship's on the same batch).
+///
+/// Measured (call 1, the N,N batched flagship's time over the pair's, same tile): T,N 1.01 at
+/// 256³ x 512; N,T 0.95 (128x128) at 256³ x 512, 0.91 and 0.88 (64x64) at 192³ x 384 and
+/// 320³ x 256; T,T 0.98 and 0.995, 0.995.
+fn batched_flagship_efficiency(ops: [Op; 2]) -> f64 {
+    match ops {
+        [Op::T, Op::N] => 1.0,
+        [Op::N, Op::T] => 0.9,
+        _ => 0.98,
     }
 }
 
@@ -368,13 +388,15 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
     match split {
         None if ops == [Op::N, Op::N] && op.batch == 1 => direct_flagship_time(op, al.b, mc),
         None => {
-            let tile = default_ops_tile(op.m, op.n, op.k, op.batch, mc.sms);
+            let tile = batch_tile(op, mc.sms);
             // An N,N batch with B aligned runs the tuned flagship (`select_ops::batch_kernel`;
             // H200, session 8: 256³ x 512 95.1 % of cuBLAS, the variant 86.8 %), so an N,T
             // batch's B is worth transposing. (Split-K's batch runs it too, but its picks keep
             // the variant's estimate they were calibrated with: priced as the flagship, the
             // model split problems it measured faster direct, 1025x1023x1023.)
-            let eff = kernel_efficiency(ops, ops == [Op::N, Op::N] && vec, vec);
+            // So does a batch with a transposed operand where its straight copies are aligned
+            // (`select_ops::batched_flagship`; `vec` always for N,T, which has none).
+            let eff = kernel_efficiency(ops, vec && op.batch > 1, vec);
             variant_grid_time(op, variant(ops, tile, vec), tile, op.batch, 1, eff, mc)
         }
         Some(s) if s.fused() => fused_time(op, ops, vec, s, mc),
@@ -485,8 +507,10 @@ pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
         .map_or(Route::DIRECT, |(_, r)| r)
 }
 
+mod batch_tile;
 mod fused;
 mod parse;
+pub use batch_tile::batch_tile;
 pub use fused::{
     FUSED_COUNTS, MAX_FUSED_FLAGSHIP, MAX_FUSED_VARIANT, MIN_FUSED_K, fused_on_flagship,
 };

@@ -7,19 +7,47 @@ use gpu_kernels::matmul::{FLAGSHIP_BATCHED, FlagshipOpsConfig, Op, stream_k::Sch
 
 use super::{
     problem::Gemm,
-    route::{TILES, default_ops_tile, variant},
+    route::{TILES, batch_tile, variant},
     select::{DEFAULT_GROUP, DEFAULT_SCHEDULE, group_override, schedule_override},
 };
 
 /// The default variant for `op` on a GPU with `sms` multiprocessors: the tile of
-/// `route::default_ops_tile` (the N,N rule of `select::choose_kernel` over the whole batch;
-/// a batch takes the large tiles where they pad little). `RGK_SGEMM_OPS_TILE` (an index into `route::TILES`) overrides the
+/// `route::batch_tile` (`route::default_ops_tile`, the N,N rule of `select::choose_kernel` over
+/// the whole batch: a batch takes the large tiles where they pad little; other tiles for a
+/// batch with `op(B) = T`). `RGK_SGEMM_OPS_TILE` (an index into `route::TILES`) overrides the
 /// tile, for timing runs. `vec`: the operands allow 16-byte copies
 /// ([`Gemm::straight_vector_ok`]).
 pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOpsConfig {
-    let tile =
-        ops_tile_override().unwrap_or_else(|| default_ops_tile(op.m, op.n, op.k, op.batch, sms));
-    batch_kernel([op.op_a, op.op_b], tile, vec)
+    let tile = ops_tile_override().unwrap_or_else(|| batch_tile(op, sms));
+    let ops = [op.op_a, op.op_b];
+    if op.batch > 1
+        && ops != [Op::N, Op::N]
+        && let Some(c) = batched_flagship(ops, tile, vec)
+    {
+        return c;
+    }
+    batch_kernel(ops, tile, vec)
+}
+
+/// The batched flagship (`FLAGSHIP_BATCHED`) of `ops` and tile `TILES[tile]`, where its
+/// straight copies may go in 16-byte pieces (`vec`; N,T copies nothing straight, so any
+/// operands) and `RGK_SGEMM_TUNED_BATCH=0` does not ask for the variants. A batch with a
+/// transposed operand takes it (`choose_ops_kernel`; H200, session 9: docs/matmul.md "Session
+/// 9: batched transposes"); one problem with a transposed operand keeps the variants, whose
+/// stream-K and split picks the route model was calibrated with.
+pub fn batched_flagship(
+    ops: [Op; 2],
+    tile: usize,
+    vec: bool,
+) -> Option<&'static FlagshipOpsConfig> {
+    let vec = vec || ops == [Op::N, Op::T];
+    if !vec || tuned_batch_off() {
+        return None;
+    }
+    let tile = format!("_{}_", TILES[tile]);
+    FLAGSHIP_BATCHED
+        .iter()
+        .find(|c| c.ops == ops && c.name.contains(&tile))
 }
 
 /// The kernel of tile `TILES[tile]` for a batch of `ops` problems (and for split-K's batch of
@@ -29,12 +57,8 @@ pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOps
 /// still prices the variants' (its picks are the ones it was calibrated with, now run on the
 /// faster loop). `RGK_SGEMM_TUNED_BATCH=0` keeps the variants, for timing runs.
 pub fn batch_kernel(ops: [Op; 2], tile: usize, vec: bool) -> &'static FlagshipOpsConfig {
-    let tuned = ops == [Op::N, Op::N] && vec && !tuned_batch_off();
-    let flagship = FLAGSHIP_BATCHED
-        .iter()
-        .find(|c| c.name.contains(&format!("_{}_", TILES[tile])));
-    match flagship {
-        Some(c) if tuned => c,
+    match batched_flagship(ops, tile, vec) {
+        Some(c) if ops == [Op::N, Op::N] => c,
         _ => variant(ops, tile, vec),
     }
 }
@@ -76,6 +100,29 @@ mod tests {
             assert!(c.tuned && c.name.contains(name), "{}", c.name);
             assert!(!batch_kernel([Op::N, Op::N], tile, false).tuned);
             assert!(!batch_kernel([Op::T, Op::N], tile, true).tuned);
+            // Batches with a transposed operand take the batched flagship of their pair (N,T
+            // whatever the alignment); one such problem keeps the variant.
+            for ops in [[Op::T, Op::N], [Op::N, Op::T], [Op::T, Op::T]] {
+                let c = batched_flagship(ops, tile, true).unwrap();
+                assert!(
+                    c.tuned && c.ops == ops && c.name.contains(name),
+                    "{}",
+                    c.name
+                );
+                assert_eq!(
+                    batched_flagship(ops, tile, false).is_some(),
+                    ops == [Op::N, Op::T]
+                );
+            }
+        }
+        for (ops, name) in [
+            ([Op::T, Op::N], "sgemm_tn_128x256x8_s4_8x16_fl"),
+            ([Op::N, Op::T], "sgemm_nt_128x128x8_s4_16x8_fl"),
+            ([Op::T, Op::T], "sgemm_tt_128x128x8_s4_16x8_fl"),
+        ] {
+            let op = Gemm::new(256, 256, 256).ops(ops[0], ops[1]);
+            assert_eq!(choose_ops_kernel(&op.batch(512), true, 132).name, name);
+            assert!(!choose_ops_kernel(&op, true, 132).tuned);
         }
         let op = Gemm::new(256, 256, 256).batch(512);
         assert_eq!(
@@ -93,21 +140,29 @@ mod tests {
                         let op = Gemm::new(m, n, k).ops(op_a, op_b).batch(batch);
                         let c = choose_ops_kernel(&op, vec, 132);
                         assert_eq!(c.ops, [op_a, op_b]);
-                        assert!(!c.vec || vec, "{}", c.name);
+                        // N,T copies nothing straight: its batched flagship needs nothing.
+                        assert!(!c.vec || vec || c.ops == [Op::N, Op::T], "{}", c.name);
                         c.name
                     };
                     assert!(pick(4096, 4096, 4096, 1).contains("128x256x8"));
                     assert!(pick(1024, 1024, 1024, 1).contains("64x128x16"));
                     assert!(pick(1, 1, 1, 1).contains("64x64x16"));
                     // A batch fills the GPU with its problems' tiles together, large tiles
-                    // where they pad little.
-                    assert!(pick(256, 256, 4096, 64).contains("128x256x8"));
+                    // where they pad little; with op(B) = T, 128x128 for 128x256
+                    // (`route::batch_tile`).
+                    let large = if op_b == Op::T {
+                        "128x128x8"
+                    } else {
+                        "128x256x8"
+                    };
+                    let mid = "64x128x16";
+                    assert!(pick(256, 256, 4096, 64).contains(large));
                     assert!(pick(64, 64, 64, 4096).contains("64x64x16"));
-                    assert!(pick(256, 256, 256, 512).contains("128x256x8"));
+                    assert!(pick(256, 256, 256, 512).contains(large));
                     assert!(pick(384, 384, 384, 100).contains("128x128x8"));
                     // 64x128 and 64x64 pad 100 alike: the larger; a third less on 64x64 at 192.
-                    assert!(pick(100, 100, 100, 100).contains("64x128x16"));
-                    assert!(pick(200, 200, 200, 600).contains("64x128x16"));
+                    assert!(pick(100, 100, 100, 100).contains(mid));
+                    assert!(pick(200, 200, 200, 600).contains(mid));
                     assert!(pick(192, 192, 192, 384).contains("64x64x16"));
                     assert!(pick(320, 320, 320, 256).contains("64x64x16"));
                 }

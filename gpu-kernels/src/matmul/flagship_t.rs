@@ -1,0 +1,621 @@
+//! The batched flagship with transposed operations (issue #20, session 9): the tuned body of
+//! `flagship.rs` (whose notes apply: warp tiles, the transposed A slice, the pipeline, the
+//! register-double-buffered fragments, edges, rasterization, stream-K), problem `blockIdx.y`
+//! of a strided batch, with the copies of `op(A) = T` and `op(B) = T`:
+//! - A stored `k x m` (`op(A) = T`) is contiguous along m, as the shared slice `As[k][m]` is:
+//!   it is copied straight, as the N,N kernels copy B (16-byte pieces with `vec_b`).
+//! - B stored `n x k` (`op(B) = T`) is contiguous along k: it is copied transposing, as the
+//!   N,N kernels copy A (a warp reads 4 rows x 8 consecutive k in 4-byte `cp.async` copies),
+//!   into a slice of pitch `BN + 4` (`≡ 4 mod 32` words: the 32 writes hit 32 banks).
+//!
+//! A copy of `flagship.rs`'s body rather than constant branches in it: with the branches, the
+//! N,N kernels' PTX changed (FMA operand order, register numbering) although their code did
+//! not, and their performance rests on ptxas's allocation of exactly that PTX (docs/matmul.md,
+//! "What limits it at 4096"). Kept in step with `flagship.rs` by hand; the N,N rows of
+//! `for_each_flagship_batched!` run that file's body.
+use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
+use seq_macro::seq;
+
+use super::ffma_order::{ffma_order, order_is_permutation};
+use super::flagship_epilogue::{
+    ld_global1, ld_global4, partial_index, store4, stream_k_count, stream_k_sum, tile_origin,
+};
+use super::stream_k::Split;
+use super::{FfmaOrder, Op, SgemmOpsParams, SgemmParams};
+use crate::ptx::{
+    cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_ctaid_y,
+    fresh_tid_x, ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
+};
+
+/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
+macro_rules! acc4 {
+    ($acc:ident, $r:expr, $h:expr) => {
+        [
+            $acc[$r][$h * 4],
+            $acc[$r][$h * 4 + 1],
+            $acc[$r][$h * 4 + 2],
+            $acc[$r][$h * 4 + 3],
+        ]
+    };
+}
+
+/// One entry: takes [`SgemmOpsParams`] and computes problem `blockIdx.y` of a strided batch.
+/// `$p` and `$q` are the body's names for the parameters.
+macro_rules! flagship_t_entry {
+    ($name:ident, $p:ident, $q:ident, $body:block) => {
+        /// # Safety
+        /// `bq.g` must satisfy the [`SgemmParams`] contract for problem 0 with this kernel's
+        /// operations (A stored `k x m` when `op(A) = T`, B stored `n x k` when `op(B) = T`,
+        /// leading dimensions at least the stored widths), every problem `z < gridDim.y` at
+        /// `a + z * stride_a` (and likewise B, C) inside its buffer, no C overlapping an A or B
+        /// and no two problems' C overlapping; with `vec_b`, the straight-copied operands'
+        /// leading dimensions and strides multiples of 4 and their buffers 16-byte aligned;
+        /// stream-K (`sk_blocks > 0`, `partials` and zeroed `counters` as for the flagship)
+        /// only with `gridDim.y == 1`. Launched with this kernel's threads, the grid
+        /// `Split::grid` x batch and `FlagshipOpsConfig::shared_bytes` of dynamic shared
+        /// memory: every shared address below is inside it and every global one inside the
+        /// matrices.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name($q: SgemmOpsParams) {
+            let $p = $q.g;
+            $body
+        }
+    };
+}
+
+/// Operand `$f` of this block's problem: `p.$f` offset by `blockIdx.y · q.$s`, `blockIdx.y`
+/// read afresh at each use so that no offset pointer stays live through the main loop.
+macro_rules! tbase {
+    ($p:ident, $q:ident, $f:ident, $s:ident) => {
+        $p.$f
+            .wrapping_add(fresh_ctaid_y() as usize * $q.$s as usize)
+    };
+}
+
+/// The parameters the epilogue stores C with: `p` with `c` offset to this block's problem.
+macro_rules! tepi {
+    ($p:ident, $q:ident) => {
+        &SgemmParams {
+            c: tbase!($p, $q, c, stride_c),
+            ..$p
+        }
+    };
+}
+
+macro_rules! flagship_t_kernels {
+    ($oa:ident, $ob:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+        stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
+        flagship_t_entry! { $name, p, bq, {
+            const BM: u32 = $bm;
+            const BN: u32 = $bn;
+            const BK: u32 = $bk;
+            const WN: u32 = $wn;
+            const NW: u32 = $wm * $wn;
+            const NT: u32 = 32 * NW;
+            const LY: u32 = $ly;
+            const LX: u32 = $lx;
+            const WTM: u32 = BM / $wm;
+            const WTN: u32 = BN / WN;
+            const STAGES: u32 = $st;
+            const VEC: bool = $vec;
+            /// `op(A) = T` (A stored `k x m`, copied straight) and `op(B) = T` (B stored
+            /// `n x k`, copied transposing); both false in the plain and N,N batched kernels,
+            /// whose code the constant branches below leave as it was.
+            const TA: bool = Op::$oa.is_t();
+            const TB: bool = Op::$ob.is_t();
+            /// Row pitch of the transposed A slice, in floats.
+            const AP: u32 = BM + 4;
+            /// Row pitch of the B slice: `BN + 4` when B is stored transposed into it (the
+            /// transposing writes then hit 32 distinct banks, as A's), else `BN`.
+            const BP: u32 = if TB { BN + 4 } else { BN };
+            const A_BYTES: u32 = 4 * BK * AP;
+            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BP;
+            /// A copied straight (TA): pieces of `AW` floats, `APR` per slice row, slice rows
+            /// `A_ROW_STEP` apart between a thread's copies, `A_COPIES` copies per thread.
+            const AW: u32 = if VEC { 4 } else { 1 };
+            const APR: u32 = BM / AW;
+            const A_ROW_STEP: u32 = NT / APR;
+            const A_COPIES: u32 = BK * APR / NT;
+            /// B copied transposing (TB), as A is in the N,N kernels: `IPK_B` rows per 8-k
+            /// group, `4 * NW` rows apart, `BT_COPIES` copies per thread.
+            const IPK_B: u32 = BN / 4 / NW;
+            const BT_COPIES: u32 = IPK_B * (BK / 8);
+            /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
+            const BW: u32 = if VEC { 4 } else { 1 };
+            const BPR: u32 = BN / BW;
+            /// Slice rows between one thread's consecutive B copies.
+            const B_ROW_STEP: u32 = NT / BPR;
+            const _: () = {
+                assert!(LY * LX == 32);
+                assert!(WTM == LY * $rm && WTN == LX * $rn);
+                assert!($rm == 4 * $ga && $rn == 4 * $gb);
+                assert!(BK % 8 == 0 && BM % 32 == 0 && BK <= 16);
+                // A: BM/4 x BK/8 pieces of 4 rows x 8 k, `al` per warp, the warps of a
+                // k-group side by side.
+                assert!((BM / 4) * (BK / 8) == NW * $al && (BM / 4) % NW == 0);
+                // B: each thread copies one column position of `bl` rows.
+                assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
+                assert!(STAGES >= 2 && STAGES <= 5);
+                assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
+                // The transposed operations' copies, unrolled over at most 16 (`seq!` below).
+                assert!(!TA || (NT % APR == 0 && A_COPIES * NT == BK * APR && A_COPIES <= 16));
+                assert!(!TB || (IPK_B * NW * 4 == BN && BT_COPIES <= 16));
+            };
+
+            let (m, n, k) = (p.m, p.n, p.k);
+            let (lda, ldb) = (p.lda as usize, p.ldb as usize);
+            let ktiles = k.div_ceil(BK);
+            let kfull = k / BK;
+            let split = Split { sk_blocks: p.sk_blocks, sk_tiles: p.sk_tiles, ktiles };
+            // cuda_std declares its dynamic-shared symbol as a 16-byte `.extern .shared` array,
+            // which ptxas counts as 16 static bytes (the "16" in its report); the dynamic
+            // allocation follows them, so [symbol, symbol + dynamic bytes) is inside the block's
+            // shared memory (compute-sanitizer memcheck: no findings).
+            let smem = shared_addr(dynamic_shared_mem::<u32>());
+            // Each thread's word after the stages, where it parks its position (`it`) during
+            // the main loop.
+            const STASH: u32 = STAGES * STAGE_BYTES;
+
+            // This block's iterations (`tile * ktiles + slice`, stream_k.rs): a share of the
+            // stream-K tiles' slices, or one whole tile; one unit per tile it touches.
+            //
+            // Through the main loop only the unit's end slice stays in a register: the thread
+            // and block index are read afresh (`fresh_*`, which the compiler can neither hoist
+            // nor merge) before it and after it, `it` is parked in shared memory, and the rest
+            // is recomputed from those. (Kept live, the unit's state costs registers, and
+            // ptxas's allocation of the main loop then puts 553 of the 1024 FFMAs of a k-slice
+            // on conflicting register banks instead of 116.)
+            let mut it = split.range(fresh_ctaid_x()).0;
+            loop {
+                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
+                let (warp, lane) = (tid / 32, tid % 32);
+                let end = split.range(pid).1;
+                if it >= end {
+                    break;
+                }
+                // Every warp is done reading the last unit's stages.
+                thread::sync_threads();
+                let (tile, kb, ke) = split.unit(it, end);
+                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
+                // SAFETY: `STASH + 4 * tid` + 4 <= STAGES * STAGE_BYTES + 4 * NT, the dynamic
+                // shared memory of the launch; word tid is this thread's alone, read back only by
+                // it (line `at` below).
+                unsafe { st_shared::<1>(smem + STASH + 4 * tid, [it]) };
+                let a_frag = 4 * (warp / WN * WTM + lane / LX * 4);
+                let b_frag = A_BYTES + 4 * (warp % WN * WTN + lane % LX * 4);
+
+                // A copies: copy I of a warp covers rows `4*warp + lane/8 + A_ROW(I)` and k
+                // `lane%8 + A_K(I)` of the slice: `IPK` copies per 8-k group, so that every
+                // copy's shared offset, and its global offset from one of `IPK` row pointers, is
+                // a constant.
+                const IPK: u32 = BM / 4 / NW;
+                let a_row0 = m0 + 4 * warp + lane / 8;
+                let a_k0 = lane % 8;
+                let mut a_src = [core::ptr::null::<f32>(); IPK as usize];
+                seq!(I in 0..$al {
+                    if I < IPK {
+                        let r = a_row0 + 4 * NW * I;
+                        let row = if r < m { r } else { m - 1 };
+                        // SAFETY: `row` is clamped to m - 1 and a_k0 < 8: a cell of A when a_k0 < K
+                        // (lda >= K). For K <= a_k0 (K < 8) the pointer is formed but never
+                        // dereferenced: the partial slice reads only k < K (see `store4` on forming
+                        // such pointers).
+                        a_src[(I % IPK) as usize] = unsafe { tbase!(p, bq, a, stride_a).add(row as usize * lda + a_k0 as usize) };
+                    }
+                });
+                let a_dst = smem + 4 * (a_k0 * AP + 4 * warp + lane / 8);
+                // B copies: piece column `tid % BPR`, rows `tid / BPR + I*B_ROW_STEP`.
+                let b_col = n0 + tid % BPR * BW;
+                let b_row = tid / BPR;
+                let b_bytes = if b_col >= n {
+                    0
+                } else if n - b_col >= BW {
+                    4 * BW
+                } else {
+                    4 * (n - b_col)
+                };
+                // Out-of-range pieces still need a valid (and for 16-byte copies aligned) address.
+                let b_col_addr = if b_bytes == 0 { (n - 1) / BW * BW } else { b_col };
+                // SAFETY: `b_col_addr` < n (clamped when out of range), and rows `b_row` < BK of B.
+                // For k > b_row it is a cell of B; otherwise (k < BK) the pointer is formed but
+                // never dereferenced, as the partial slice reads only rows below k (see `store4` on
+                // forming such pointers).
+                let b_src = unsafe { tbase!(p, bq, b, stride_b).add(b_row as usize * ldb + b_col_addr as usize) };
+                let b_step = B_ROW_STEP as usize * ldb;
+                let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
+                // The transposed operations' copies. Each is computed under its constant (`TA`,
+                // `TB`), so the N,N kernels' code never holds it, not even as dead values that
+                // could reorder what ptxas allocates (their PTX stays as it was).
+                //
+                // TA: A stored `k x m` is copied as B is above: piece column `tid % APR`, slice
+                // rows `at_row + I * A_ROW_STEP`; pieces past m read nothing. The pointer is
+                // formed with `wrapping_add`: for K <= at_row it is past A and only read where
+                // the k check below passes.
+                let (at_row, at_bytes, at_col_addr, at_src, at_dst) = if TA {
+                    let at_col = m0 + tid % APR * AW;
+                    let at_row = tid / APR;
+                    let at_bytes = if at_col >= m {
+                        0
+                    } else if m - at_col >= AW {
+                        4 * AW
+                    } else {
+                        4 * (m - at_col)
+                    };
+                    let at_col_addr = if at_bytes == 0 { (m - 1) / AW * AW } else { at_col };
+                    let at_src = tbase!(p, bq, a, stride_a)
+                        .wrapping_add(at_row as usize * lda + at_col_addr as usize);
+                    (at_row, at_bytes, at_col_addr, at_src, smem + 4 * (at_row * AP + tid % APR * AW))
+                } else {
+                    (0, 0, 0, core::ptr::null(), 0)
+                };
+                // TB: B stored `n x k` is copied as A is above, lane row `4 * warp + lane / 8`
+                // of the tile's rows (its columns of op(B)), k `bt_k = lane % 8`. One row
+                // pointer and a row step, not one clamped pointer per row (up to 8 with 256
+                // columns, held through the main loop): `bt_rows` of the `IPK_B` rows are
+                // inside B; the others read row `bt0` (clamped below n) in full slices, whose
+                // values feed only columns of C that are never stored, and nothing in the
+                // partial one.
+                let (bt_k, bt_rows, bt_src, bt_step, bt_dst) = if TB {
+                    let bt_row = 4 * warp + lane / 8;
+                    let bt_k = lane % 8;
+                    let inside = n0 + bt_row < n;
+                    let bt_rows = if inside { (n - n0 - bt_row).div_ceil(4 * NW) } else { 0 };
+                    let bt0 = if inside { n0 + bt_row } else { n - 1 };
+                    let bt_src = tbase!(p, bq, b, stride_b)
+                        .wrapping_add(bt0 as usize * ldb + bt_k as usize);
+                    let bt_dst = smem + A_BYTES + 4 * (bt_k * BP + bt_row);
+                    (bt_k, bt_rows, bt_src, 4 * NW as usize * ldb, bt_dst)
+                } else {
+                    (0, 0, core::ptr::null(), 0, 0)
+                };
+
+                // Issues the copies of k-slice `t` into the stage at byte offset `stage`.
+                let load_tile = |t: u32, stage: u32| {
+                    let k0 = t * BK;
+                    if t < kfull {
+                        if TA {
+                            seq!(I in 0..16 {
+                                if I < A_COPIES {
+                                    let src = at_src.wrapping_add((k0 + I * A_ROW_STEP) as usize * lda);
+                                    let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
+                                    if VEC {
+                                        // SAFETY: `dst`: piece tid % APR of slice row at_row + I * A_ROW_STEP <
+                                        // BK, inside this stage's A slice and 16-byte aligned (AP and the column
+                                        // multiples of 4); `src` has `at_bytes` readable bytes of row k0 + at_row +
+                                        // I * A_ROW_STEP < K (a full slice) of the stored k x m A, columns below
+                                        // m, aligned (vec: lda and the stride multiples of 4, A aligned). Ordered
+                                        // as the N,N copies.
+                                        unsafe { cp_async_cg16(dst, src, at_bytes) };
+                                    } else {
+                                        // SAFETY: as above with 4-byte pieces: `src` readable when `at_bytes` is 4.
+                                        unsafe { cp_async_ca4(dst, src, at_bytes) };
+                                    }
+                                }
+                            });
+                        } else {
+                            seq!(I in 0..$al {{
+                                const ROW: u32 = I % IPK;
+                                const KG: u32 = I / IPK;
+                                // SAFETY: t < kfull: k0 + 8 * KG + a_k0 < k0 + BK <= K, so the source
+                                // is inside row `row` of A.
+                                let src = unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) };
+                                let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                                // SAFETY: `dst` is inside this stage's A slice (a_k0 + 8 * KG < BK rows
+                                // of AP words, column 4 * warp + lane / 8 + 4 * NW * ROW < BM); no
+                                // thread reads the stage until the wait and barrier that retire its
+                                // group, and the stage it overwrites was released by the barrier before
+                                // (see the main loop).
+                                unsafe { cp_async_ca4(dst, src, 4) };
+                            }});
+                        }
+                        if TB {
+                            seq!(I in 0..16 {{
+                                const ROW: u32 = I % IPK_B;
+                                const KG: u32 = I / IPK_B;
+                                if I < BT_COPIES {
+                                    let row = if ROW < bt_rows { ROW as usize * bt_step } else { 0 };
+                                    let src = bt_src.wrapping_add(row + (k0 + 8 * KG) as usize);
+                                    let dst = bt_dst + stage + 4 * (8 * KG * BP + 4 * NW * ROW);
+                                    // SAFETY: `dst` is inside this stage's B slice (k row bt_k + 8 * KG < BK of
+                                    // pitch BP, column bt_row + 4 * NW * ROW < BN); `src` is a cell of the stored
+                                    // n x k B: row n0 + bt_row + 4 * NW * ROW < n, or row bt0 < n, at k0 + 8 *
+                                    // KG + bt_k < k0 + BK <= K. Ordered as the N,N copies.
+                                    unsafe { cp_async_ca4(dst, src, 4) };
+                                }
+                            }});
+                        } else {
+                            // SAFETY: k0 + BK <= K: rows k0.. of the B column are inside B.
+                            let b_slice = unsafe { b_src.add(k0 as usize * ldb) };
+                            seq!(I in 0..$bl {
+                                // SAFETY: row k0 + b_row + I * B_ROW_STEP < k0 + BK <= K (the B copies
+                                // tile the slice exactly).
+                                let src = unsafe { b_slice.add(I * b_step) };
+                                let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
+                                if VEC {
+                                    // SAFETY: `dst`: piece tid % BPR of slice row b_row + I *
+                                    // B_ROW_STEP < BK, inside this stage's B slice and 16-byte aligned;
+                                    // `src` has `b_bytes` readable bytes (the row's columns below n)
+                                    // and is aligned (vec_b: ldb % 4 == 0, B aligned, b_col a multiple
+                                    // of 4). Ordered as the A copies.
+                                    unsafe { cp_async_cg16(dst, src, b_bytes) };
+                                } else {
+                                    // SAFETY: as above with 4-byte pieces: `src` readable when
+                                    // `b_bytes` is 4.
+                                    unsafe { cp_async_ca4(dst, src, b_bytes) };
+                                }
+                            });
+                        }
+                    } else {
+                        // The last, partial slice: k past K reads nothing (address kept valid).
+                        if TA {
+                            seq!(I in 0..16 {
+                                if I < A_COPIES {
+                                    let ok = k0 + at_row + I * A_ROW_STEP < k;
+                                    let src = if ok {
+                                        at_src.wrapping_add((k0 + I * A_ROW_STEP) as usize * lda)
+                                    } else {
+                                        tbase!(p, bq, a, stride_a).wrapping_add(at_col_addr as usize)
+                                    };
+                                    let bytes = if ok { at_bytes } else { 0 };
+                                    let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
+                                    if VEC {
+                                        // SAFETY: `src` has `bytes` readable, aligned bytes (row below K, or 0
+                                        // bytes at column `at_col_addr` < m of A's first row); `dst` as in the full
+                                        // slice.
+                                        unsafe { cp_async_cg16(dst, src, bytes) };
+                                    } else {
+                                        // SAFETY: as above with 4-byte pieces.
+                                        unsafe { cp_async_ca4(dst, src, bytes) };
+                                    }
+                                }
+                            });
+                        } else {
+                            seq!(I in 0..$al {{
+                                const ROW: u32 = I % IPK;
+                                const KG: u32 = I / IPK;
+                                let ok = k0 + 8 * KG + a_k0 < k;
+                                let src = if ok {
+                                    // SAFETY: `ok`: k0 + 8 * KG + a_k0 < K, so the source is inside row
+                                    // `row` of A.
+                                    unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
+                                } else {
+                                    tbase!(p, bq, a, stride_a)
+                                };
+                                let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
+                                // SAFETY: `src` is a readable cell of A when `ok`, else nothing is read
+                                // (0 bytes, the address `p.a` kept valid); `dst` as in the full slice.
+                                unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
+                            }});
+                        }
+                        if TB {
+                            seq!(I in 0..16 {{
+                                const ROW: u32 = I % IPK_B;
+                                const KG: u32 = I / IPK_B;
+                                if I < BT_COPIES {
+                                    let ok = ROW < bt_rows && k0 + 8 * KG + bt_k < k;
+                                    let src = if ok {
+                                        bt_src.wrapping_add(ROW as usize * bt_step + (k0 + 8 * KG) as usize)
+                                    } else {
+                                        tbase!(p, bq, b, stride_b)
+                                    };
+                                    let dst = bt_dst + stage + 4 * (8 * KG * BP + 4 * NW * ROW);
+                                    // SAFETY: `src` is a cell of B when `ok` (row below n, k below K), else
+                                    // nothing is read (0 bytes, B's base kept as a valid address); `dst` as in
+                                    // the full slice.
+                                    unsafe { cp_async_ca4(dst, src, if ok { 4 } else { 0 }) };
+                                }
+                            }});
+                        } else {
+                            seq!(I in 0..$bl {
+                                let ok = k0 + b_row + I * B_ROW_STEP < k;
+                                let src = if ok {
+                                    // SAFETY: `ok`: row k0 + b_row + I * B_ROW_STEP < K, column
+                                    // b_col_addr < n: inside B.
+                                    unsafe { b_src.add(k0 as usize * ldb + I * b_step) }
+                                } else {
+                                    // SAFETY: column `b_col_addr` < n of B's first row: a valid
+                                    // (aligned) address; nothing is read from it.
+                                    unsafe { tbase!(p, bq, b, stride_b).add(b_col_addr as usize) }
+                                };
+                                let bytes = if ok { b_bytes } else { 0 };
+                                let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
+                                if VEC {
+                                    // SAFETY: `src` has `bytes` readable bytes (0 past K), aligned;
+                                    // `dst` as in the full slice.
+                                    unsafe { cp_async_cg16(dst, src, bytes) };
+                                } else {
+                                    // SAFETY: as above with 4-byte pieces.
+                                    unsafe { cp_async_ca4(dst, src, bytes) };
+                                }
+                            });
+                        }
+                    }
+                };
+
+                // Prologue: slices kb..kb+STAGES-1 in flight, one group each (possibly empty).
+                seq!(S in 0..$st {
+                    if S + 1 < STAGES {
+                        if kb + S < ke {
+                            load_tile(kb + S, S * STAGE_BYTES);
+                        }
+                        // SAFETY: closes this thread's group (possibly empty); no memory access.
+                        unsafe { cp_async_commit() };
+                    }
+                });
+                // SAFETY: waits only.
+                unsafe { cp_async_wait::<{ $st - 2 }>() };
+                thread::sync_threads();
+
+                let mut acc = [[0.0f32; $rn]; $rm];
+                let mut fa = [[0.0f32; $rm]; 2];
+                let mut fb = [[0.0f32; $rn]; 2];
+                let mut read = 0u32;
+                let mut write = (STAGES - 1) * STAGE_BYTES;
+                // Fragments of step 0.
+                seq!(G in 0..$ga {
+                    // SAFETY: `read + a_frag + 4 * G * LY * 4` + 16 bytes stays in row 0 of stage
+                    // `read`'s A slice (the lane's 4 rows at warp / WN * WTM + lane / LX * 4 +
+                    // G * LY * 4 < BM), 16-byte aligned; the stage landed (wait) and is ordered by
+                    // the barrier above.
+                    let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
+                    seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
+                });
+                seq!(H in 0..$gb {
+                    // SAFETY: `b_frag + 4 * H * LX * 4` + 16 bytes stays in row 0 of the B slice
+                    // (column < BN), aligned; landed and ordered as above.
+                    let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
+                    seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
+                });
+
+                let mut kt = kb;
+                while kt < ke {
+                    seq!(KK in 0..$bk {
+                        if KK == BK - 1 {
+                            // Slice kt+1 has landed; every warp is done with slice kt-1's
+                            // stage, which the copies issued at KK == 0 of the next round
+                            // overwrite.
+                            // SAFETY: waits only.
+                            unsafe { cp_async_wait::<{ $st - 2 }>() };
+                            thread::sync_threads();
+                            read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
+                        }
+                        {
+                            const NEXT: u32 = (KK + 1) % BK;
+                            const NB: usize = (KK + 1) % 2;
+                            seq!(G in 0..$ga {
+                                // SAFETY: row NEXT < BK of stage `read`'s A slice, columns < BM
+                                // (as at step 0); that stage landed before the barrier at KK == BK
+                                // - 1 (or the prologue), and the copies issued since write another
+                                // stage.
+                                let v = unsafe {
+                                    ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
+                                };
+                                seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
+                            });
+                            seq!(H in 0..$gb {
+                                // SAFETY: row NEXT < BK of the B slice, columns < BN; ordered as
+                                // the A fragment.
+                                let v = unsafe {
+                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BP + H * LX * 4))
+                                };
+                                seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
+                            });
+                        }
+                        if KK == 0 {
+                            let t = kt + STAGES - 1;
+                            if t < ke {
+                                load_tile(t, write);
+                            }
+                            // SAFETY: closes this thread's group; no memory access.
+                            unsafe { cp_async_commit() };
+                            write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
+                        }
+                        {
+                            const CB: usize = KK % 2;
+                            seq!(R in 0..$rm {
+                                seq!(C in 0..$rn {{
+                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, FfmaOrder::$ord);
+                                    acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
+                                }});
+                            });
+                        }
+                    });
+                    kt += 1;
+                }
+                // No copy may still be writing shared memory when the unit ends.
+                // SAFETY: waits only.
+                unsafe { cp_async_wait::<0>() };
+                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
+                let (warp, lane) = (tid / 32, tid % 32);
+                // SAFETY: this thread's own stash word, stored by it at the unit's start
+                // (see there).
+                let [at] = unsafe { ld_shared::<1>(smem + STASH + 4 * tid) };
+                let (tile, kb, ke) = split.unit(at, split.range(pid).1);
+                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
+
+                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (tbase!(p, bq, c, stride_c) as usize) % 16 == 0;
+                let row0 = m0 + warp / WN * WTM + lane / LX * 4;
+                let col0 = n0 + warp % WN * WTN + lane % LX * 4;
+                if kb == 0 && ke == ktiles {
+                    seq!(G in 0..$ga {
+                        seq!(I in 0..4 {
+                            seq!(H in 0..$gb {
+                                let v = acc4!(acc, G * 4 + I, H);
+                                // SAFETY: `store4`'s contract: `p` is the launch's, the cell is in
+                                // this block's tile (row0 + G * LY * 4 + I < m0 + BM, column < n0 +
+                                // BN), stored by this thread only; `fast` only when the tile is
+                                // inside C and C aligned.
+                                unsafe { store4(tepi!(p, bq), row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
+                            });
+                        });
+                    });
+                } else {
+                    // A tile split over several blocks: every segment stores its sums, and
+                    // the block that completes the set adds them up from memory, segment 0
+                    // first (stream_k.rs). The accumulators are only ever stored, in one
+                    // straight run: summed from registers by the last block instead, they cost
+                    // ptxas's allocation of the main loop (552 conflicted FFMAs per k-slice
+                    // instead of 179).
+                    let slot = split.slot(pid, tile);
+                    seq!(G in 0..$ga {
+                        seq!(I in 0..4 {
+                            seq!(H in 0..$gb {{
+                                const Q: u32 = (G * 4 + I) * $gb + H;
+                                let v = acc4!(acc, G * 4 + I, H);
+                                seq!(J in 0..4 {
+                                    let idx = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
+                                    // SAFETY: `idx` < 2 * sk_blocks * BM * BN (slot < 2 *
+                                    // sk_blocks, accumulator < BM * BN / NT, tid < NT), inside
+                                    // `partials` (a split tile means sk_blocks > 0); each (slot,
+                                    // accumulator, thread) is stored by one thread.
+                                    unsafe { st_global_cg(p.partials.add(idx) as *mut u32, v[J].to_bits()) };
+                                });
+                            }});
+                        });
+                    });
+                    let (seg0, nseg) = split.segments(tile);
+                    // SAFETY: `p` is the launch's and `tile` a split tile, below sk_tiles.
+                    if unsafe { stream_k_count(&p, tile, nseg) } {
+                        let mut q = 0;
+                        while q < $rm * $rn / 4 {
+                            // 4-vector q = (G*4 + I)*GB + H, as stored above.
+                            let (g, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
+                            // SAFETY: as `stream_k_sum` requires: `q` < RM * RN / 4, the segments'
+                            // stores made visible by `stream_k_count`.
+                            let v = unsafe {
+                                stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
+                            };
+                            // SAFETY: as the data-parallel store above.
+                            unsafe { store4(tepi!(p, bq), row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
+                            q += 1;
+                        }
+                        if tid == 0 {
+                            // Ready for the next launch.
+                            // SAFETY: `tile` < sk_tiles: its counter; every segment has counted, so
+                            // no block touches it again in this launch.
+                            unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
+                        }
+                    }
+                }
+                it = at + ke - kb;
+            }
+        }}
+    )*};
+}
+
+/// The batched kernels with a transposed operation (`FLAGSHIP_BATCHED`'s rows other than N,N):
+/// each row's `ops` passed as the body's `TA`, `TB`.
+macro_rules! flagship_t_batched_kernels {
+    ($(($name:ident { ops: $oa:ident x $ob:ident, $($rest:tt)* })),* $(,)?) => {$(
+        flagship_t_one!($oa, $ob, ($name { $($rest)* }));
+    )*};
+}
+macro_rules! flagship_t_one {
+    (N, N, $row:tt) => {};
+    ($oa:ident, $ob:ident, $row:tt) => {
+        flagship_t_kernels!($oa, $ob; $row);
+    };
+}
+for_each_flagship_batched!(flagship_t_batched_kernels);
