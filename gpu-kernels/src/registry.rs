@@ -337,7 +337,9 @@ const COUNT: usize = {
     n
 };
 
-const ALL: [KernelSpec; COUNT] = {
+// A static, not a const: the table is large (clippy's large_const_arrays), and `KERNELS` only
+// needs a reference to it.
+static ALL: [KernelSpec; COUNT] = {
     let mut out = [EMPTY; COUNT];
     let (mut o, mut i) = (0, 0);
     while i < PARTS.len() {

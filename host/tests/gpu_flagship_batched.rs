@@ -6,21 +6,19 @@
 //! whose tail the sum adds. Without a GPU they print "SKIPPED …".
 mod common;
 
-use common::gemm::assert_batch_result;
+use common::gemm::{assert_batch_result, fresh_operands};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::{FLAGSHIP_BATCHED, Op, stream_k::Schedule};
 use host::{
     Gemm, Gpu, gemm_device,
     gpu::gpu_for_test,
     matmul::{
-        layout::{self, Operand},
+        layout,
         route::{Route, SplitK, SplitSum},
         select_ops::batch_kernel,
         sgemm::{gemm_device_with_kernel, gemm_device_with_route},
     },
 };
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use rgk_core::matmul::reference;
 
 /// Runs `op` through `run` on fresh buffers (random cells, NaN gaps, three NaN cells past A's
@@ -32,13 +30,7 @@ fn check(
     what: &str,
     run: impl FnOnce(&DeviceBuffer<f32>, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>),
 ) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let [a, b, c0] =
-        [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
-    let tail = |x: &Vec<f32>| x.iter().copied().chain([f32::NAN; 3]).collect::<Vec<f32>>();
-    let d_a = DeviceBuffer::from_slice(&tail(&a)).unwrap();
-    let d_b = DeviceBuffer::from_slice(&tail(&b)).unwrap();
-    let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
+    let ([a, b, c0], [d_a, d_b, mut d_c]) = fresh_operands(op, seed);
     run(&d_a, &d_b, &mut d_c);
     let mut c = vec![0f32; c0.len()];
     d_c.copy_to(&mut c[..]).unwrap();

@@ -8,34 +8,25 @@
 //! "SKIPPED …".
 mod common;
 
-use common::gemm::assert_batch_result;
-use cust::memory::{CopyDestination, DeviceBuffer};
+use common::gemm::{assert_batch_result, fresh_operands};
+use cust::memory::CopyDestination;
 use gpu_kernels::matmul::{Op, stream_k::Schedule};
 use host::{
     Gemm, Gpu, gemm_device,
     gpu::gpu_for_test,
     matmul::{
         balance::balanced_plan,
-        layout::{self, Operand},
         route::{Machine, Route, SplitK, SplitSum},
         skinny_split::thin_route,
     },
 };
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use rgk_core::matmul::reference;
 
 /// Runs `op` through the library on fresh buffers (random cells, NaN gaps, three NaN cells past
 /// A and B), checks sampled problems against the f64 reference and every gap of C untouched, and
 /// returns C.
 fn check(gpu: &Gpu, op: &Gemm, seed: u64) -> Vec<f32> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let [a, b, c0] =
-        [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
-    let tail = |x: &Vec<f32>| x.iter().copied().chain([f32::NAN; 3]).collect::<Vec<f32>>();
-    let d_a = DeviceBuffer::from_slice(&tail(&a)).unwrap();
-    let d_b = DeviceBuffer::from_slice(&tail(&b)).unwrap();
-    let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
+    let ([a, b, c0], [d_a, d_b, mut d_c]) = fresh_operands(op, seed);
     gemm_device(gpu, op, &d_a, &d_b, &mut d_c).unwrap_or_else(|e| panic!("{op:?}: {e}"));
     let mut c = vec![0f32; c0.len()];
     d_c.copy_to(&mut c[..]).unwrap();

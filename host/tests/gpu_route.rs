@@ -5,7 +5,7 @@
 //! checked untouched. Without a GPU they print "SKIPPED …".
 mod common;
 
-use common::gemm::assert_batch_result;
+use common::gemm::{assert_batch_result, fresh_operands};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::Op;
 use host::{
@@ -31,13 +31,7 @@ const PAIRS: [(Op, Op); 4] = [
 /// Runs `op` through `run` on fresh buffers (random cells, NaN gaps and three NaN cells past A
 /// and B) and checks sampled problems against the f64 reference and every gap of C untouched.
 fn check(gpu: &Gpu, op: &Gemm, seed: u64, what: &str, route: Option<Route>) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let [a, b, c0] =
-        [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
-    let tail = |x: &Vec<f32>| x.iter().copied().chain([f32::NAN; 3]).collect::<Vec<f32>>();
-    let d_a = DeviceBuffer::from_slice(&tail(&a)).unwrap();
-    let d_b = DeviceBuffer::from_slice(&tail(&b)).unwrap();
-    let mut d_c = DeviceBuffer::from_slice(&c0).unwrap();
+    let ([a, b, c0], [d_a, d_b, mut d_c]) = fresh_operands(op, seed);
     match route {
         Some(r) => gemm_device_with_route(gpu, r, op, &d_a, &d_b, &mut d_c),
         None => gemm_device(gpu, op, &d_a, &d_b, &mut d_c),

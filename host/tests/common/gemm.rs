@@ -1,8 +1,14 @@
 //! The result check of the GPU GEMM tests that run strided batches (`gpu_blas`, `gpu_route`,
 //! `gpu_batched_small`): one copy of the reference comparison and of the gap check; and the
-//! upload of an operand at an offset (`gpu_batched_small`, `gpu_skinny_split`).
+//! upload of an operand at an offset (`gpu_batched_small`, `gpu_skinny_split`), and fresh
+//! operands with NaN gaps and tails (`fresh_operands`).
 use cust::memory::DeviceBuffer;
-use host::{Gemm, matmul::layout};
+use host::{
+    Gemm,
+    matmul::layout::{self, Operand},
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use rgk_core::matmul::reference;
 
 /// Asserts that `c`, the whole C buffer after the call, holds for each of `problems` the f64
@@ -53,4 +59,20 @@ pub fn upload_after_nans(x: &[f32], off: usize) -> DeviceBuffer<f32> {
         .chain(x.iter().copied())
         .collect();
     DeviceBuffer::from_slice(&padded).unwrap()
+}
+
+/// Fresh operands for `op` (`gpu_route`, `gpu_mid`, `gpu_flagship_batched`): random cells with
+/// NaN gaps (`layout::random_buffer`, seeded by `seed`), on the host and on the GPU, where A and
+/// B carry three NaN cells past their ends so that a kernel reading past an operand folds NaN
+/// into C.
+pub fn fresh_operands(op: &Gemm, seed: u64) -> ([Vec<f32>; 3], [DeviceBuffer<f32>; 3]) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let host = [Operand::A, Operand::B, Operand::C].map(|w| layout::random_buffer(op, w, &mut rng));
+    let tail = |x: &Vec<f32>| x.iter().copied().chain([f32::NAN; 3]).collect::<Vec<f32>>();
+    let gpu = [
+        DeviceBuffer::from_slice(&tail(&host[0])).unwrap(),
+        DeviceBuffer::from_slice(&tail(&host[1])).unwrap(),
+        DeviceBuffer::from_slice(&host[2]).unwrap(),
+    ];
+    (host, gpu)
 }
