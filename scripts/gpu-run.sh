@@ -47,10 +47,18 @@
 #                                  under each competing route and grid, the suite twice, the
 #                                  outside lists (FILEs) and GEMV variance to $OUT; PARTS picks
 #                                  (scripts/gpu-shapes-mid.sh)
+#   scripts/gpu-run.sh shapes-gemv [FILE…]  issue 20, session 10: the one-launch matrix–vector
+#                                  kernels against the old column kernel and cuBLAS, their splits,
+#                                  the small odd problems' routes, compute-sanitizer, the suite and
+#                                  the outside lists (FILEs); PARTS picks (scripts/gpu-shapes-gemv.sh)
 #   scripts/gpu-run.sh shapes-bops issue 20, session 9: the batched flagship with transposed
 #                                  operations against the variants and cuBLAS, the suite's and the
 #                                  outside lists' batched rows, compute-sanitizer, its GPU tests
 #                                  (PARTS there; scripts/gpu-shapes-bops.sh)
+#   scripts/gpu-run.sh shapes-tsingle [FILE…]  issue 20, session 10: one problem with a
+#                                  transposed operand on the tuned body (candidates side by side,
+#                                  the lists before/after, GPU tests, compute-sanitizer, suite,
+#                                  outside lists; PARTS there: scripts/gpu-shapes-tsingle.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -103,6 +111,11 @@
 #   scripts/gpu-run.sh float [V [ROUNDS [REPS]]]  issue 24's float min-plus kernels (scripts/gpu-float.sh):
 #                                  GPU tests, every tile shape on the first ROUNDS rounds at V against
 #                                  its ceiling, full solves of the default and the fastest; $OUT/float.tar.gz
+#   scripts/gpu-run.sh float-f64 [V [ROUNDS [REPS]]]  the same for f64 only (scripts/gpu-float-f64.sh):
+#                                  VARIANTS_F64, FULL_TOP (default 2), FULL_FROM; $OUT/f64.tar.gz
+#   scripts/gpu-run.sh float-f32 [V [ROUNDS [REPS]]]  issue 24's float32 kernels only
+#                                  (scripts/gpu-float-f32.sh): GPU tests, the f32 sweep of VARIANTS_F32,
+#                                  full solves of the default and the 2 fastest; $OUT/float_f32.tar.gz
 #   scripts/gpu-run.sh python [quick|matmul]  the Python package (scripts/gpu-python.sh): the wheel in WHEEL_DIR
 #                                  (default .whl) into a fresh venv, its GPU tests, its benchmarks
 #
@@ -278,9 +291,17 @@ shapes-mid)
     # Issue 20, session 9: scripts/gpu-shapes-mid.sh [OUTSIDE-FILE…] (PARTS there).
     bash scripts/gpu-shapes-mid.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
+shapes-gemv)
+    # Issue 20, session 10: scripts/gpu-shapes-gemv.sh [OUTSIDE-FILE…] (PARTS there).
+    bash scripts/gpu-shapes-gemv.sh "$B" "$OUT_DIR" "$@" || status=1
+    ;;
 shapes-bops)
     # Issue 20, session 9: scripts/gpu-shapes-bops.sh (PARTS there).
     bash scripts/gpu-shapes-bops.sh "$B" "$OUT_DIR" || status=1
+    ;;
+shapes-tsingle)
+    # Issue 20, session 10: scripts/gpu-shapes-tsingle.sh [OUTSIDE-FILE…] (PARTS there).
+    bash scripts/gpu-shapes-tsingle.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].
@@ -483,6 +504,12 @@ python)
     ;;
 float)
     run scripts/gpu-float.sh "$@"
+    ;;
+float-f64)
+    run scripts/gpu-float-f64.sh "$@"
+    ;;
+float-f32)
+    run scripts/gpu-float-f32.sh "$@"
     ;;
 *)
     echo "unknown mode $mode" >&2

@@ -33,7 +33,7 @@ pub enum Family {
     FlagshipOps,
     /// Small N, matrix–vector for N = 1: A streamed by rows (`skinny_rows.rs`).
     SkinnyRows,
-    /// Small M, matrix–vector for M = 1: B streamed by columns (`skinny_cols.rs`).
+    /// Small M, matrix–vector for M = 1: B streamed by columns (`skinny_cols.rs`, `gemv.rs`).
     SkinnyCols,
     /// The skinny kernels' split-K reduction (`skinny_reduce.rs`).
     SplitKReduce,

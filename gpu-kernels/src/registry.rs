@@ -15,11 +15,11 @@ use crate::apsp::{
 pub use crate::family::Family;
 use crate::matmul::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, FLAGSHIP,
-    FLAGSHIP_BATCHED, FLAGSHIP_OPS, NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
+    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FLAGSHIP_T_U, NAIVE, RungConfig, TILED, VECTORIZED, WARPTILE,
     batched_small::{BATCHED_SMALL, BATCHED_SMALL_THREADS},
     skinny::{
-        SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS, SPLITK_REDUCE_KERNEL,
-        SPLITK_REDUCE_THREADS, SkinnyConfig,
+        SKINNY_COLS, SKINNY_GEMV, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS,
+        SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS, SkinnyConfig,
     },
     split_k::{
         SPLIT_SUM_KERNEL, SPLIT_SUM_THREADS, TRANSPOSE_KERNEL, TRANSPOSE_ROWS, TRANSPOSE_TILE,
@@ -257,9 +257,14 @@ const PARTS: &[&[KernelSpec]] = &[
         dynamic_shared_bytes: c.shared_bytes(),
         ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
     }),
+    &rows!(FLAGSHIP_T_U, c => KernelSpec {
+        dynamic_shared_bytes: c.shared_bytes(),
+        ..sgemm(c.name, Family::FlagshipOps, (c.threads(), 1), (c.bm, c.bn, c.bk))
+    }),
     &rows!(SKINNY_ROWS, c => skinny(c, Family::SkinnyRows)),
     &rows!(SKINNY_ROWS_ASYNC, c => skinny(c, Family::SkinnyRows)),
     &rows!(SKINNY_COLS, c => skinny(c, Family::SkinnyCols)),
+    &rows!(SKINNY_GEMV, c => skinny(c, Family::SkinnyCols)),
     &[
         flat(
             SPLITK_REDUCE_KERNEL,

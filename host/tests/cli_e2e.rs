@@ -197,6 +197,10 @@ fn blas_arguments_are_checked_before_any_gpu_work() {
             &["matmul", "8", "--trans-b", "--kernel", "matmul_tiled_t16"],
             "flagship_ops or batched_small family",
         ),
+        (
+            &["matmul", "8", "--trans-a", "--kernel", "sgemm,route:a=X"],
+            "\"route:a=X\" names no route",
+        ),
     ] {
         let run = s.host(args).expect(1);
         assert!(

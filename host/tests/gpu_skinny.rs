@@ -6,7 +6,7 @@
 //! through `gpu_matmul.rs`'s all-kernel tests. Without a GPU they print "SKIPPED …" and pass.
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::{
-    skinny::{SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SkinnyKind},
+    skinny::{SKINNY_COLS, SKINNY_GEMV, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SkinnyKind},
     stream_k::Schedule,
 };
 use host::{
@@ -110,14 +110,14 @@ fn shapes(kind: SkinnyKind, width: usize) -> Vec<(usize, usize, usize)> {
             let big = 33 * long + 1000;
             out.push(match kind {
                 SkinnyKind::Rows => (big, w, k),
-                SkinnyKind::Cols => (w, big, k),
+                SkinnyKind::Cols | SkinnyKind::VecMat => (w, big, k),
             });
         }
     }
     // Wider than one group.
     out.push(match kind {
         SkinnyKind::Rows => (100, 2 * width + 3, 700),
-        SkinnyKind::Cols => (2 * width + 3, 1500, 700),
+        SkinnyKind::Cols | SkinnyKind::VecMat => (2 * width + 3, 1500, 700),
     });
     out
 }
@@ -131,6 +131,7 @@ fn every_skinny_kernel_against_the_reference() {
         .iter()
         .chain(SKINNY_ROWS_ASYNC)
         .chain(SKINNY_COLS)
+        .chain(SKINNY_GEMV)
     {
         for (i, &(m, n, k)) in shapes(cfg.kind, cfg.width as usize).iter().enumerate() {
             let seed = 500 + i as u64;
@@ -159,6 +160,10 @@ fn splits_are_summed_in_order_and_deep_k_splits() {
         ("sgemm_rows_async_n16", 300, 13, 9000),
         ("sgemm_rows_async_n8", 1000, 8, 5003),
         ("sgemm_cols_m16", 16, 2000, 9000),
+        // The matrix–vector kernels sum their splits in the kernel (the strip's last block).
+        ("sgemv_strips_u8", 1, 4096, 4096),
+        ("sgemv_strips_u4", 1, 3001, 5003),
+        ("sgemv_strips_u8", 3, 999, 16384),
     ] {
         let cfg = skinny_config(name).unwrap();
         let op = Gemm::new(m, n, k).alpha(2.0).beta(-0.5);
@@ -198,6 +203,8 @@ fn the_library_routes_tiny_shapes_to_skinny_kernels() {
         (5000, 7, 500),
         (3000, 13, 2049),
         (3, 3000, 300),
+        (1, 6000, 3000),
+        (1, 3000, 5000),
     ]
     .iter()
     .enumerate()
@@ -207,6 +214,13 @@ fn the_library_routes_tiny_shapes_to_skinny_kernels() {
             matches!(choice, Choice::Skinny(_)),
             "{m}x{n}x{k}: {choice:?}"
         );
+        if m == 1 && n > 1 {
+            assert_eq!(
+                choice.name(),
+                host::matmul::gemv::LIBRARY_KERNEL,
+                "{m}x{n}x{k}"
+            );
+        }
         Case::new(Gemm::new(m, n, k).beta(1.0), 0, 40 + i as u64).run(&gpu, None);
     }
 }
@@ -223,6 +237,8 @@ fn nan_and_inf_propagate() {
         ("sgemm_rows_async_n8", 70, 5, 600),
         ("sgemm_cols_m8", 8, 70, 600),
         ("sgemm_cols_m1", 1, 70, 600),
+        ("sgemv_strips_u8", 1, 70, 600),
+        ("sgemv_strips_u4", 1, 300, 5000),
     ] {
         let mut case = Case::new(Gemm::new(m, n, k), 0, 9);
         let (r, c) = (m / 2, n / 2);

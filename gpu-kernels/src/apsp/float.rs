@@ -63,6 +63,14 @@ pub struct FwFloatConfig {
     /// immediate offset), so that the prologue and epilogue spend 2–3 instructions per address
     /// instead of 5 and keep no offsets live across the k loop.
     pub offsets32: bool,
+    /// Phase 3's A rows padded by 16 bytes instead of 4 cells (list words `lean32p`,
+    /// `lean32x`; the same for f32): for f64 a pad of 4 cells puts rows 4 apart, the two rows a
+    /// warp's A load reads, in the same banks; 2 cells do not.
+    pub a_pad16: bool,
+    /// Phase 3's columns in pairs (`lean32x`): a thread's columns `(Q / 2) · 2TX + 2tx + Q % 2`
+    /// instead of groups of 4, so that a warp's 16-byte B loads read 256 contiguous bytes (2
+    /// shared-memory wavefronts) instead of 16 quads 32 bytes apart (4). 32-bit offsets only.
+    pub b_pairs: bool,
     /// Own blocks per phase-3 block (1 or 2): with 2, a block of `tile_threads_x x 2 ·
     /// tile_threads_y` threads updates two blocks of one block row, side by side, from one
     /// copy of their shared A operand (stored without padding, swizzled instead, so that A and
@@ -76,14 +84,21 @@ pub struct FwFloatConfig {
     /// the operand slices streamed through 2 stages across items, lean copies; phase 2 then
     /// runs the same tile shape with one stage. `false`: one block per work item.
     pub persistent: bool,
+    /// Phases 2–3 with the A operand stored k-major in shared memory (list word `tgrid`,
+    /// `fw_float_at.rs`): f32, 8 x 8 threads of 8 x 8 cells per own block, k slices of 64
+    /// or 32; two 16-byte loads of A and two of B per k, 16 operand registers instead of 40,
+    /// so that two own blocks per block fit 128 registers (4 blocks, 16 warps per SM; 32-deep
+    /// slices under 96, for 5 blocks, spill).
+    pub a_transposed: bool,
 }
 
 impl FwFloatConfig {
     /// Shared memory of one phase-2/3 block: per stage, the A slice (B rows of `k_chunk + 4`
     /// cells) and the B slice (`k_chunk` rows of B cells).
     pub const fn tile_shared_bytes(&self) -> u32 {
-        // A ring of 3 stages stores A unpadded (swizzled).
-        let row = if self.stages == 3 {
+        // A ring of 3 stages and A^T store A unpadded (swizzled); otherwise phase 2 pads 4
+        // cells, phase 3 with `a_pad16` 16 bytes (at most 4 cells).
+        let row = if self.stages == 3 || self.a_transposed {
             self.k_chunk
         } else {
             self.k_chunk + 4
@@ -163,8 +178,10 @@ macro_rules! for_each_float_type {
 /// phase3, type, threads_x, threads_y, rows, cols, k_chunk, stages, a_load_k, cap, [own,
 /// ahead, a_copy, copy, tiles, unroll, sched])` (`cap`: `none` or the `.maxnreg` of phases 2–3;
 /// `own`: `early` or `late`, `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, `copy`: `loop` or
-/// `lean`, or `loop32`/`lean32` (with [`FwFloatConfig::offsets32`]), `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, `sched`:
-/// `grid` (a block per work item) or `persist` (`persistent`), as the fields of
+/// `lean`, or `loop32`/`lean32` (with [`FwFloatConfig::offsets32`]), `lean32p` (`lean32` with
+/// [`FwFloatConfig::a_pad16`]) or `lean32x` (and [`FwFloatConfig::b_pairs`]), `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, `sched`:
+/// `grid` (a block per work item), `persist` (`persistent`) or `tgrid` (a block per work item,
+/// A transposed: `a_transposed`), as the fields of
 /// [`FwFloatConfig`]): the
 /// single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
@@ -174,6 +191,7 @@ macro_rules! for_each_float_type {
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
+            (t8x8_k64_pair_at_u2_r128, fwf32tb_phase2_b64, fwf32tb_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 128, [early, 0, cg, lean32, 2, 2, tgrid]),
             (t8x8_k64_pair_u2_o32, fwf32w_phase2_b64, fwf32w_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 2, grid]),
             (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2, grid]),
             (t8x8_k64_lean_o32, fwf32x_phase2_b64, fwf32x_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean32, 1, 1, grid]),
@@ -194,6 +212,9 @@ macro_rules! for_each_fw_float {
             (t8x8_k16_pair_u2_ps, fwf32t_phase2_b64, fwf32t_phase3_b64, f32, 8, 8, 8, 8, 16, 2, 4, 168, [early, 0, cg, lean, 2, 2, persist]),
             (t8x8_k32_pair_ps, fwf32u_phase2_b64, fwf32u_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 2, 1, persist]),
             (t8x8_k32_u2_ps, fwf32v_phase2_b64, fwf32v_phase3_b64, f32, 8, 8, 8, 8, 32, 2, 4, none, [early, 0, cg, lean, 1, 2, persist]),
+            (t8x8_k64_pair_at_r128, fwf32ta_phase2_b64, fwf32ta_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 128, [early, 0, cg, lean32, 2, 1, tgrid]),
+            (t8x8_k64_pair_at_r168, fwf32tc_phase2_b64, fwf32tc_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 1, tgrid]),
+            (r8c4_k32_a2_r128_lean32x, fwf64w_phase2_b64, fwf64w_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean32x, 1, 1, grid]),
             (r8c4_k32_a2_r128_lean32, fwf64q_phase2_b64, fwf64q_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, lean32, 1, 1, grid]),
             (r8c4_k32_a2_r128, fwf64f_phase2_b64, fwf64f_phase3_b64, f64, 16, 8, 8, 4, 32, 1, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
             (r8c4_k16x3_a2_r128, fwf64r_phase2_b64, fwf64r_phase3_b64, f64, 16, 8, 8, 4, 16, 3, 2, 128, [early, 0, cg, loop, 1, 1, grid]),
@@ -260,6 +281,35 @@ macro_rules! fw_float_offsets32 {
     (lean32) => {
         true
     };
+    (lean32p) => {
+        true
+    };
+    (lean32x) => {
+        true
+    };
+    ($other:ident) => {
+        false
+    };
+}
+
+/// A list row's `copy` word as [`FwFloatConfig::a_pad16`].
+macro_rules! fw_float_pad16 {
+    (lean32p) => {
+        true
+    };
+    (lean32x) => {
+        true
+    };
+    ($other:ident) => {
+        false
+    };
+}
+
+/// A list row's `copy` word as [`FwFloatConfig::b_pairs`].
+macro_rules! fw_float_pairs {
+    (lean32x) => {
+        true
+    };
     ($other:ident) => {
         false
     };
@@ -301,11 +351,30 @@ macro_rules! fw_float_word {
     (lean32) => {
         true
     };
+    (lean32p) => {
+        true
+    };
+    (lean32x) => {
+        true
+    };
     (grid) => {
         false
     };
     (persist) => {
         true
+    };
+    (tgrid) => {
+        false
+    };
+}
+
+/// A list row's `sched` word as [`FwFloatConfig::a_transposed`].
+macro_rules! fw_float_transposed {
+    (tgrid) => {
+        true
+    };
+    ($other:ident) => {
+        false
     };
 }
 
@@ -340,9 +409,12 @@ macro_rules! fw_float_table {
                 a_via_l1: fw_float_word!($acp),
                 lean_copy: fw_float_word!($cpy),
                 offsets32: fw_float_offsets32!($cpy),
+                a_pad16: fw_float_pad16!($cpy),
+                b_pairs: fw_float_pairs!($cpy),
                 phase3_tiles: $tl,
                 k_unroll: $un,
                 persistent: fw_float_word!($sch),
+                a_transposed: fw_float_transposed!($sch),
             }
         }),*];
     };
@@ -379,8 +451,12 @@ const _: () = {
                     && !c.persistent
                     && !c.own_late)
         );
-        // 32-bit offsets: the early own read, nothing asked of L2, a grid kernel.
+        // 32-bit offsets: the early own read, nothing asked of L2, a grid kernel; columns in
+        // pairs and the 16-byte pad only with them, pairs with one own block of 4 columns a
+        // group today.
         assert!(!c.offsets32 || (!c.own_late && c.prefetch_ahead == 0 && !c.persistent));
+        assert!(!c.a_pad16 || c.offsets32);
+        assert!(!c.b_pairs || (c.a_pad16 && c.phase3_tiles == 1 && c.tile_cols.is_multiple_of(4)));
         assert!(c.a_load_k == 2 || c.a_load_k == 4);
         // A late own read prefetches its own block; no second block to ask for.
         assert!(!(c.own_late && c.prefetch_ahead > 0));
@@ -410,6 +486,20 @@ const _: () = {
                     && !c.own_late
                     && c.prefetch_ahead == 0
                     && !c.a_via_l1)
+        );
+        // A^T (`fw_float_at.rs`): its one shape, slices of 64 or 32 k, 32-bit offsets.
+        assert!(
+            !c.a_transposed
+                || (c.cell_bytes == 4
+                    && c.block == 64
+                    && (c.k_chunk == 64 || c.k_chunk == 32)
+                    && c.stages == 1
+                    && c.tile_threads_x == 8
+                    && c.tile_threads_y == 8
+                    && c.tile_rows == 8
+                    && c.tile_cols == 8
+                    && c.offsets32
+                    && c.lean_copy)
         );
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
         let threads = c.tile_threads();

@@ -20,6 +20,15 @@ pub(super) trait Cell: Copy + PartialOrd + core::ops::Add<Output = Self> {
     /// `p` points to 4 writable cells of global memory, 16-byte aligned, that no other thread
     /// accesses during the launch.
     unsafe fn st4_global(p: *mut Self, v: [Self; 4]);
+    /// 2 cells (16 bytes for f64, 8 for f32) at `p`, aligned to their size.
+    ///
+    /// # Safety
+    /// `p` points to 2 readable cells of global memory, aligned to 2 cells.
+    unsafe fn ld2_global(p: *const Self) -> [Self; 2];
+    /// # Safety
+    /// `p` points to 2 writable cells of global memory, aligned to 2 cells, that no other
+    /// thread accesses during the launch.
+    unsafe fn st2_global(p: *mut Self, v: [Self; 2]);
     /// # Safety
     /// As [`ld_shared`] for the 4 cells' words at `addr` (16-byte aligned).
     unsafe fn ld4_shared(addr: u32) -> [Self; 4];
@@ -59,6 +68,20 @@ impl Cell for f32 {
     unsafe fn st4_global(p: *mut f32, v: [f32; 4]) {
         // SAFETY: the caller's contract is `st_global`'s with N = 4.
         unsafe { st_global::<4>(p as *mut u32, v.map(f32::to_bits)) }
+    }
+    /// # Safety
+    /// As [`Cell::ld2_global`].
+    #[inline(always)]
+    unsafe fn ld2_global(p: *const f32) -> [f32; 2] {
+        // SAFETY: 2 readable cells at `p` (the caller's contract).
+        unsafe { [*p, *p.add(1)] }
+    }
+    /// # Safety
+    /// As [`Cell::st2_global`].
+    #[inline(always)]
+    unsafe fn st2_global(p: *mut f32, v: [f32; 2]) {
+        // SAFETY: the caller's contract is `st_global`'s with N = 2.
+        unsafe { st_global::<2>(p as *mut u32, v.map(f32::to_bits)) }
     }
     /// # Safety
     /// As [`Cell::ld4_shared`].
@@ -179,6 +202,22 @@ impl Cell for f64 {
             st_global::<4>(p as *mut u32, [a[0], a[1], b[0], b[1]]);
             st_global::<4>(p.add(2) as *mut u32, [c[0], c[1], d[0], d[1]]);
         }
+    }
+    /// # Safety
+    /// As [`Cell::ld2_global`].
+    #[inline(always)]
+    unsafe fn ld2_global(p: *const f64) -> [f64; 2] {
+        // SAFETY: 16 readable bytes at a 16-byte aligned `p` (the caller's contract).
+        let x = unsafe { ld_global_v4(p as *const u32) };
+        [f64_of(x[0], x[1]), f64_of(x[2], x[3])]
+    }
+    /// # Safety
+    /// As [`Cell::st2_global`].
+    #[inline(always)]
+    unsafe fn st2_global(p: *mut f64, v: [f64; 2]) {
+        let (a, b) = (words_of(v[0]), words_of(v[1]));
+        // SAFETY: 16 writable bytes at a 16-byte aligned `p` (the caller's contract).
+        unsafe { st_global::<4>(p as *mut u32, [a[0], a[1], b[0], b[1]]) }
     }
     /// # Safety
     /// As [`Cell::ld4_shared`].

@@ -17,6 +17,7 @@ use seq_macro::seq;
 
 use super::float::float_type;
 use super::float_cell::{Cell, cp_async_ca_16, prefetch_l2, sm_count};
+use super::fw_float_at::cp_async_4;
 use super::fw_float_tile::{block_ptr, opaque_ptr};
 use super::offsets::in_block;
 use crate::ptx::{cp_async_16, cp_async_commit, cp_async_wait, cp_async_wait_all, shared_addr};
@@ -140,6 +141,20 @@ macro_rules! fw_float_tile_kernels {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
         $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt,
         $sch:ident])),* $(,)?) => {$(
+        fwf_phase2_kernel!($sch, ($v, $p2, $p3, $ty, $tx, $tyn, $cr, $cc, $kc, $st, $ak, $cap, [$own_at, $pf, $acp, $cpy, $tl, $un]));
+        fwf_phase3_kernel!($sch, ($v, $p3, $ty, $tx, $tyn, $cr, $cc, $kc, $st, $ak, $cap, [$own_at, $pf, $acp, $cpy, $tl, $un]));
+    )*};
+}
+
+/// The phase-2 kernel of one list row: A transposed (`tgrid`, `fw_float_at.rs`) or the tile
+/// product of `fwf_tile_update!` (the others).
+macro_rules! fwf_phase2_kernel {
+    (tgrid, ($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
+        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
+        fwf_at_kernels!($p2, $p3, $kc, $tl, $un);
+    };
+    ($sch:ident, ($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
+        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
         /// Phase 2: the pivot row's blocks (`block_idx.y == 0`, `own = P ⊗ own`) and the
         /// pivot column's (`block_idx.y == 1`, `own = own ⊗ P`); `block_idx.x` walks them,
         /// skipping the pivot. One own block per block and the loop copies whatever the row
@@ -167,14 +182,15 @@ macro_rules! fw_float_tile_kernels {
                 { float_type(stringify!($ty)).block }, ($tx, $tyn, $cr, $cc, $kc, { fwf_phase2_stages!($sch, $st) }, $ak, [$own_at, $pf, $acp, loop, 1, $un]),
                 pitch, own: own(), a: a, b: b, ahead: None, half: 0, store: true);
         }
-
-        fwf_phase3_kernel!($sch, ($v, $p3, $ty, $tx, $tyn, $cr, $cc, $kc, $st, $ak, $cap, [$own_at, $pf, $acp, $cpy, $tl, $un]));
-    )*};
+    };
 }
 
 /// The phase-3 kernel of one list row: one block per work item (`grid`), or persistent
 /// (`persist`, `fwf_persist_update!`).
 macro_rules! fwf_phase3_kernel {
+    // (Emitted with its phase 2 by `fwf_phase2_kernel!`.)
+    (tgrid, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
+        $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {};
     (persist, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
         $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
         /// Phase 3, persistent: a grid of co-resident blocks (x only), each walking the round's

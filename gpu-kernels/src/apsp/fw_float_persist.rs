@@ -26,7 +26,8 @@ macro_rules! fwf_persist_update {
         const TY: u32 = $tyn;
         const ES: u32 = $es;
         const GR: u32 = 4 * TY;
-        const GC: u32 = 4 * TX;
+        const CG: u32 = 4;
+        const GC: u32 = CG * TX;
         const KC: u32 = $kc;
         const TILES: u32 = $tl;
         const SWZ: bool = (KC * ES) % 128 == 0;

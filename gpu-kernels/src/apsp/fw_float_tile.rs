@@ -35,13 +35,27 @@ macro_rules! fwf_ld_a {
     };
 }
 
+/// A thread's `CG` cells of a B row at shared address `$addr` (`CG` = 4, or 2 with columns in
+/// pairs, the other two then copies), as 4 cells.
+macro_rules! fwf_ld_b {
+    ($ty:ty, $addr:expr) => {
+        if CG == 4 {
+            <$ty as Cell>::ld4_shared($addr)
+        } else {
+            let w = <$ty as Cell>::ld2_shared($addr);
+            [w[0], w[1], w[0], w[1]]
+        }
+    };
+}
+
 /// One slice's product: `$cell = min($cell, A ⊗ B)` over the `KC` values of k of a shared-memory
 /// stage whose A rows start at `$a_base` (this thread's rows, swizzle `$swz`) and whose B rows
 /// start at `$b_base` (this thread's columns). One step per A load: `$ak` values of k. ptxas
 /// issues a step's shared loads together ahead of its updates, so the step's operands (A: CR x
 /// AK cells, B: AK x CC) are live at once next to the CR x CC cells: AK = 2 halves them. `$un`
 /// steps per iteration. The grid kernels' `fwf_tile_update!` and the persistent
-/// `fwf_persist_update!` share it (the constants `KC`, `B`, `GR`, `GC`, `RB`, `ES` are theirs).
+/// `fwf_persist_update!` share it (the constants `KC`, `B`, `GR`, `GC`, `CG`, `RB`, `ES` are
+/// theirs: `CG` columns per group, groups `GC` apart).
 macro_rules! fwf_slice_product {
     ($ty:ty, $cr:tt, $cc:tt, $ak:tt, $un:tt, $cell:ident, $a_base:ident, $b_base:ident, $swz:ident) => {
         let mut k0 = 0;
@@ -63,12 +77,14 @@ macro_rules! fwf_slice_product {
                 let mut b = [<$ty>::INFINITY; $cc];
                 let mut vb = [<$ty>::INFINITY; 4];
                 seq!(Q in 0..$cc {
-                    if Q % 4 == 0 {
-                        // SAFETY: row k + U < KC of the stage's B slice, cells (Q / 4) * GC +
-                        // 4 * tx..+4 <= B, aligned; the caller's barrier has seen it land.
-                        vb = unsafe { <$ty as Cell>::ld4_shared($b_base + ES * ((k + U) * B + (Q / 4) * GC)) };
+                    if Q % CG == 0 {
+                        let p = $b_base + ES * ((k + U) * B + (Q / CG) * GC);
+                        // SAFETY: row k + U < KC of the stage's B slice, cells (Q / CG) * GC +
+                        // CG * tx..+CG <= B, aligned to CG cells (16 bytes); the caller's
+                        // barrier has seen it land.
+                        vb = unsafe { fwf_ld_b!($ty, p) };
                     }
-                    b[Q] = vb[Q % 4];
+                    b[Q] = vb[Q % CG as usize];
                 });
                 seq!(R in 0..$cr { seq!(Q in 0..$cc {
                     $cell[R][Q] = <$ty as Cell>::add_min($cell[R][Q], a[R][U], b[Q]);
@@ -113,7 +129,9 @@ macro_rules! fwf_tile_update {
         const ES: u32 = $es;
         // Distance between a thread's groups of 4 rows (columns).
         const GR: u32 = 4 * TY;
-        const GC: u32 = 4 * TX;
+        // Columns per group: 4, or 2 with columns in pairs (`FwFloatConfig::b_pairs`).
+        const CG: u32 = if fw_float_pairs!($cpy) { 2 } else { 4 };
+        const GC: u32 = CG * TX;
         const KC: u32 = $kc;
         const ST: u32 = $st;
         // Own blocks sharing the A slice (the block's threads: `TILES` tiles of TX x TY along
@@ -121,7 +139,9 @@ macro_rules! fwf_tile_update {
         const TILES: u32 = $tl;
         const ST3: bool = ST == 3;
         const SWZ: bool = TILES == 2 || ST3;
-        const SC: u32 = if SWZ { KC } else { KC + 4 };
+        // A row pad: 4 cells, or 16 bytes (`FwFloatConfig::a_pad16`).
+        const PAD: u32 = if fw_float_pad16!($cpy) { 16 / ES } else { 4 };
+        const SC: u32 = if SWZ { KC } else { KC + PAD };
         // Bytes per A row in shared memory.
         const RB: u32 = SC * ES;
         const LEAN: bool = fw_float_word!($cpy);
@@ -143,7 +163,7 @@ macro_rules! fwf_tile_update {
         const _: () = assert!(TY * $cr == B && TX * $cc == B && $cr % 4 == 0 && $cc % 4 == 0);
         const _: () = assert!((B * QA) % NT == 0 && (KC * QB) % NT == 0);
         const _: () = assert!(ST == 1 || (ST == 2 && CHUNKS >= 2) || (ST3 && CHUNKS >= 3));
-        const _: () = assert!(!(O32 && LATE));
+        const _: () = assert!(!(O32 && LATE) && (CG == 4 || (O32 && TILES == 1)));
         // The swizzle: quad bits 4–5 of a row's byte offset XOR (row / 4) % 4, rows of a
         // multiple of 128 bytes on a 64-byte aligned tile, and a thread's rows all with
         // (row / 4) % 4 = ty % 4 (TY a multiple of 4).
@@ -181,18 +201,27 @@ macro_rules! fwf_tile_update {
         // This thread's first own cell (32-bit offsets): its rows then go by multiples of the
         // pitch, its column groups by an immediate.
         let first = move |p: *mut $ty| -> *mut $ty {
-            // SAFETY: cell (4·ty, 4·tx) < (B, B) of the B x B block at `p`.
-            unsafe { opaque_ptr(p).add(in_block(pitch, 4 * ty, 4 * tx) as usize) }
+            // SAFETY: cell (4·ty, CG·tx) < (B, B) of the B x B block at `p`.
+            unsafe { opaque_ptr(p).add(in_block(pitch, 4 * ty, CG * tx) as usize) }
         };
         if O32 {
             let own0 = first(own);
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
-                if Q % 4 == 0 {
-                    // SAFETY: as the load below: cells (i, j..j + 4) of the own block, i = (R /
-                    // 4)·GR + 4·ty + R % 4, j = (Q / 4)·GC + 4·tx, from its cell (4·ty, 4·tx).
-                    v = unsafe { <$ty as Cell>::ld4_global(own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / 4) * GC) as usize)) };
+                if Q % CG == 0 {
+                    // SAFETY: as the load below: cells (i, j..j + CG) of the own block, i = (R /
+                    // 4)·GR + 4·ty + R % 4, j = (Q / CG)·GC + CG·tx, from its cell (4·ty, CG·tx),
+                    // aligned to CG cells.
+                    v = unsafe {
+                        let p = own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / CG) * GC) as usize);
+                        if CG == 4 {
+                            <$ty as Cell>::ld4_global(p)
+                        } else {
+                            let w = <$ty as Cell>::ld2_global(p);
+                            [w[0], w[1], w[0], w[1]]
+                        }
+                    };
                 }
-                cell[R][Q] = v[Q % 4];
+                cell[R][Q] = v[Q % CG as usize];
             }); });
         } else if !LATE {
             seq!(R in 0..$cr { seq!(Q in 0..$cc {
@@ -342,7 +371,7 @@ macro_rules! fwf_tile_update {
 
             let s = if ST == 1 { 0 } else { c % ST };
             let a_base = sa + s * SA_BYTES + 4 * ty * RB;
-            let b_base = sb + s * SB_STAGE + half * SB_BYTES + ES * (4 * tx);
+            let b_base = sb + s * SB_STAGE + half * SB_BYTES + ES * (CG * tx);
             // This thread's rows all have the swizzle of row 4 * ty.
             let swz = sw(4 * ty);
             fwf_slice_product!($ty, $cr, $cc, $ak, $un, cell, a_base, b_base, swz);
@@ -394,12 +423,19 @@ macro_rules! fwf_tile_update {
             if $store {
                 let own0 = first($own);
                 seq!(R in 0..$cr { seq!(Q in 0..$cc {
-                    v[Q % 4] = cell[R][Q];
-                    if Q % 4 == 3 {
-                        // SAFETY: the 4 own cells this thread loaded at the start (same rows and
+                    v[Q % CG as usize] = cell[R][Q];
+                    if Q % CG == CG - 1 {
+                        // SAFETY: the CG own cells this thread loaded at the start (same rows and
                         // columns from the same first cell), stored by it only, after every
                         // thread read its last operand slice.
-                        unsafe { <$ty as Cell>::st4_global(own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / 4) * GC) as usize), v) };
+                        unsafe {
+                            let p = own0.add((((R / 4) * GR + R % 4) * pitch) as usize).add(((Q / CG) * GC) as usize);
+                            if CG == 4 {
+                                <$ty as Cell>::st4_global(p, v)
+                            } else {
+                                <$ty as Cell>::st2_global(p, [v[0], v[1]])
+                            }
+                        };
                     }
                 }); });
             }

@@ -325,6 +325,9 @@ mod fw_float_tile;
 #[macro_use]
 mod fw_float_persist;
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod fw_float_at;
+#[cfg(target_arch = "nvptx64")]
 mod fw_float;
 #[cfg(target_arch = "nvptx64")]
 mod init;

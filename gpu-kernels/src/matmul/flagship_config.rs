@@ -169,6 +169,15 @@ macro_rules! for_each_flagship {
             (sgemm_64x64x16_s4_8x4_u { tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
                 vec_b: false, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 8,
                 ffma_order: Columns }),
+            // Small odd problems (333 x 555 x 777: 54 tiles of 64x64, one-wave stream-K): the
+            // 64x64 tile with 8 warps of 4x4 outputs each, twice the warps per SM of the 8x4
+            // tile for the same grid (session 10; last, so the kernels above keep their PTX).
+            (sgemm_64x64x16_s4_4x4 { tile: 64 x 64 x 16, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+                vec_b: true, thread_tile: 4 x 4, groups: 1 x 1, a_copies: 4, b_copies: 1,
+                ffma_order: Columns }),
+            (sgemm_64x64x16_s4_4x4_u { tile: 64 x 64 x 16, warps: 2 x 4, lanes: 8 x 4, stages: 4,
+                vec_b: false, thread_tile: 4 x 4, groups: 1 x 1, a_copies: 4, b_copies: 4,
+                ffma_order: Columns }),
         }
     };
 }
@@ -234,6 +243,25 @@ macro_rules! for_each_flagship_batched {
                 ffma_order: Columns }),
             (sgemm_tt_64x64x16_s4_8x4_fl { ops: T x T, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
                 vec_b: true, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 2,
+                ffma_order: Columns }),
+        }
+    };
+}
+
+/// Invokes `$m!` with the T,N kernels of [`for_each_flagship_batched!`]'s body whose straight
+/// copies (A stored `k x m`, B `k x n`) go in 4-byte pieces (`vec_b: false`), as the N,N
+/// flagship's `_u` rows: one problem with B's rows unaligned (ldb not a multiple of 4, e.g.
+/// 1000x777x1025 T,N) then runs the tuned body with no transpose of A first. Same row
+/// pattern; a list of its own (`FLAGSHIP_T_U`) so that the batched table keeps one aligned
+/// kernel per pair and tile. The copy counts are the N,N `_u` kernel's.
+macro_rules! for_each_flagship_t_u {
+    ($m:ident) => {
+        $m! {
+            (sgemm_tn_64x64x16_s4_8x4_u_fl { ops: T x N, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: false, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 8,
+                ffma_order: Columns }),
+            (sgemm_tn_64x128x16_s3_8x8_u_fl { ops: T x N, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+                vec_b: false, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 16,
                 ffma_order: Columns }),
         }
     };

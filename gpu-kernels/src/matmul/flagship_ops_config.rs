@@ -196,6 +196,21 @@ macro_rules! flagship_batched_table {
 }
 for_each_flagship_batched!(flagship_batched_table);
 
+/// [`for_each_flagship_t_u!`] into [`FLAGSHIP_T_U`].
+macro_rules! flagship_t_u_table {
+    ($(($name:ident { ops: $oa:ident x $ob:ident, tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+        stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {
+        /// The tuned flagship's T,N body with 4-byte copies of both straight-copied operands:
+        /// one problem (or a batch) whose A or B rows are not 16-byte aligned.
+        pub const FLAGSHIP_T_U: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
+            name: stringify!($name), ops: [Op::$oa, Op::$ob], bm: $bm, bn: $bn, bk: $bk,
+            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: true,
+        }),*];
+    };
+}
+for_each_flagship_t_u!(flagship_t_u_table);
+
 #[cfg(test)]
 mod tests {
     use super::super::FLAGSHIP;

@@ -619,3 +619,5 @@ macro_rules! flagship_t_one {
     };
 }
 for_each_flagship_batched!(flagship_t_batched_kernels);
+// After the batched rows, so that every kernel before comes out as it was.
+for_each_flagship_t_u!(flagship_t_batched_kernels);

@@ -10,7 +10,7 @@
 //! after the rungs of the SGEMM study the project follows (`r01_naive.rs` … `r11_double_buffer.rs`,
 //! `ladder.rs`); rungs 3 and 6 (`r03_tiled.rs`, `r06_vectorized.rs`) have their lists here, the
 //! flagship (`flagship.rs`) in `flagship_config.rs`, the skinny kernels for tiny M or N
-//! (`skinny_rows.rs`, `skinny_rows_async.rs`, `skinny_cols.rs`, `skinny_reduce.rs`) in `skinny.rs`, the batched kernel for
+//! (`skinny_rows.rs`, `skinny_rows_async.rs`, `skinny_cols.rs`, `skinny_reduce.rs`, `gemv.rs`) in `skinny.rs`, the batched kernel for
 //! many small problems (`batched_small_kernel.rs`) in `batched_small.rs`.
 
 /// Shared-memory tiled kernel, one output per thread, `tile x tile` threads.
@@ -133,7 +133,7 @@ mod tile_macros;
 
 pub use flagship_config::{FLAGSHIP, FfmaOrder, FlagshipConfig, SgemmParams};
 pub use flagship_ops_config::{
-    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FlagshipOpsConfig, Op, SgemmOpsParams,
+    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FLAGSHIP_T_U, FlagshipOpsConfig, Op, SgemmOpsParams,
 };
 pub use ladder::{
     AUTOTUNED, BANK, BLOCKTILE_1D, BLOCKTILE_2D, COALESCED, DOUBLE_BUFFER, NAIVE, RUNG_TABLES,
@@ -193,6 +193,9 @@ mod split_k_kernels;
 // Last, so that the kernels before it come out as they were (flagship_t.rs).
 #[cfg(target_arch = "nvptx64")]
 mod flagship_t;
+// After flagship_t, for the same reason (the matrix–vector kernels, session 10).
+#[cfg(target_arch = "nvptx64")]
+mod gemv;
 
 #[cfg(test)]
 mod tests {

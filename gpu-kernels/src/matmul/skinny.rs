@@ -28,7 +28,9 @@
 /// K is split into `splits` ranges of `k_chunk` (the last one shorter), one per grid z. With
 /// `splits > 1` the kernels store their partial products to `work` (`splits` dense `m x n`
 /// slices, split `s` at `s * m * n`) and the reduce kernel writes C; alpha and beta apply only
-/// when C is written.
+/// when C is written. The matrix–vector kernels (`SkinnyKind::VecMat`) sum their splits
+/// themselves: they also need `counters`, `m * ceil(n / GEMV_STRIP)` words that are zero before
+/// the launch (they leave them at zero); the other kernels ignore it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SkinnyParams {
@@ -49,6 +51,8 @@ pub struct SkinnyParams {
     /// 1 when the streamed operand allows 128-bit loads (row kernels: `lda % 4 == 0` and A
     /// 16-byte aligned; column kernels: `ldb % 4 == 0` and B 16-byte aligned), else 0.
     pub vec: u32,
+    /// The matrix–vector kernels' per-strip counters (null for the others).
+    pub counters: *mut u32,
 }
 
 /// Threads per block of every skinny kernel (8 warps).
@@ -61,6 +65,12 @@ pub const ROWS_KC: u32 = 256;
 pub const COLS_KC: u32 = 64;
 /// Columns of C per block of the column kernels: 4 per thread.
 pub const COLS_TILE_N: u32 = 4 * SKINNY_THREADS;
+/// Columns of C per block of the matrix–vector kernels: 4 per lane of a warp.
+pub const GEMV_STRIP: u32 = 128;
+/// Warps per block of the matrix–vector kernels, each taking its own rows of the block's K range.
+pub const GEMV_WARPS: u32 = SKINNY_WARPS;
+/// The k granule of a matrix–vector split: 8 rows for each of the 8 warps.
+pub const GEMV_KG: u32 = 64;
 /// The reduction kernel.
 pub const SPLITK_REDUCE_KERNEL: &str = "sgemm_splitk_reduce";
 /// Threads per block of the reduction kernel.
@@ -73,10 +83,14 @@ pub enum SkinnyKind {
     Rows,
     /// Small M: B streamed column block by column block (`sgemm_cols_m*`).
     Cols,
+    /// M = 1 (any M runs, one row per grid y): B streamed in strips of [`GEMV_STRIP`] columns,
+    /// K split with the splits' sum done in the same launch (`sgemv_strips_u*`, `gemv.rs`).
+    VecMat,
 }
 
 /// One skinny kernel: `width` columns (row kernels) or rows (column kernels) of C per group,
-/// `rows_per_warp` rows of A per warp (row kernels; 1 for column kernels), and `stages`: 0 for
+/// `rows_per_warp` rows of A per warp (row kernels; rows of B per warp per step for the
+/// matrix–vector kernels; 1 for column kernels), and `stages`: 0 for
 /// the kernels that load into registers (`skinny_rows.rs`, `skinny_cols.rs`), else the depth of
 /// the cp.async pipeline of a pipelined row kernel (`skinny_rows_async.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +108,7 @@ impl SkinnyConfig {
         match self.kind {
             SkinnyKind::Rows => (SKINNY_WARPS * self.rows_per_warp, self.width, ROWS_KC),
             SkinnyKind::Cols => (self.width, COLS_TILE_N, COLS_KC),
+            SkinnyKind::VecMat => (1, GEMV_STRIP, GEMV_KG),
         }
     }
 
@@ -102,7 +117,7 @@ impl SkinnyConfig {
         let (tm, tn, _) = self.tile_mnk();
         match self.kind {
             SkinnyKind::Rows => (m.div_ceil(tm), n.div_ceil(tn)),
-            SkinnyKind::Cols => (n.div_ceil(tn), m.div_ceil(tm)),
+            SkinnyKind::Cols | SkinnyKind::VecMat => (n.div_ceil(tn), m.div_ceil(tm)),
         }
     }
 
@@ -111,6 +126,7 @@ impl SkinnyConfig {
         match self.kind {
             SkinnyKind::Rows => ROWS_KC,
             SkinnyKind::Cols => COLS_KC,
+            SkinnyKind::VecMat => GEMV_KG,
         }
     }
 
@@ -227,6 +243,17 @@ macro_rules! for_each_skinny_cols {
     };
 }
 
+/// Invokes `$m!` with, for every matrix–vector kernel (M = 1), `(name, u)`: `u` rows of B per
+/// warp whose loads are issued together (`u` 16-byte loads in flight per lane).
+macro_rules! for_each_skinny_gemv {
+    ($m:ident) => {
+        $m! {
+            (sgemv_strips_u8, 8),
+            (sgemv_strips_u4, 4),
+        }
+    };
+}
+
 macro_rules! skinny_rows_table {
     ($(($name:ident, $nc:tt, $rw:tt)),* $(,)?) => {
         /// Every row kernel (small N), narrowest first.
@@ -259,6 +286,18 @@ macro_rules! skinny_cols_table {
     };
 }
 for_each_skinny_cols!(skinny_cols_table);
+
+macro_rules! skinny_gemv_table {
+    ($(($name:ident, $u:tt)),* $(,)?) => {
+        /// Every matrix–vector kernel (M = 1); the library runs the one the host names
+        /// (`host::matmul::gemv::LIBRARY_KERNEL`).
+        pub const SKINNY_GEMV: &[SkinnyConfig] = &[$(SkinnyConfig {
+            name: stringify!($name), kind: SkinnyKind::VecMat, width: 1, rows_per_warp: $u,
+            stages: 0,
+        }),*];
+    };
+}
+for_each_skinny_gemv!(skinny_gemv_table);
 
 /// The narrowest kernel of `table` at least `width` wide, else the widest (which then takes
 /// several groups).
@@ -313,6 +352,21 @@ mod tests {
             assert!(4 * c.width * (ROWS_KC + 4) <= 48 * 1024, "{}", c.name);
             assert_eq!(c.dynamic_shared_bytes(), 0);
         }
+    }
+
+    #[test]
+    fn matrix_vector_kernels_split_in_whole_warp_steps() {
+        for c in SKINNY_GEMV {
+            assert_eq!(c.name, format!("sgemv_strips_u{}", c.rows_per_warp));
+            assert_eq!(c.kind, SkinnyKind::VecMat);
+            // A split's granule is whole steps of every warp.
+            assert_eq!(GEMV_KG % (GEMV_WARPS * c.rows_per_warp), 0);
+            assert_eq!(c.grid_xy(1, 4096), (32, 1));
+            assert_eq!(c.grid_xy(3, 129), (2, 3));
+        }
+        // 1 x 4096 x 4096: 32 strips, split 16 ways (512 blocks, 256 k each).
+        let s = splits(&SKINNY_GEMV[0], 32, 4096, 132);
+        assert_eq!((s.splits, s.k_chunk), (16, 256));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::ptx::{ld_global, ld_global_nc, st_global};
 /// # Safety
 /// `r < m`, `c < n` and `p` satisfies the [`SkinnyParams`] contract.
 #[inline(always)]
-unsafe fn write_c(p: &SkinnyParams, r: u32, c: u32, v: f32) {
+pub(super) unsafe fn write_c(p: &SkinnyParams, r: u32, c: u32, v: f32) {
     // SAFETY: r < m, c < n: a cell of C.
     let q = unsafe { p.c.add(r as usize * p.ldc as usize + c as usize) } as *mut u32;
     let out = if p.beta == 0.0 {

@@ -40,6 +40,7 @@ fn every_table_row_is_in_the_registry_with_its_family() {
             .iter()
             .map(|c| (c.name, Family::FlagshipOps)),
     );
+    expected.extend(FLAGSHIP_T_U.iter().map(|c| (c.name, Family::FlagshipOps)));
     expected.extend(SKINNY_ROWS.iter().map(|c| (c.name, Family::SkinnyRows)));
     expected.extend(
         SKINNY_ROWS_ASYNC
@@ -47,6 +48,7 @@ fn every_table_row_is_in_the_registry_with_its_family() {
             .map(|c| (c.name, Family::SkinnyRows)),
     );
     expected.extend(SKINNY_COLS.iter().map(|c| (c.name, Family::SkinnyCols)));
+    expected.extend(SKINNY_GEMV.iter().map(|c| (c.name, Family::SkinnyCols)));
     expected.push((SPLITK_REDUCE_KERNEL, Family::SplitKReduce));
     expected.push((SPLIT_SUM_KERNEL, Family::SplitKReduce));
     expected.push((TRANSPOSE_KERNEL, Family::Transpose));
@@ -133,7 +135,11 @@ fn geometry_comes_from_the_tables() {
         assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
         assert_eq!(k.max_registers, Some(c.entry_registers()), "{}", c.name);
     }
-    for c in FLAGSHIP_OPS.iter().chain(FLAGSHIP_BATCHED) {
+    for c in FLAGSHIP_OPS
+        .iter()
+        .chain(FLAGSHIP_BATCHED)
+        .chain(FLAGSHIP_T_U)
+    {
         let k = kernel(c.name).unwrap();
         assert_eq!(k.dynamic_shared_bytes, c.shared_bytes(), "{}", c.name);
     }

@@ -12,8 +12,9 @@ use host::{
     gpu::{Gpu, Timing, check_free_memory, time_on_stream},
     matmul::{
         layout::{self, Operand},
+        route::{Route, parse_route},
         select::DEFAULT_SCHEDULE,
-        sgemm::{gemm_device_async, gemm_device_with_kernel},
+        sgemm::{gemm_device_async, gemm_device_with_kernel_async, gemm_device_with_route_async},
     },
     reference::cublas::Cublas,
 };
@@ -124,23 +125,45 @@ fn check_batch(
     (problems.len(), total)
 }
 
-/// What runs for `--kernel` with the BLAS flags: the library's choice (`sgemm`) or named
-/// variants of the `flagship_ops` family with the problem's operations, or named kernels of the
-/// `batched_small` family (N,N batches of small problems).
-fn kernels(which: &str) -> Result<Vec<Option<&'static str>>> {
-    if which == "sgemm" {
-        return Ok(vec![None]);
-    }
+/// One entry of `--kernel` with the BLAS flags.
+enum Runner {
+    /// `sgemm`: the library's choice (route and kernel).
+    Library,
+    /// A named kernel of the `flagship_ops` or `batched_small` family.
+    Kernel(&'static str),
+    /// `route:…`: the library by the route named after the colon (`RGK_SGEMM_ROUTE`'s syntax
+    /// with `+` for its commas, e.g. `route:a=T+b=R`), to time routes side by side.
+    Route(String, Route),
+}
+
+/// What runs for `--kernel` with the BLAS flags, in order: the library's choice (`sgemm`),
+/// named variants of the `flagship_ops` family with the problem's operations, named kernels of
+/// the `batched_small` family (N,N batches of small problems), or the library by a named route
+/// (`route:…`).
+fn kernels(which: &str) -> Result<Vec<Runner>> {
     which
         .split(',')
-        .map(|name| match registry::kernel(name) {
-            Some(k) if matches!(k.family, Family::FlagshipOps | Family::BatchedSmall) => {
-                Ok(Some(k.name))
+        .map(|name| {
+            if name == "sgemm" {
+                return Ok(Runner::Library);
             }
-            _ => bad_input(format!(
-                "--trans-a, --trans-b and --batch run `--kernel sgemm` or kernels of the \
-                 flagship_ops or batched_small family, not {name:?}"
-            )),
+            if let Some(text) = name.strip_prefix("route:") {
+                return match parse_route(&text.replace('+', ",")) {
+                    Some(r) => Ok(Runner::Route(name.into(), r)),
+                    None => bad_input(format!(
+                        "{name:?} names no route (RGK_SGEMM_ROUTE's syntax, + for its commas)"
+                    )),
+                };
+            }
+            match registry::kernel(name) {
+                Some(k) if matches!(k.family, Family::FlagshipOps | Family::BatchedSmall) => {
+                    Ok(Runner::Kernel(k.name))
+                }
+                _ => bad_input(format!(
+                    "--trans-a, --trans-b and --batch run `--kernel sgemm`, `route:…` or kernels \
+                     of the flagship_ops or batched_small family, not {name:?}"
+                )),
+            }
         })
         .collect()
 }
@@ -223,20 +246,25 @@ pub fn run(args: &MatmulArgs, shape: (usize, usize, usize)) -> Result<()> {
             Err(e) => eprintln!("note: cuBLAS unavailable, no reference GEMM: {e:#}"),
         }
     }
-    for name in names {
+    for name in &names {
+        // Every runner enqueues without waiting, so the events time the GPU's work alone.
         let mut run = |c: &mut DeviceSlice<f32>| -> Result<()> {
             match name {
-                None => gemm_device_async(&gpu, &gpu.stream, &op, &d_a, &d_b, c)?,
-                Some(k) => gemm_device_with_kernel(&gpu, k, DEFAULT_SCHEDULE, &op, &d_a, &d_b, c)?,
+                Runner::Library => gemm_device_async(&gpu, &gpu.stream, &op, &d_a, &d_b, c)?,
+                Runner::Kernel(k) => {
+                    gemm_device_with_kernel_async(&gpu, k, DEFAULT_SCHEDULE, &op, &d_a, &d_b, c)?
+                }
+                Runner::Route(_, r) => gemm_device_with_route_async(&gpu, *r, &op, &d_a, &d_b, c)?,
             }
             Ok(())
         };
         let (kname, family) = match name {
-            None => ("sgemm", Family::FlagshipOps.name()),
-            Some(k) => (
-                k,
+            Runner::Library => ("sgemm", Family::FlagshipOps.name()),
+            Runner::Kernel(k) => (
+                *k,
                 registry::family_of(k).map_or(Family::FlagshipOps.name(), |f| f.name()),
             ),
+            Runner::Route(text, _) => (text.as_str(), Family::FlagshipOps.name()),
         };
         measure(kname, family, &mut d_c, &mut run, cublas_ms)?;
     }

@@ -11,23 +11,26 @@ use cust::{
     stream::Stream,
 };
 use gpu_kernels::matmul::{
-    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FlagshipOpsConfig, SgemmOpsParams, SgemmParams,
+    FLAGSHIP_BATCHED, FLAGSHIP_OPS, FLAGSHIP_T_U, FlagshipOpsConfig, SgemmOpsParams, SgemmParams,
     stream_k::{Schedule, Split, plan},
 };
 use rgk_core::bad_input;
 
 use super::{
-    flagship::{HeldWorkspace, held_workspace, segmented},
+    balance::balanced_plan_per_sm,
+    flagship::{HeldWorkspace, held_workspace, segmented, wave_blocks_override},
     launch_cache,
     problem::{Gemm, Op, check_len},
 };
 use crate::gpu::Gpu;
 
-/// The variant (or batched tuned flagship, `FLAGSHIP_BATCHED`) named `name`.
+/// The variant (or batched tuned flagship, `FLAGSHIP_BATCHED`, or its T,N body with 4-byte
+/// copies, `FLAGSHIP_T_U`) named `name`.
 pub fn flagship_ops_config(name: &str) -> Result<&'static FlagshipOpsConfig> {
     FLAGSHIP_OPS
         .iter()
         .chain(FLAGSHIP_BATCHED)
+        .chain(FLAGSHIP_T_U)
         .find(|c| c.name == name)
         .with_context(|| format!("no transposing or batched SGEMM kernel named {name:?}"))
 }
@@ -222,6 +225,15 @@ impl<'a> FlagshipOpsLaunch<'a> {
                 plan(Schedule::DataParallel, tiles, ktiles, 0)
             }
             (false, _, Some(s)) => segmented(tiles, ktiles, s),
+            // The tuned body (`FLAGSHIP_BATCHED`) on one problem takes the N,N flagship's
+            // balanced grid (session 10: single problems with a transposed operand run it
+            // without a pre-pass, `route::single_t`); the variants keep `stream_k::plan`, the
+            // grid the route model was calibrated with.
+            (false, Schedule::StreamK, None) if cfg.tuned => {
+                let wave = wave_blocks_override().unwrap_or(1);
+                let sms = launch_cache::multiprocessors(gpu)?;
+                balanced_plan_per_sm(Schedule::StreamK, tiles, ktiles, sms, per_sm, wave)
+            }
             (false, Schedule::StreamK, None) => plan(
                 Schedule::StreamK,
                 tiles,
@@ -315,7 +327,11 @@ mod tests {
     #[test]
     fn entries_take_one_ops_params_struct() {
         let want = format!("[{}]", size_of::<SgemmOpsParams>());
-        for cfg in FLAGSHIP_OPS.iter().chain(FLAGSHIP_BATCHED) {
+        for cfg in FLAGSHIP_OPS
+            .iter()
+            .chain(FLAGSHIP_BATCHED)
+            .chain(FLAGSHIP_T_U)
+        {
             let head = format!(".visible .entry {}(", cfg.name);
             let Some(at) = gpu_kernels::PTX.find(&head) else {
                 panic!("{} not in the PTX", cfg.name)

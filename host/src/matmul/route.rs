@@ -259,6 +259,17 @@ const FIXUP_BANDWIDTH: f64 = 20e9;
 /// data-parallel or, where `stream_k::plan_balanced` spreads an uneven wave, stream-K with its
 /// segments summed one after another by the block completing a tile.
 fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
+    flagship_grid_time(
+        op,
+        vec_b,
+        kernel_efficiency([Op::N, Op::N], true, vec_b),
+        mc,
+    )
+}
+
+/// [`direct_flagship_time`] at kernel efficiency `eff`: the N,N flagship's tile and grid, which
+/// the tuned body with a transposed operand takes on one problem as well (`single_t`).
+fn flagship_grid_time(op: &Gemm, vec_b: bool, eff: f64, mc: &Machine) -> f64 {
     let cfg = choose_kernel(op.m, op.n, op.k, vec_b, mc.sms);
     let tile = TILES
         .iter()
@@ -274,7 +285,6 @@ fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
         mc.sms,
         per_sm,
     );
-    let eff = kernel_efficiency([Op::N, Op::N], true, vec_b);
     let dims = (cfg.bm, cfg.bn, cfg.bk);
     let warps = cfg.threads() / 32;
     let data_parallel = grid_time((op.m, op.n, op.k), 1, 1, dims, warps, per_sm, mc.sms, eff);
@@ -332,6 +342,8 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
     let vec = variant_vec(ops, al);
     match split {
         None if ops == [Op::N, Op::N] && op.batch == 1 => direct_flagship_time(op, al.b, mc),
+        None if op.batch == 1 && single_t::takes(ops, vec) => single_t::time(op, ops, mc),
+        None if single_t::unaligned(op, vec, mc.sms).is_some() => single_t::time_unaligned(op, mc),
         None => {
             let tile = batch_tile(op, mc.sms);
             // An N,N batch with B aligned runs the tuned flagship (`select_ops::batch_kernel`;
@@ -347,6 +359,9 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
         Some(s) if s.fused() => fused_time(op, ops, vec, s, mc),
         Some(s) => {
             let c = variant(ops, s.tile, vec);
+            // The variant's estimate, which the split picks were calibrated with, also where
+            // the batch runs the tuned body (N,N above; a transposed pair where one problem
+            // takes it, `single_t`).
             let eff = kernel_efficiency(ops, false, vec);
             let slices = s.splits as f64 * (op.m * op.n) as f64;
             // Partial sums written and read back, C written (and read with beta).
@@ -456,6 +471,7 @@ mod batch_tile;
 mod efficiency;
 mod fused;
 mod parse;
+pub mod single_t;
 pub use batch_tile::batch_tile;
 use efficiency::{kernel_efficiency, tile_efficiency};
 pub use fused::{

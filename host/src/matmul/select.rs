@@ -78,7 +78,9 @@ pub fn skinny_choice(m: usize, n: usize, k: usize) -> Option<&'static SkinnyConf
                 .find(|c| c.width == rows.width && c.width >= PIPELINED_FROM_WIDTH);
             Some(twin.unwrap_or(rows))
         }
-        ShapeKind::VecMat | ShapeKind::TinyM => Some(narrowest(SKINNY_COLS, width(m))),
+        // M = 1: the one-launch matrix–vector kernel (its splits summed in the kernel).
+        ShapeKind::VecMat => Some(super::gemv::library_kernel()),
+        ShapeKind::TinyM => Some(narrowest(SKINNY_COLS, width(m))),
         ShapeKind::Thin | ShapeKind::DeepK | ShapeKind::General => None,
     }
 }
@@ -96,7 +98,7 @@ pub fn pick(
     if let Some(w) = tuned_winner(gpu, m, n, k, vec_b) {
         return flagship_config(&w.kernel);
     }
-    Ok(choose_kernel(m, n, k, vec_b, gpu.multiprocessors()?))
+    Ok(launch_kernel(m, n, k, vec_b, gpu.multiprocessors()?))
 }
 
 /// The kernel the library runs for dense `m x k` and `k x n` operands in their own
@@ -179,8 +181,17 @@ pub fn tuned_cache(gpu: &Gpu) -> Option<&'static TuneCache> {
 pub fn choose(m: usize, n: usize, k: usize, vec_b: bool, sms: u32) -> Choice {
     match skinny_choice(m, n, k) {
         Some(cfg) => Choice::Skinny(cfg),
-        None => Choice::Flagship(choose_kernel(m, n, k, vec_b, sms)),
+        None => Choice::Flagship(launch_kernel(m, n, k, vec_b, sms)),
     }
+}
+
+/// The flagship kernel the library launches without a tuned one: [`choose_kernel`]'s, with a
+/// small grid's 64x64 tile on eight warps below `SHORT_K` (`small::small_twin`; the route model
+/// keeps pricing `choose_kernel`'s).
+fn launch_kernel(m: usize, n: usize, k: usize, vec_b: bool, sms: u32) -> &'static FlagshipConfig {
+    let cfg = choose_kernel(m, n, k, vec_b, sms);
+    let (m, n) = (m.min(MAX_DIM) as u32, n.min(MAX_DIM) as u32);
+    super::small::small_twin(cfg, (m, n, k), sms)
 }
 
 /// Tile shapes [`choose_kernel`] picks from, largest first, for B copied in 16-byte pieces and
@@ -287,10 +298,12 @@ mod tests {
     #[test]
     fn every_class_is_routed() {
         let pick = |m, n, k| choose(m, n, k, n % 4 == 0, 132).name();
-        // Matrix–vector products and tiny N or M: the narrowest skinny kernel that holds them.
+        // Matrix–vector products and tiny N or M: the narrowest skinny kernel that holds them
+        // (M = 1: the one-launch matrix–vector kernel).
         assert_eq!(pick(8192, 1, 8192), "sgemm_rows_n1");
         assert_eq!(pick(1, 1, 1), "sgemm_rows_n1");
-        assert_eq!(pick(1, 8192, 8192), "sgemm_cols_m1");
+        assert_eq!(pick(1, 8192, 8192), "sgemv_strips_u4");
+        assert_eq!(pick(1, 3000, 5000), "sgemv_strips_u4");
         assert_eq!(pick(5000, 7, 5000), "sgemm_rows_n8");
         assert_eq!(pick(4096, 16, 4096), "sgemm_rows_async_n16");
         assert_eq!(pick(8192, 9, 8192), "sgemm_rows_async_n16");

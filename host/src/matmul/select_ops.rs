@@ -7,7 +7,7 @@ use gpu_kernels::matmul::{FLAGSHIP_BATCHED, FlagshipOpsConfig, Op, stream_k::Sch
 
 use super::{
     problem::Gemm,
-    route::{TILES, batch_tile, variant},
+    route::{TILES, batch_tile, single_t, variant},
     select::{DEFAULT_GROUP, DEFAULT_SCHEDULE, group_override, schedule_override},
 };
 
@@ -18,10 +18,19 @@ use super::{
 /// tile, for timing runs. `vec`: the operands allow 16-byte copies
 /// ([`Gemm::straight_vector_ok`]).
 pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOpsConfig {
-    let tile = ops_tile_override().unwrap_or_else(|| batch_tile(op, sms));
+    let tile_override = ops_tile_override();
+    // One T,N problem with unaligned straight copies: the tuned body with 4-byte copies on the
+    // N,N `_u` flagship's tile (`route::single_t::unaligned`), unless a tile is forced.
+    if tile_override.is_none()
+        && let Some(c) = single_t::unaligned(op, vec, sms)
+    {
+        return c;
+    }
+    let tile = tile_override.unwrap_or_else(|| batch_tile(op, sms));
     let ops = [op.op_a, op.op_b];
-    if op.batch > 1
-        && ops != [Op::N, Op::N]
+    // One problem with a transposed operand: the same kernels (`route::single_t`).
+    if ops != [Op::N, Op::N]
+        && (op.batch > 1 || single_t::takes(ops, vec))
         && let Some(c) = batched_flagship(ops, tile, vec)
     {
         return c;
@@ -33,8 +42,8 @@ pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOps
 /// straight copies may go in 16-byte pieces (`vec`; N,T copies nothing straight, so any
 /// operands) and `RGK_SGEMM_TUNED_BATCH=0` does not ask for the variants. A batch with a
 /// transposed operand takes it (`choose_ops_kernel`; H200, session 9: docs/matmul.md "Session
-/// 9: batched transposes"); one problem with a transposed operand keeps the variants, whose
-/// stream-K and split picks the route model was calibrated with.
+/// 9: batched transposes"), and so does one such problem (session 10, `route::single_t`:
+/// `RGK_SGEMM_TSINGLE=0` keeps the variants there).
 pub fn batched_flagship(
     ops: [Op; 2],
     tile: usize,
@@ -52,13 +61,15 @@ pub fn batched_flagship(
 
 /// The kernel of tile `TILES[tile]` for a batch of `ops` problems (and for split-K's batch of
 /// K-ranges): the tuned N,N flagship with a batch index (`FLAGSHIP_BATCHED`) where the problem
-/// is N,N with B allowing 16-byte copies (`vec`), else the variant (`route::variant`). The
+/// is N,N with B allowing 16-byte copies (`vec`), the tuned body of a transposed pair where one
+/// such problem takes it (`route::single_t`; H200, session 10: 900x800x1100 T,N split in two
+/// on 64x64 0.0588 ms, on the variant 0.0631 / 0.0633), else the variant (`route::variant`). The
 /// tuned main loop is what the variants lack (docs/matmul.md, session 8); the route model
 /// still prices the variants' (its picks are the ones it was calibrated with, now run on the
 /// faster loop). `RGK_SGEMM_TUNED_BATCH=0` keeps the variants, for timing runs.
 pub fn batch_kernel(ops: [Op; 2], tile: usize, vec: bool) -> &'static FlagshipOpsConfig {
     match batched_flagship(ops, tile, vec) {
-        Some(c) if ops == [Op::N, Op::N] => c,
+        Some(c) if ops == [Op::N, Op::N] || single_t::takes(ops, vec) => c,
         _ => variant(ops, tile, vec),
     }
 }
@@ -99,7 +110,10 @@ mod tests {
             let c = batch_kernel([Op::N, Op::N], tile, true);
             assert!(c.tuned && c.name.contains(name), "{}", c.name);
             assert!(!batch_kernel([Op::N, Op::N], tile, false).tuned);
-            assert!(!batch_kernel([Op::T, Op::N], tile, true).tuned);
+            // Split-K's batch with a transposed operand: the tuned body where one problem takes
+            // it (`route::single_t`).
+            assert!(batch_kernel([Op::T, Op::N], tile, true).tuned);
+            assert!(!batch_kernel([Op::T, Op::N], tile, false).tuned);
             // Batches with a transposed operand take the batched flagship of their pair (N,T
             // whatever the alignment); one such problem keeps the variant.
             for ops in [[Op::T, Op::N], [Op::N, Op::T], [Op::T, Op::T]] {
@@ -122,7 +136,14 @@ mod tests {
         ] {
             let op = Gemm::new(256, 256, 256).ops(ops[0], ops[1]);
             assert_eq!(choose_ops_kernel(&op.batch(512), true, 132).name, name);
-            assert!(!choose_ops_kernel(&op, true, 132).tuned);
+            // One problem: the same kernels on the N,N rule's tile (session 10).
+            let one = choose_ops_kernel(&op, true, 132);
+            assert!(one.tuned && one.name.contains("64x64x16"), "{}", one.name);
+            // Unaligned: N,T needs nothing, T,N takes its body with 4-byte copies
+            // (`route::single_t::unaligned`), T,T the variant.
+            let odd = choose_ops_kernel(&op, false, 132);
+            assert_eq!(odd.tuned, ops != [Op::T, Op::T], "{}", odd.name);
+            assert_eq!(odd.vec, ops == [Op::N, Op::T], "{}", odd.name);
         }
         let op = Gemm::new(256, 256, 256).batch(512);
         assert_eq!(

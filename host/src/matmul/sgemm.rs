@@ -139,6 +139,28 @@ pub fn gemm_device_with_kernel(
     gemm_device_on(gpu, None, Some((kernel, schedule)), op, a, b, c)
 }
 
+/// [`gemm_device_with_kernel`] enqueued on `gpu.stream` without waiting, as
+/// [`gemm_device_async`] is (timing runs: `host matmul --kernel` with the BLAS flags).
+pub fn gemm_device_with_kernel_async(
+    gpu: &Gpu,
+    kernel: &str,
+    schedule: Schedule,
+    op: &Gemm,
+    a: &DeviceSlice<f32>,
+    b: &DeviceSlice<f32>,
+    c: &mut DeviceSlice<f32>,
+) -> Result<()> {
+    gemm_device_on(
+        gpu,
+        Some(&gpu.stream),
+        Some((kernel, schedule)),
+        op,
+        a,
+        b,
+        c,
+    )
+}
+
 /// [`gemm_device`] by `route` (`route::Route`: pre-pass, split-K) instead of the library's
 /// pick (for tests and timing runs); the route's split must leave each split at least one
 /// k-value. M and N of at most 64 take the route as well.
@@ -150,13 +172,27 @@ pub fn gemm_device_with_route(
     b: &DeviceSlice<f32>,
     c: &mut DeviceSlice<f32>,
 ) -> Result<()> {
+    gemm_device_with_route_async(gpu, route, op, a, b, c)?;
+    gpu.stream
+        .synchronize()
+        .context("SGEMM failed on the GPU")?;
+    Ok(())
+}
+
+/// [`gemm_device_with_route`] enqueued on `gpu.stream` without waiting (timing runs: `host
+/// matmul --kernel route:…`); the caller synchronizes before reading C.
+pub fn gemm_device_with_route_async(
+    gpu: &Gpu,
+    route: Route,
+    op: &Gemm,
+    a: &DeviceSlice<f32>,
+    b: &DeviceSlice<f32>,
+    c: &mut DeviceSlice<f32>,
+) -> Result<()> {
     op.check_buffers([a, b, c])?;
     let direct =
         |op: &Gemm, bufs: [&DeviceSlice<f32>; 3]| launch_default(gpu, &gpu.stream, true, op, bufs);
     split_run::run(gpu, route, op, [a, b, c], &direct)?;
-    gpu.stream
-        .synchronize()
-        .context("SGEMM failed on the GPU")?;
     Ok(())
 }
 

@@ -10,8 +10,8 @@ use cust::{
     memory::{DeviceBuffer, DeviceSlice},
 };
 use gpu_kernels::matmul::skinny::{
-    KSplit, SKINNY_COLS, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS, SPLITK_REDUCE_KERNEL,
-    SPLITK_REDUCE_THREADS, SkinnyConfig, SkinnyKind, SkinnyParams, splits,
+    KSplit, SKINNY_COLS, SKINNY_GEMV, SKINNY_ROWS, SKINNY_ROWS_ASYNC, SKINNY_THREADS,
+    SPLITK_REDUCE_KERNEL, SPLITK_REDUCE_THREADS, SkinnyConfig, SkinnyKind, SkinnyParams, splits,
 };
 
 use super::{launch_cache, problem::Gemm};
@@ -23,6 +23,7 @@ pub fn skinny_config(name: &str) -> Result<&'static SkinnyConfig> {
         .iter()
         .chain(SKINNY_ROWS_ASYNC)
         .chain(SKINNY_COLS)
+        .chain(SKINNY_GEMV)
         .find(|c| c.name == name)
         .with_context(|| format!("no skinny SGEMM kernel named {name:?}"))
 }
@@ -32,18 +33,28 @@ pub fn skinny_config(name: &str) -> Result<&'static SkinnyConfig> {
 fn vector_ok(cfg: &SkinnyConfig, op: &Gemm, [a, b]: [&DeviceSlice<f32>; 2]) -> bool {
     let (ld, buf) = match cfg.kind {
         SkinnyKind::Rows => (op.lda, a),
-        SkinnyKind::Cols => (op.ldb, b),
+        SkinnyKind::Cols | SkinnyKind::VecMat => (op.ldb, b),
     };
     ld.is_multiple_of(4) && buf.as_device_ptr().as_raw().is_multiple_of(16)
 }
 
-/// The grid (x, y, splits) and K split of `cfg` for `op` on `sms` multiprocessors.
+/// The grid (x, y, splits) and K split of `cfg` for `op` on `sms` multiprocessors (a
+/// matrix–vector kernel's split count from `RGK_SGEMV_SPLITS` when set, for timing runs).
 pub fn geometry(cfg: &SkinnyConfig, op: &Gemm, sms: u32) -> ((u32, u32), KSplit) {
     let (gx, gy) = cfg.grid_xy(op.m as u32, op.n as u32);
-    (
-        (gx, gy),
-        splits(cfg, gx.saturating_mul(gy), op.k as u32, sms),
-    )
+    let split = match gemv_splits_override().filter(|_| cfg.kind == SkinnyKind::VecMat) {
+        Some(s) => super::gemv::fixed_splits(cfg, op.k as u32, s),
+        None => splits(cfg, gx.saturating_mul(gy), op.k as u32, sms),
+    };
+    ((gx, gy), split)
+}
+
+/// The split count `RGK_SGEMV_SPLITS` asks of the matrix–vector kernels (≥ 1), for timing runs.
+fn gemv_splits_override() -> Option<u32> {
+    std::env::var("RGK_SGEMV_SPLITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&s| s >= 1)
 }
 
 /// The split-K workspace of a GPU (partial products of every split), shared by the launches
@@ -80,6 +91,7 @@ pub struct SkinnyLaunch<'a> {
     params: SkinnyParams,
     grid: (u32, u32),
     _workspace: Option<Rc<DeviceBuffer<f32>>>,
+    _counters: Option<Rc<DeviceBuffer<u32>>>,
     _buffers: PhantomData<&'a DeviceSlice<f32>>,
 }
 
@@ -115,13 +127,21 @@ impl<'a> SkinnyLaunch<'a> {
             splits: split.splits,
             k_chunk: split.k_chunk,
             vec: vector_ok(cfg, op, [a, b]) as u32,
+            counters: std::ptr::null_mut(),
         };
-        let (mut ws, mut reduce) = (None, None);
+        let (mut ws, mut reduce, mut counters) = (None, None, None);
         if split.splits > 1 {
             let w = workspace(gpu, split.splits as usize * op.m * op.n)?;
             params.work = w.as_device_ptr().as_raw() as *mut f32;
             ws = Some(w);
-            reduce = Some(gpu.function(SPLITK_REDUCE_KERNEL)?);
+            if cfg.kind == SkinnyKind::VecMat {
+                // The kernel sums its splits itself, counting blocks per strip.
+                let c = super::gemv::counters(gpu, (grid.0 as usize) * (grid.1 as usize))?;
+                params.counters = c.as_device_ptr().as_raw() as *mut u32;
+                counters = Some(c);
+            } else {
+                reduce = Some(gpu.function(SPLITK_REDUCE_KERNEL)?);
+            }
         }
         Ok(SkinnyLaunch {
             gpu,
@@ -131,6 +151,7 @@ impl<'a> SkinnyLaunch<'a> {
             params,
             grid,
             _workspace: ws,
+            _counters: counters,
             _buffers: PhantomData,
         })
     }
@@ -157,7 +178,8 @@ impl<'a> SkinnyLaunch<'a> {
         // shapes (bounds-checked edges); `vec` was set only for an operand that allows 16-byte
         // loads; the workspace, held by `self`, has `splits * m * n` floats. The one workspace per
         // GPU is used only on the GPU's stream, in launch order; `shared` is the dynamic shared
-        // memory the kernel's stages need.
+        // memory the kernel's stages need. A matrix–vector kernel's counters, held by `self`,
+        // are `grid x * grid y` words left at zero by every launch (`gemv::counters`).
         unsafe {
             stream.launch(
                 &self.func,
@@ -200,6 +222,7 @@ mod tests {
             .iter()
             .chain(SKINNY_ROWS_ASYNC)
             .chain(SKINNY_COLS)
+            .chain(SKINNY_GEMV)
             .map(|c| c.name)
             .chain([SPLITK_REDUCE_KERNEL]);
         for name in names {
