@@ -7,7 +7,7 @@
 //! N,N layout first: 5–6 µs of a 70-µs problem at 1000x777x1025 (docs/matmul.md, "Session 9").
 //!
 //! The cost model prices the direct route of such a problem as the N,N flagship's grid at the
-//! pair's measured efficiency ([`efficiency`], [`time`]); the pre-pass and split routes stay
+//! pair's measured efficiency (`efficiency`, `time`); the pre-pass and split routes stay
 //! candidates, so where a transpose costs less than the pair's slower copies (N,T; T,T on the
 //! wider tiles) the model still transposes, and where split-K measured faster it still splits.
 //! Split-K's batch of K-ranges with a transposed operand runs the same kernels
