@@ -18,8 +18,9 @@
 #               (A transposed, `route:a=T`) and the kernels by name, U_RUNS processes each of
 #               1000x777x1025, 999x1111x1023, 1100x900x1000 (aligned: unchanged), and other
 #               problems the rule moves (3001x2999x1001, 333x555x777, 2047x2049x2047) -> unaligned.txt
-#   sanitize_u  compute-sanitizer memcheck and racecheck on sgemm_tn_64x64x16_s4_8x4_u_fl under
-#               stream-K, an aligned (256x256x256) and an odd (333x555x129) shape -> sanitize_u.log
+#   sanitize_u  compute-sanitizer memcheck and racecheck on the kernels of SAN_U_KERNELS (default
+#               sgemm_tn_64x64x16_s4_8x4_u_fl) under stream-K, an aligned (256x256x256) and an odd
+#               (333x555x129; 332x555x129 for the `_ub_fl` kernels) shape -> sanitize_u.log
 #   suite       the committed suite, SUITE_RUNS times in separate processes -> suite_N.{txt,jsonl}
 #   outside     the outside lists (arguments; default session 8's, mid's, and this helper's)
 #               -> outside_N.{txt,jsonl}
@@ -89,8 +90,12 @@ if has unaligned; then
     {
         U=sgemm_tn_64x64x16_s4_8x4_u_fl
         U2=sgemm_tn_64x128x16_s3_8x8_u_fl
+        # Their twins with A in 16-byte pieces (session 11; A's rows aligned only).
+        UB=sgemm_tn_64x64x16_s4_8x4_ub_fl
+        UB2=sgemm_tn_64x128x16_s3_8x8_ub_fl
         for i in $(seq "${U_RUNS:-3}"); do
-            cand "tn1000_$i" - "1000 777 1025 TN" "sgemm,route:a=T,$U"
+            cand "tn1000_$i" - "1000 777 1025 TN" "sgemm,route:a=T,$U,$UB"
+            cand "tn1000w_$i" - "1000 1111 1023 TN" "sgemm,$U2,$UB2"
             cand "tn999_$i" - "999 1111 1023 TN" "sgemm,route:a=T,$U,$U2"
             cand "tn1100_$i" - "1100 900 1000 TN" "sgemm,route:a=T,$U,sgemm_tn_64x64x16_s4_8x4_fl"
         done
@@ -186,13 +191,18 @@ if has sanitize && command -v "$CS" > /dev/null; then
     grep -E "^== |ERROR SUMMARY|RACECHECK SUMMARY" "$OUT_DIR/sanitize.log"
 fi
 if has sanitize_u && command -v "$CS" > /dev/null; then
-    for tool in memcheck racecheck; do
-        for shape in "--m 256 --n 256 --k 256 --trans-a" "--m 333 --n 555 --k 129 --trans-a"; do
-            echo "== $tool sgemm_tn_64x64x16_s4_8x4_u_fl $shape" >> "$OUT_DIR/sanitize_u.log"
-            # shellcheck disable=SC2086
-            timeout "${T_SAN:-40}" "$CS" --tool "$tool" --error-exitcode 9 "$H" matmul $shape \
-                --kernel sgemm_tn_64x64x16_s4_8x4_u_fl --reps 1 --no-cublas \
-                >> "$OUT_DIR/sanitize_u.log" 2>&1 || { echo "FAILED: $tool u $shape"; status=1; }
+    # The `_ub_fl` kernels copy A in 16-byte pieces: their odd shape keeps A's rows aligned (M 332).
+    for kern in ${SAN_U_KERNELS:-sgemm_tn_64x64x16_s4_8x4_u_fl}; do
+        odd="--m 333 --n 555 --k 129 --trans-a"
+        [[ $kern == *_ub_fl ]] && odd="--m 332 --n 555 --k 129 --trans-a"
+        for tool in memcheck racecheck; do
+            for shape in "--m 256 --n 256 --k 256 --trans-a" "$odd"; do
+                echo "== $tool $kern $shape" >> "$OUT_DIR/sanitize_u.log"
+                # shellcheck disable=SC2086
+                timeout "${T_SAN:-40}" "$CS" --tool "$tool" --error-exitcode 9 "$H" matmul $shape \
+                    --kernel "$kern" --reps 1 --no-cublas \
+                    >> "$OUT_DIR/sanitize_u.log" 2>&1 || { echo "FAILED: $tool $kern $shape"; status=1; }
+            done
         done
     done
     grep -E "^== |ERROR SUMMARY|RACECHECK SUMMARY" "$OUT_DIR/sanitize_u.log"

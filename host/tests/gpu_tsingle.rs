@@ -143,11 +143,13 @@ fn the_unaligned_t_n_body_on_the_balanced_grid() {
                 .ops(Op::T, Op::N)
                 .alpha(-0.75)
                 .beta(if i % 2 == 0 { 0.0 } else { 1.5 });
-            // A stored k x m, B k x n: odd leading dimensions past the widths.
+            // A stored k x m, B k x n: odd leading dimensions past the widths. The `_ub_fl`
+            // kernels (`vec_a`) copy A in 16-byte pieces: its rows a multiple of 4 apart.
+            let lda = |w: usize| if cfg.vec_a { w.next_multiple_of(4) } else { w };
             let op = if wide {
-                op.leading_dims(m + 3, n + 2, n + 1)
+                op.leading_dims(lda(m + 3), n + 2, n + 1)
             } else {
-                op
+                op.leading_dims(lda(m), n, n)
             };
             let what = format!("{} {m}x{n}x{k} wide {wide}", cfg.name);
             let (_, [d_a, d_b, d_c]) = fresh_operands(&op, 2);
@@ -178,6 +180,19 @@ fn the_unaligned_t_n_body_on_the_balanced_grid() {
                 );
             }
         }
+    }
+    // A `_ub_fl` kernel refuses an A whose rows are not 16-byte aligned, in one sentence.
+    for cfg in FLAGSHIP_T_U.iter().filter(|c| c.vec_a) {
+        let op = Gemm::new(999, 777, 1025).ops(Op::T, Op::N);
+        let (_, [d_a, d_b, d_c]) = fresh_operands(&op, 3);
+        let err =
+            FlagshipOpsLaunch::new(&gpu, cfg, &op, [&*d_a, &*d_b, &*d_c], 8, Schedule::StreamK)
+                .err()
+                .unwrap_or_else(|| panic!("{}: launched with lda 999", cfg.name));
+        assert!(
+            err.to_string().contains("copies A in 16-byte pieces"),
+            "{err}"
+        );
     }
 }
 

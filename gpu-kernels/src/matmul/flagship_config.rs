@@ -263,6 +263,16 @@ macro_rules! for_each_flagship_t_u {
             (sgemm_tn_64x128x16_s3_8x8_u_fl { ops: T x N, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
                 vec_b: false, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 16,
                 ffma_order: Columns }),
+            // Session 11: A's rows aligned, B's not (`vec_a: true`): A in 16-byte pieces, B
+            // in 4-byte ones. At 1000x780x1025 T,N the aligned kernel (both 16-byte) ran
+            // 0.066 ms and the 4-byte one 0.0716, and at 1000x777x1025 N,N (A always copied
+            // transposing in 4-byte pieces) B's 4-byte copies cost 6 % (ncu, H200).
+            (sgemm_tn_64x64x16_s4_8x4_ub_fl { ops: T x N, tile: 64 x 64 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 4,
+                vec_b: false, thread_tile: 8 x 4, groups: 2 x 1, a_copies: 8, b_copies: 8,
+                ffma_order: Columns, vec_a: true }),
+            (sgemm_tn_64x128x16_s3_8x8_ub_fl { ops: T x N, tile: 64 x 128 x 16, warps: 2 x 2, lanes: 4 x 8, stages: 3,
+                vec_b: false, thread_tile: 8 x 8, groups: 2 x 2, a_copies: 8, b_copies: 16,
+                ffma_order: Columns, vec_a: true }),
         }
     };
 }

@@ -62,6 +62,9 @@ pub struct FlagshipOpsConfig {
     pub thread_tile: [u32; 2],
     pub stages: u32,
     pub vec: bool,
+    /// With `vec` false: A stored `k x m` (`op(A) = T`, copied straight) still goes in
+    /// 16-byte pieces, B in 4-byte ones (the `_ub_fl` kernels: B's rows unaligned, A's not).
+    pub vec_a: bool,
     /// The tuned N,N flagship's body (`flagship.rs`, `FLAGSHIP_BATCHED`) with a batch index,
     /// not a variant of `flagship_ops.rs`: N,N only, B in 16-byte pieces (`vec`).
     pub tuned: bool,
@@ -174,7 +177,7 @@ macro_rules! flagship_ops_table {
         /// Every variant of the flagship for transposed operands and batches.
         pub const FLAGSHIP_OPS: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
             name: stringify!($name), ops: [Op::$oa, Op::$ob], bm: $bm, bn: $bn, bk: $bk,
-            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: false,
+            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, vec_a: false, tuned: false,
         }),*];
     };
 }
@@ -190,7 +193,7 @@ macro_rules! flagship_batched_table {
         /// batches with the straight-copied operands aligned, and split-K.
         pub const FLAGSHIP_BATCHED: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
             name: stringify!($name), ops: [Op::$oa, Op::$ob], bm: $bm, bn: $bn, bk: $bk,
-            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: true,
+            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, vec_a: false, tuned: true,
         }),*];
     };
 }
@@ -200,12 +203,14 @@ for_each_flagship_batched!(flagship_batched_table);
 macro_rules! flagship_t_u_table {
     ($(($name:ident { ops: $oa:ident x $ob:ident, tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
-        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {
-        /// The tuned flagship's T,N body with 4-byte copies of both straight-copied operands:
-        /// one problem (or a batch) whose A or B rows are not 16-byte aligned.
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident $(, vec_a: $va:tt)? })),* $(,)?) => {
+        /// The tuned flagship's T,N body with 4-byte copies of both straight-copied operands
+        /// (one problem, or a batch, whose A or B rows are not 16-byte aligned), or of B alone
+        /// (`vec_a`: A's rows aligned, B's not).
         pub const FLAGSHIP_T_U: &[FlagshipOpsConfig] = &[$(FlagshipOpsConfig {
             name: stringify!($name), ops: [Op::$oa, Op::$ob], bm: $bm, bn: $bn, bk: $bk,
-            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec, tuned: true,
+            warps: [$wm, $wn], thread_tile: [$rm, $rn], stages: $st, vec: $vec,
+            vec_a: false $(|| $va)?, tuned: true,
         }),*];
     };
 }

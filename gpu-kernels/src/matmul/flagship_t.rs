@@ -49,7 +49,8 @@ macro_rules! flagship_t_entry {
         /// leading dimensions at least the stored widths), every problem `z < gridDim.y` at
         /// `a + z * stride_a` (and likewise B, C) inside its buffer, no C overlapping an A or B
         /// and no two problems' C overlapping; with `vec_b`, the straight-copied operands'
-        /// leading dimensions and strides multiples of 4 and their buffers 16-byte aligned;
+        /// leading dimensions and strides multiples of 4 and their buffers 16-byte aligned
+        /// (with `vec_a` alone, A's);
         /// stream-K (`sk_blocks > 0`, `partials` and zeroed `counters` as for the flagship)
         /// only with `gridDim.y == 1`. Launched with this kernel's threads, the grid
         /// `Split::grid` x batch and `FlagshipOpsConfig::shared_bytes` of dynamic shared
@@ -86,7 +87,7 @@ macro_rules! tepi {
 macro_rules! flagship_t_kernels {
     ($oa:ident, $ob:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
-        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
+        a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident $(, vec_a: $va:tt)? })),* $(,)?) => {$(
         flagship_t_entry! { $name, p, bq, {
             const BM: u32 = $bm;
             const BN: u32 = $bn;
@@ -100,6 +101,9 @@ macro_rules! flagship_t_kernels {
             const WTN: u32 = BN / WN;
             const STAGES: u32 = $st;
             const VEC: bool = $vec;
+            /// A stored `k x m` (TA) copied in 16-byte pieces: with `VEC`, or alone where a row
+            /// says `vec_a: true` (the `_ub_fl` kernels: A's rows aligned, B's not).
+            const VEC_A: bool = VEC $(|| $va)?;
             /// `op(A) = T` (A stored `k x m`, copied straight) and `op(B) = T` (B stored
             /// `n x k`, copied transposing); both false in the plain and N,N batched kernels,
             /// whose code the constant branches below leave as it was.
@@ -114,7 +118,7 @@ macro_rules! flagship_t_kernels {
             const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BP;
             /// A copied straight (TA): pieces of `AW` floats, `APR` per slice row, slice rows
             /// `A_ROW_STEP` apart between a thread's copies, `A_COPIES` copies per thread.
-            const AW: u32 = if VEC { 4 } else { 1 };
+            const AW: u32 = if VEC_A { 4 } else { 1 };
             const APR: u32 = BM / AW;
             const A_ROW_STEP: u32 = NT / APR;
             const A_COPIES: u32 = BK * APR / NT;
@@ -280,12 +284,12 @@ macro_rules! flagship_t_kernels {
                                 if I < A_COPIES {
                                     let src = at_src.wrapping_add((k0 + I * A_ROW_STEP) as usize * lda);
                                     let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
-                                    if VEC {
+                                    if VEC_A {
                                         // SAFETY: `dst`: piece tid % APR of slice row at_row + I * A_ROW_STEP <
                                         // BK, inside this stage's A slice and 16-byte aligned (AP and the column
                                         // multiples of 4); `src` has `at_bytes` readable bytes of row k0 + at_row +
                                         // I * A_ROW_STEP < K (a full slice) of the stored k x m A, columns below
-                                        // m, aligned (vec: lda and the stride multiples of 4, A aligned). Ordered
+                                        // m, aligned (VEC_A: lda and the stride multiples of 4, A aligned). Ordered
                                         // as the N,N copies.
                                         unsafe { cp_async_cg16(dst, src, at_bytes) };
                                     } else {
@@ -360,7 +364,7 @@ macro_rules! flagship_t_kernels {
                                     };
                                     let bytes = if ok { at_bytes } else { 0 };
                                     let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
-                                    if VEC {
+                                    if VEC_A {
                                         // SAFETY: `src` has `bytes` readable, aligned bytes (row below K, or 0
                                         // bytes at column `at_col_addr` < m of A's first row); `dst` as in the full
                                         // slice.

@@ -189,6 +189,13 @@ impl<'a> FlagshipOpsLaunch<'a> {
                 op.op_b.letter()
             ));
         }
+        if cfg.vec_a && !op.a_straight_vector_ok(a) {
+            return bad_input(format!(
+                "{} copies A in 16-byte pieces, which needs A stored transposed with a leading \
+                 dimension (and stride) a multiple of 4 and a 16-byte aligned buffer",
+                cfg.name
+            ));
+        }
         if cfg.vec && !op.straight_vector_ok(a, b) {
             return bad_input(format!(
                 "{} copies in 16-byte pieces, which needs the leading dimension (and stride) of \

@@ -299,6 +299,17 @@ impl Gemm {
             && self.vector_tail_ok(b.len(), self.min_lens().1, self.stored_widths().1)
     }
 
+    /// Whether A stored `k x m` (`op(A) = T`, copied straight) allows 16-byte pieces, as
+    /// [`Gemm::straight_vector_ok`] asks of it: the `_ub_fl` kernels' A
+    /// (`FlagshipOpsConfig::vec_a`). False for `op(A) = N`, which is copied transposing.
+    pub fn a_straight_vector_ok(&self, a: &DeviceSlice<f32>) -> bool {
+        self.op_a == Op::T
+            && self.lda.is_multiple_of(4)
+            && (self.batch == 1 || self.stride_a.is_multiple_of(4))
+            && a.as_device_ptr().as_raw().is_multiple_of(16)
+            && self.vector_tail_ok(a.len(), self.min_lens().0, self.stored_widths().0)
+    }
+
     /// Whether a buffer of `len` elements whose problems need `need` (`min_lens`) holds the
     /// whole 16-byte piece that ends the last stored row (of `width` elements): a copy of the
     /// final piece takes `4·(width mod 4)` bytes of it, but compute-sanitizer (and a careful

@@ -22,7 +22,7 @@ use super::{
     flagship::{FlagshipLaunch, flagship_config},
     flagship_ops::{FlagshipOpsLaunch, flagship_ops_config},
     problem::{Gemm, check_len, check_shape},
-    route::Route,
+    route::{Route, single_t},
     select::{self, Choice},
     select_ops::{self, choose_ops_kernel},
     skinny::{SkinnyLaunch, skinny_config},
@@ -290,6 +290,8 @@ fn launch_default(
     if !op.is_plain() {
         let vec = op.straight_vector_ok(a, b);
         let cfg = choose_ops_kernel(op, vec, super::launch_cache::multiprocessors(gpu)?);
+        // B's rows unaligned but A's not: the 4-byte T,N body's twin with A in 16-byte pieces.
+        let cfg = single_t::a_aligned_twin(cfg, op.a_straight_vector_ok(a));
         let (group, schedule) = select_ops::ops_launch_settings(own);
         return FlagshipOpsLaunch::new(gpu, cfg, op, [a, b, c], group, schedule)?.launch_on(on);
     }

@@ -45,6 +45,23 @@ pub fn unaligned(op: &Gemm, vec: bool, sms: u32) -> Option<&'static FlagshipOpsC
     FLAGSHIP_T_U.iter().find(|c| c.name == name)
 }
 
+/// The twin of an [`unaligned`] kernel that copies A in 16-byte pieces and B in 4-byte ones
+/// (`_ub_fl`, `FlagshipOpsConfig::vec_a`, session 11), where A allows them (`a_vec`:
+/// [`Gemm::a_straight_vector_ok`]); `cfg` itself otherwise. Applied at launch only: the route
+/// model prices both as `time_unaligned`. Why: the 4-byte copies are what the `_u_fl` body
+/// loses (H200, session 11: 1000x780x1025 T,N 0.0660 ms on the aligned kernel against 0.0716
+/// on `_u_fl`), and at 1000x777x1025 only B's rows are unaligned.
+pub fn a_aligned_twin(cfg: &'static FlagshipOpsConfig, a_vec: bool) -> &'static FlagshipOpsConfig {
+    if !a_vec || cfg.vec || cfg.vec_a || !FLAGSHIP_T_U.contains(cfg) {
+        return cfg;
+    }
+    let Some(stem) = cfg.name.strip_suffix("_u_fl") else {
+        return cfg;
+    };
+    let name = format!("{stem}_ub_fl");
+    FLAGSHIP_T_U.iter().find(|c| c.name == name).unwrap_or(cfg)
+}
+
 /// Whether `RGK_SGEMM_TSINGLE=0` keeps one transposed problem on the variants.
 fn switched_off() -> bool {
     std::env::var("RGK_SGEMM_TSINGLE").is_ok_and(|v| v == "0")
@@ -199,5 +216,36 @@ mod tests {
         assert_eq!(one(4096, 4096, 4096, [T, N], false), None);
         let batch = Gemm::new(1000, 777, 1025).ops(T, N).batch(2);
         assert_eq!(unaligned(&batch, false, 132), None);
+    }
+
+    #[test]
+    fn a_aligned_twin_copies_a_in_16_byte_pieces() {
+        use Op::{N, T};
+        let mut twins = 0;
+        for c in FLAGSHIP_T_U.iter().filter(|c| !c.vec_a) {
+            let t = a_aligned_twin(c, true);
+            assert_eq!(t.name, c.name.replace("_u_fl", "_ub_fl"));
+            assert!(t.vec_a && !t.vec && t.ops == [T, N]);
+            assert_eq!(
+                (t.bm, t.bn, t.bk, t.stages, t.warps, t.thread_tile),
+                (c.bm, c.bn, c.bk, c.stages, c.warps, c.thread_tile)
+            );
+            // A not aligned: the kernel as chosen.
+            assert_eq!(a_aligned_twin(c, false), c);
+            twins += 1;
+        }
+        assert!(twins > 0);
+        // Other kernels (aligned, a variant, a twin already) stay as they are.
+        for c in FLAGSHIP_T_U.iter().filter(|c| c.vec_a) {
+            assert_eq!(a_aligned_twin(c, true), c);
+        }
+        let aligned = super::super::variant([T, N], 3, true);
+        assert_eq!(a_aligned_twin(aligned, true), aligned);
+        // The library's pick for the suite's 1000x777x1025 T,N (B's rows unaligned).
+        let pick = unaligned(&Gemm::new(1000, 777, 1025).ops(T, N), false, 132).unwrap();
+        assert_eq!(
+            a_aligned_twin(pick, true).name,
+            "sgemm_tn_64x64x16_s4_8x4_ub_fl"
+        );
     }
 }
