@@ -220,7 +220,8 @@ impl<'a> FlagshipLaunch<'a> {
             Plan::Schedule(schedule) => {
                 let sms = launch_cache::multiprocessors(gpu)?;
                 let wave = wave_blocks_override().unwrap_or(1);
-                balanced_plan_per_sm(schedule, tiles, ktiles, sms, per_sm, wave)
+                let slots = sk_slots_override(per_sm);
+                balanced_plan_per_sm(schedule, tiles, ktiles, sms, slots, wave)
             }
             Plan::Segments(s) => segmented(tiles, ktiles, s),
         };
@@ -281,6 +282,17 @@ impl<'a> FlagshipLaunch<'a> {
         unsafe { stream.launch(&self.func, grid, block, self.cfg.shared_bytes(), &args) }
             .with_context(|| format!("launching {}", self.cfg.name))
     }
+}
+
+/// The resident blocks per multiprocessor `RGK_SGEMM_SK_SLOTS` lets the balanced stream-K plan
+/// count (at most the occupancy), for timing runs: stream-K over every tile then spreads its
+/// k-slices over fewer, longer blocks.
+pub fn sk_slots_override(per_sm: u32) -> u32 {
+    std::env::var("RGK_SGEMM_SK_SLOTS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|&s| s >= 1)
+        .map_or(per_sm, |s| s.min(per_sm))
 }
 
 /// The blocks per multiprocessor `RGK_SGEMM_WAVE_BLOCKS` asks the one-wave stream-K grid of
