@@ -6,7 +6,7 @@
 #               kernel; cuBLAS's matching call in the same process, median of REPS), the key
 #               problems in CAND_RUNS processes -> candidates.txt
 #   before      the problems whose route or kernel the rule changes, and the listed ones, through
-#               `host bench sgemm-shapes` twice: the default, then RGK_SGEMM_TSINGLE=0 (what ran
+#               `host bench sgemm-shapes` twice: the default, then BEFORE_ENV (default RGK_SGEMM_TSINGLE=0, what ran
 #               before session 10), one process each -> before.txt
 #   check       the final rules' unmeasured changes against the route that ran before them, side
 #               by side in one `host matmul` process each (as candidates) -> check.txt
@@ -126,7 +126,7 @@ if has before; then
     P+='333 555 777 TT 1\n64 16384 4096 TN 1\n16384 64 4096 NT 1\n3001 2999 1001 TT 1\n'
     {
         for i in $(seq "${BEFORE_RUNS:-1}"); do
-            for r in - RGK_SGEMM_TSINGLE=0; do
+            for r in - ${BEFORE_ENV:-RGK_SGEMM_TSINGLE=0}; do
                 bench "outside $i" "$r" "$P"
             done
         done

@@ -18,7 +18,7 @@ use host::{
     Gemm, gemm_device,
     gpu::gpu_for_test,
     matmul::{
-        balance::balanced_plan,
+        balance::{TUNED_OPS_SK_SLOTS, balanced_plan},
         flagship_ops::FlagshipOpsLaunch,
         launch_cache,
         route::{Prep, Route, SplitK, SplitSum},
@@ -90,7 +90,13 @@ fn the_tuned_transposed_kernels_run_one_problem_on_the_balanced_grid() {
             let (tiles, ktiles) = (cfg.tiles(m as u32, n as u32), cfg.ktiles(k as u32));
             assert_eq!(
                 launch.split(),
-                balanced_plan(Schedule::StreamK, tiles, ktiles, sms, per_sm),
+                balanced_plan(
+                    Schedule::StreamK,
+                    tiles,
+                    ktiles,
+                    sms,
+                    per_sm.min(TUNED_OPS_SK_SLOTS)
+                ),
                 "{what}"
             );
             drop(launch);
@@ -161,7 +167,13 @@ fn the_unaligned_t_n_body_on_the_balanced_grid() {
             let (tiles, ktiles) = (cfg.tiles(m as u32, n as u32), cfg.ktiles(k as u32));
             assert_eq!(
                 launch.split(),
-                balanced_plan(Schedule::StreamK, tiles, ktiles, sms, per_sm),
+                balanced_plan(
+                    Schedule::StreamK,
+                    tiles,
+                    ktiles,
+                    sms,
+                    per_sm.min(TUNED_OPS_SK_SLOTS)
+                ),
                 "{what}"
             );
             drop(launch);

@@ -50,6 +50,15 @@ pub fn balanced_plan_per_sm(
     }
 }
 
+/// The resident blocks per multiprocessor the balanced plan counts for the tuned body with a
+/// transposed operand on one problem (`FlagshipOpsConfig::tuned`, `route::single_t`), where
+/// the occupancy allows more. H200, session 11 (docs/data/session11-2026-11-24/lead/call4):
+/// 1000x777x1025 T,N on `sgemm_tn_64x64x16_s4_8x4_ub_fl` (208 tiles, stream-K over every
+/// tile), three processes each, 0.0698 / 0.0679 / 0.0699 ms with all 5 slots (660 blocks),
+/// 0.0690 / 0.0688 / 0.0692 with 4, **0.0654 / 0.0642 / 0.0666 with 3** (396 blocks), 0.0665 /
+/// 0.0659 / 0.0654 with 2; cuBLAS in the same processes 0.061–0.070.
+pub const TUNED_OPS_SK_SLOTS: u32 = 3;
+
 /// Data-parallel balance (the average multiprocessor's tiles over the busiest one's, in percent)
 /// below which a grid of more tiles than multiprocessors, all resident at once, is spread over
 /// every slot by stream-K, as `stream_k::plan_balanced` spreads grids below its own 75 %. H200,

@@ -220,7 +220,8 @@ impl<'a> FlagshipLaunch<'a> {
             Plan::Schedule(schedule) => {
                 let sms = launch_cache::multiprocessors(gpu)?;
                 let wave = wave_blocks_override().unwrap_or(1);
-                let slots = sk_slots_override(per_sm);
+                // The N,N flagship: every resident slot (its plans were calibrated so).
+                let slots = sk_slots(per_sm, u32::MAX);
                 balanced_plan_per_sm(schedule, tiles, ktiles, sms, slots, wave)
             }
             Plan::Segments(s) => segmented(tiles, ktiles, s),
@@ -284,15 +285,15 @@ impl<'a> FlagshipLaunch<'a> {
     }
 }
 
-/// The resident blocks per multiprocessor `RGK_SGEMM_SK_SLOTS` lets the balanced stream-K plan
-/// count (at most the occupancy), for timing runs: stream-K over every tile then spreads its
-/// k-slices over fewer, longer blocks.
-pub fn sk_slots_override(per_sm: u32) -> u32 {
+/// The resident blocks per multiprocessor a balanced stream-K plan counts: `cap` (at most the
+/// occupancy `per_sm`), or what `RGK_SGEMM_SK_SLOTS` asks for (timing runs; at most `per_sm`).
+/// Fewer slots spread stream-K's k-slices over fewer, longer blocks with fewer partial tiles.
+pub fn sk_slots(per_sm: u32, cap: u32) -> u32 {
     std::env::var("RGK_SGEMM_SK_SLOTS")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|&s| s >= 1)
-        .map_or(per_sm, |s| s.min(per_sm))
+        .map_or(per_sm.min(cap), |s| s.min(per_sm))
 }
 
 /// The blocks per multiprocessor `RGK_SGEMM_WAVE_BLOCKS` asks the one-wave stream-K grid of

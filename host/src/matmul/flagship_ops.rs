@@ -17,8 +17,8 @@ use gpu_kernels::matmul::{
 use rgk_core::bad_input;
 
 use super::{
-    balance::balanced_plan_per_sm,
-    flagship::{HeldWorkspace, held_workspace, segmented, sk_slots_override, wave_blocks_override},
+    balance::{TUNED_OPS_SK_SLOTS, balanced_plan_per_sm},
+    flagship::{HeldWorkspace, held_workspace, segmented, sk_slots, wave_blocks_override},
     launch_cache,
     problem::{Gemm, Op, check_len},
 };
@@ -239,7 +239,7 @@ impl<'a> FlagshipOpsLaunch<'a> {
             (false, Schedule::StreamK, None) if cfg.tuned => {
                 let wave = wave_blocks_override().unwrap_or(1);
                 let sms = launch_cache::multiprocessors(gpu)?;
-                let slots = sk_slots_override(per_sm);
+                let slots = sk_slots(per_sm, TUNED_OPS_SK_SLOTS);
                 balanced_plan_per_sm(Schedule::StreamK, tiles, ktiles, sms, slots, wave)
             }
             (false, Schedule::StreamK, None) => plan(

@@ -16,7 +16,7 @@ use gpu_kernels::matmul::{FLAGSHIP_T_U, FlagshipOpsConfig, Op, stream_k::Schedul
 
 use super::{Machine, TILES, flagship_grid_time, kernel_efficiency};
 use crate::matmul::{
-    balance::balanced_plan,
+    balance::{TUNED_OPS_SK_SLOTS, balanced_plan},
     problem::{Gemm, MAX_DIM},
     select::choose_kernel,
 };
@@ -129,7 +129,8 @@ pub(super) fn time(op: &Gemm, ops: [Op; 2], mc: &Machine) -> f64 {
     let (m, n) = (op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
     let tiles = cfg.tiles(m, n);
     let ktiles = cfg.ktiles(op.k as u32);
-    let split = balanced_plan(Schedule::StreamK, tiles, ktiles, mc.sms, mc.per_sm[tile]);
+    let slots = mc.per_sm[tile].min(TUNED_OPS_SK_SLOTS);
+    let split = balanced_plan(Schedule::StreamK, tiles, ktiles, mc.sms, slots);
     let every_tile = split.sk_blocks > 0 && split.sk_tiles == tiles;
     flagship_grid_time(op, true, efficiency(ops, cfg.bm, cfg.bn), mc)
         + if every_tile { SK_LATENCY } else { 0.0 }

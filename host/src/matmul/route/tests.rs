@@ -211,6 +211,16 @@ fn uneven_grids_of_one_to_two_blocks_per_sm_spread_over_every_slot() {
     // Too few slices for one block per slot: fewer blocks, each at least 16 slices.
     let s = balanced_plan(Schedule::StreamK, 208, 20, 132, 5);
     assert_eq!(s.sk_blocks, 208 * 20 / 16);
+    // The tuned body with a transposed operand counts 3 slots (session 11): 1000x777x1025 T,N
+    // on 64x64 spreads over 396 blocks, each about 34 slices, not 660 of about 20.
+    let s = balanced_plan(
+        Schedule::StreamK,
+        208,
+        65,
+        132,
+        5.min(crate::matmul::balance::TUNED_OPS_SK_SLOTS),
+    );
+    assert_eq!((s.sk_blocks, s.sk_tiles), (396, 208));
 }
 
 #[test]
