@@ -56,7 +56,10 @@ pub fn balanced_plan_per_sm(
 /// 1000x777x1025 T,N on `sgemm_tn_64x64x16_s4_8x4_ub_fl` (208 tiles, stream-K over every
 /// tile), three processes each, 0.0698 / 0.0679 / 0.0699 ms with all 5 slots (660 blocks),
 /// 0.0690 / 0.0688 / 0.0692 with 4, **0.0654 / 0.0642 / 0.0666 with 3** (396 blocks), 0.0665 /
-/// 0.0659 / 0.0654 with 2; cuBLAS in the same processes 0.061–0.070.
+/// 0.0659 / 0.0654 with 2; cuBLAS in the same processes 0.061–0.070. The other pairs, 3
+/// against 5 slots through the library, three interleaved processes (call6, median ratio):
+/// 1000x777x1025 T,T 0.956, N,T 1.020; 900x800x1100 N,T 0.936, T,T 1.000; 1200x700x900 T,N
+/// 0.984, N,T 0.977; 1024³ T,T 0.987; 512³ N,T 1.017.
 pub const TUNED_OPS_SK_SLOTS: u32 = 3;
 
 /// Data-parallel balance (the average multiprocessor's tiles over the busiest one's, in percent)
