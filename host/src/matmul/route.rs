@@ -376,9 +376,20 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
 pub fn route_time(op: &Gemm, aligned: Aligned, route: &Route, mc: &Machine) -> f64 {
     let (ops, al) = after(op, aligned, route.a, route.b);
     let (sa, sb) = stored_shapes(op);
+    // A T,N problem brought to N,N by A's transpose, then straight to the flagship (the other
+    // pairs' pre-pass routes keep their estimates: not measured against the tuned body yet).
+    let to_flagship = [op.op_a, op.op_b] == [Op::T, Op::N]
+        && ops == [Op::N, Op::N]
+        && route.split.is_none()
+        && op.batch == 1;
     prep_time(route.a, sa.0, sa.1, op.batch)
         + prep_time(route.b, sb.0, sb.1, op.batch)
         + gemm_time(op, ops, al, route.split, mc)
+        + if to_flagship {
+            single_t::prepass_latency(op, al.b, mc)
+        } else {
+            0.0
+        }
 }
 
 /// Rows and columns of the stored A and B.

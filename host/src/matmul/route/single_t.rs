@@ -122,6 +122,14 @@ pub(super) fn time_unaligned(op: &Gemm, mc: &Machine) -> f64 {
 /// [`SK_LATENCY`] where that split is stream-K over every tile.
 pub(super) fn time(op: &Gemm, ops: [Op; 2], mc: &Machine) -> f64 {
     let cfg = choose_kernel(op.m, op.n, op.k, true, mc.sms);
+    flagship_grid_time(op, true, efficiency(ops, cfg.bm, cfg.bn), mc)
+        + every_tile_latency(op, true, TUNED_OPS_SK_SLOTS, mc)
+}
+
+/// [`SK_LATENCY`] where the N,N flagship's tile for `op` (`vec_b`: B in 16-byte pieces) runs
+/// stream-K over every tile on at most `slots` blocks per SM, else 0.
+fn every_tile_latency(op: &Gemm, vec_b: bool, slots: u32, mc: &Machine) -> f64 {
+    let cfg = choose_kernel(op.m, op.n, op.k, vec_b, mc.sms);
     let tile = TILES
         .iter()
         .position(|t| t.starts_with(&format!("{}x{}x", cfg.bm, cfg.bn)))
@@ -129,11 +137,28 @@ pub(super) fn time(op: &Gemm, ops: [Op; 2], mc: &Machine) -> f64 {
     let (m, n) = (op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
     let tiles = cfg.tiles(m, n);
     let ktiles = cfg.ktiles(op.k as u32);
-    let slots = mc.per_sm[tile].min(TUNED_OPS_SK_SLOTS);
+    let slots = mc.per_sm[tile].min(slots);
     let split = balanced_plan(Schedule::StreamK, tiles, ktiles, mc.sms, slots);
-    let every_tile = split.sk_blocks > 0 && split.sk_tiles == tiles;
-    flagship_grid_time(op, true, efficiency(ops, cfg.bm, cfg.bn), mc)
-        + if every_tile { SK_LATENCY } else { 0.0 }
+    if split.sk_blocks > 0 && split.sk_tiles == tiles {
+        SK_LATENCY
+    } else {
+        0.0
+    }
+}
+
+/// The same latency for a T,N problem's pre-pass route that ends on the N,N flagship
+/// (`op` after the pre-pass, B in 16-byte pieces if `vec_b`): it runs the same kind of
+/// stream-K grid, all its slots, and pays the same gap above its estimate (session 10: 9–14 µs
+/// at 1000x777x1025 T,T and 1200x700x900 T,T). Without it the model set the transposes below
+/// the tuned body they compete with. H200, session 11 (docs/data/session11-2026-11-24/lead/
+/// call9, three interleaved processes, ms): 1000x780x1025 T,N A transposed first 0.0675 /
+/// 0.0723 / 0.0676, the tuned body direct 0.0609 / 0.0625 / 0.0626; 1200x700x900 T,N 0.0721 /
+/// 0.0646 / 0.0645 against 0.0570 / 0.0562 / 0.0576; 1500x1000x800 T,N 0.0849 / 0.0856 / 0.0849
+/// against 0.0690 / 0.0686 / 0.0692. N,N problems keep the estimate their picks were
+/// calibrated with, and so do the other pairs for now (with it, the model moved 900x800x1100
+/// and 1100x900x1000 N,T and 999x1111x1023 and 1001x779x1027 T,T to routes not measured).
+pub(super) fn prepass_latency(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
+    every_tile_latency(op, vec_b, u32::MAX, mc)
 }
 
 #[cfg(test)]

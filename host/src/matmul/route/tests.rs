@@ -352,3 +352,27 @@ fn in_kernel_splits_where_the_h200_measured_them_best() {
         }
     }
 }
+
+#[test]
+fn aligned_t_n_runs_the_tuned_body_where_a_transpose_would_pay_the_same_stream_k() {
+    // Session 11 (call 9): the tuned T,N body direct beat A's transpose then the N,N flagship
+    // by 10–19 % at these; the split routes keep their problems (900x800x1100).
+    for (m, n, k) in [(1000, 780, 1025), (1200, 700, 900), (1500, 1000, 800)] {
+        assert_eq!(
+            route(m, n, k, (Op::T, Op::N), 1, ALIGNED),
+            Route::DIRECT,
+            "{m}x{n}x{k}"
+        );
+    }
+    assert!(
+        route(900, 800, 1100, (Op::T, Op::N), 1, ALIGNED)
+            .split
+            .is_some()
+    );
+    // N,N problems and the other pairs' pre-pass routes are priced as before.
+    let nn = Gemm::new(1000, 780, 1025);
+    assert_eq!(
+        route_time(&nn, ALIGNED, &Route::DIRECT, &H200),
+        direct_flagship_time(&nn, true, &H200)
+    );
+}
