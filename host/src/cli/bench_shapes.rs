@@ -228,6 +228,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_committed_outside_lists_parse() {
+        for (name, text) in [
+            ("mid", include_str!("../../data/mid/outside.txt")),
+            ("tsingle", include_str!("../../data/tsingle/outside.txt")),
+            ("gemv", include_str!("../../data/gemv/outside.txt")),
+            ("s11", include_str!("../../data/s11/outside.txt")),
+        ] {
+            let s = parse_suite(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!s.is_empty(), "{name}: no problem");
+        }
+    }
+
+    #[test]
     fn the_committed_suite_covers_what_issue_20_asks() {
         let s = parse_suite(SUITE).unwrap();
         assert!(s.len() >= 40, "{} problems", s.len());
