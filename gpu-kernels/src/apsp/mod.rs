@@ -7,6 +7,7 @@
 // Before the kernels that expand its `for_each_fw_float!`.
 #[macro_use]
 pub mod float;
+mod float_geometry;
 pub mod float_pred;
 pub mod format;
 pub mod offsets;
