@@ -24,6 +24,8 @@ out=${OUT:-gpu-out}
 work=$(mktemp -d)
 mkdir -p "$out"
 sel=${VARIANTS_F32:-default,t8x8_k64_pair_u2_o32,t8x8_k64_pair_at_r128,t8x8_k64_pair_at_r168,t8x8_k64_lean}
+# Full solves also time the ceiling kernel under their load (`--sustained-ceiling`); SUSTAINED=0 skips it.
+sustained=$([ "${SUSTAINED:-1}" != 0 ] && echo --sustained-ceiling)
 clock() { nvidia-smi --query-gpu=clocks.sm --format=csv,noheader | sed "s/^/$1,/" >> "$out/float_clock.csv"; }
 show() { # JSON: one line per variant
     python3 - "$1" <<'PY'
@@ -32,9 +34,14 @@ d = json.load(open(sys.argv[1]))
 for r in d.get("results", d):
     c = r["ceiling"]
     print(f'{r["weight"]} ceiling {c["updates_per_s"]:.4e}/s ({c["per_sm_per_clock"]:.2f}/SM/clk)')
+    s = r.get("sustained_ceiling")
+    if s:
+        print(f'{r["weight"]} sustained ceiling {s["updates_per_s"]:.4e}/s (median {s["median_s"]:.4f} s of {[round(x, 4) for x in s["runs_s"]]})')
     for t in r["variants"]:
         runs = [round(x, 4) for x in t["runs_s"]]
         print(f'  {t["variant"]:<26} {t["rounds_timed"]} rounds median {t["median_s"]:.4f} s {runs} {t["percent_of_ceiling"]:.1f}%')
+        if t.get("percent_of_sustained_ceiling") is not None:
+            print(f'  {"":<26} {t["percent_of_sustained_ceiling"]:.2f}% of the sustained ceiling')
 PY
 }
 best() { # JSON: the names of the FULL_TOP fastest variants other than the first, comma-separated
@@ -62,7 +69,7 @@ print(",".join(t["variant"] for t in v))' "$1" "${FULL_TOP:-2}"
     fi
     if [ -n "$full" ]; then
         t0=$SECONDS
-        timeout "${FULL_TIMEOUT:-60}" "$HOST" apsp-float "$v" --weight f32 --variants "$full" --reps "$reps" --json \
+        timeout "${FULL_TIMEOUT:-60}" "$HOST" apsp-float "$v" --weight f32 --variants "$full" --reps "$reps" $sustained --json \
             > "$work/full_f32.json" 2> "$work/full_f32.err"
         echo "f32 full ($full) rc=$? $((SECONDS - t0)) s"; show "$work/full_f32.json"; clock full_f32
     fi

@@ -165,3 +165,45 @@ fn float_peaks_run() {
         );
     }
 }
+
+/// `float_bench::bench` with the sustained ceiling: one ceiling launch per timed repetition,
+/// each as long as the slowest first solve, at a rate near the short ceiling's (the same kernel
+/// and grid; only the launch length and the clock under load differ), and every variant's
+/// percentage of it consistent with its own rate.
+#[test]
+fn sustained_ceiling_is_timed_once_per_repetition() {
+    let Some(gpu) = gpu_for_test("sustained_ceiling_is_timed_once_per_repetition") else {
+        return;
+    };
+    let variants: Vec<_> = fw_float_variants("f32").take(1).collect();
+    let reps = 3;
+    let r = host::apsp::float_bench::bench::<f32>(&gpu, 2000, &variants, None, reps, true).unwrap();
+    let s = r.sustained_ceiling.expect("asked for");
+    assert_eq!(s.runs_s.len(), reps, "{s:?}");
+    assert!(
+        s.iterations >= r.ceiling.iterations,
+        "{s:?} {:?}",
+        r.ceiling
+    );
+    let ratio = s.updates_per_s / r.ceiling.updates_per_s;
+    assert!(
+        (0.5..1.5).contains(&ratio),
+        "sustained / short ceiling {ratio}: {s:?}"
+    );
+    for t in &r.variants {
+        let p = t.percent_of_sustained_ceiling.expect("asked for");
+        assert!(
+            (p - 100.0 * t.updates_per_s / s.updates_per_s).abs() < 1e-9,
+            "{t:?}"
+        );
+    }
+    let plain =
+        host::apsp::float_bench::bench::<f32>(&gpu, 200, &variants, None, 1, false).unwrap();
+    assert!(plain.sustained_ceiling.is_none());
+    assert!(
+        plain
+            .variants
+            .iter()
+            .all(|t| t.percent_of_sustained_ceiling.is_none())
+    );
+}

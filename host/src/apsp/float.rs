@@ -266,6 +266,17 @@ fn solve<W: GpuWeight>(
 /// [`super::peak::addmin_peak`] measures the int32 one: one full wave of blocks, one warm-up
 /// and `reps` timed launches of `iterations` iterations.
 pub fn addmin_peak<W: GpuWeight>(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak> {
+    addmin_peak_launches::<W>(gpu, iterations, 1, reps)
+}
+
+/// [`addmin_peak`] with `warmup` untimed launches (0 for one launch timed as it comes, as
+/// `float_bench`'s sustained ceiling times one long launch between solves).
+pub fn addmin_peak_launches<W: GpuWeight>(
+    gpu: &Gpu,
+    iterations: u32,
+    warmup: usize,
+    reps: usize,
+) -> Result<AddMinPeak> {
     let f = gpu.function(W::config().peak)?;
     let info = gpu.info()?;
     let threads = BlockSize::x(FLOAT_PEAK_THREADS);
@@ -273,7 +284,7 @@ pub fn addmin_peak<W: GpuWeight>(gpu: &Gpu, iterations: u32, reps: usize) -> Res
     let blocks = per_sm * info.multiprocessors;
     let out = DeviceBuffer::from_slice(&[W::ZERO])?;
     let stream = &gpu.stream;
-    let timing = time_on_stream(stream, 1, reps, || {
+    let timing = time_on_stream(stream, warmup, reps, || {
         // SAFETY: the peak kernel takes (out, w, iterations) and writes only out[0], a live
         // one-cell buffer kept until the timing (which waits for the stream) is done.
         unsafe {

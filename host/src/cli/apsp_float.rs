@@ -23,6 +23,10 @@ pub struct ApspFloatArgs {
     /// Timed repetitions per variant (after one untimed pass); the median is reported.
     #[arg(long, default_value_t = 3, value_parser = super::at_least_one::<usize>)]
     pub reps: usize,
+    /// Also time the ceiling kernel under the solves' load: one launch as long as the slowest
+    /// solve after each timed repetition (the board at its power limit, as during the solves).
+    #[arg(long)]
+    pub sustained_ceiling: bool,
     /// Print one JSON object (docs/json.md) instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -68,16 +72,23 @@ pub fn run(args: &ApspFloatArgs) -> Result<()> {
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let info = gpu.info()?;
     let mut results = Vec::new();
+    let sustained = args.sustained_ceiling;
     for (w, cfgs) in &picked {
         let r = match w.as_str() {
-            "f32" => bench::<f32>(&gpu, args.v, cfgs, args.rounds, args.reps)?,
-            _ => bench::<f64>(&gpu, args.v, cfgs, args.rounds, args.reps)?,
+            "f32" => bench::<f32>(&gpu, args.v, cfgs, args.rounds, args.reps, sustained)?,
+            _ => bench::<f64>(&gpu, args.v, cfgs, args.rounds, args.reps, sustained)?,
         };
         if !args.json {
             println!(
                 "{} ceiling: {:.4e} add-mins/s ({:.1} per SM per clock at {} MHz)",
                 r.weight, r.ceiling.updates_per_s, r.ceiling.per_sm_per_clock, r.ceiling.clock_mhz
             );
+            if let Some(s) = &r.sustained_ceiling {
+                println!(
+                    "{} sustained ceiling: {:.4e} add-mins/s (launches of {} iterations, median {:.4} s of {:?})",
+                    r.weight, s.updates_per_s, s.iterations, s.median_s, s.runs_s
+                );
+            }
             for t in &r.variants {
                 println!(
                     "  {:<12} V = {} ({} of {} rounds): median {:.4} s of {:?}, {:.4e}/s = {:.1}% of the ceiling",
@@ -90,6 +101,9 @@ pub fn run(args: &ApspFloatArgs) -> Result<()> {
                     t.updates_per_s,
                     t.percent_of_ceiling
                 );
+                if let Some(p) = t.percent_of_sustained_ceiling {
+                    println!("  {:<12} {p:.1}% of the sustained ceiling", "");
+                }
             }
         }
         results.push(r);
