@@ -11,7 +11,8 @@
 #      (ROUNDS=0 skips the sweep);
 #   3. full solves at V (all rounds, REPS reps, interleaved, the ceiling in the same process) of
 #      FULL_F32 if set (comma-separated), else of the default and the sweep's FULL_TOP (default
-#      2) fastest.
+#      2) fastest; with SUSTAINED other than 0 (the default) also against the ceiling timed
+#      under the solves' load (`--sustained-ceiling`).
 # The SM clock before and after each step goes to $OUT/float_clock.csv, every JSON and the summary
 # (also printed) into $OUT/float_f32.tar.gz. FULL_TIMEOUT (seconds, default 60) bounds step 3.
 set -uo pipefail

@@ -8,8 +8,10 @@
 #      timed on the first ROUNDS rounds at V (REPS timed reps after an untimed pass, variants
 #      interleaved) against `apsp_addmin_peak_f64` in the same process;
 #   3. full solves at V (all rounds, REPS reps, interleaved) of the default and of the sweep's
-#      FULL_TOP (default 2) fastest (of those named in FULL_FROM, if set), again against the
-#      ceiling in the same process.
+#      FULL_TOP (default 2) fastest (of those named in FULL_FROM, if set), or of FULL_F64
+#      (comma-separated) if set, again against the ceiling in the same process; ROUNDS=0
+#      skips the sweep (then FULL_F64, default `default`). With SUSTAINED other than 0 (the
+#      default) also against the ceiling timed under the solves' load (`--sustained-ceiling`).
 # The SM clock before and after each step goes to $OUT/f64_clock.csv; the JSON, stderr and the
 # summary (also printed) into $OUT/f64.tar.gz. FULL_TIMEOUT (seconds, default 100) bounds step 3.
 set -uo pipefail
@@ -56,14 +58,21 @@ print(",".join(t["variant"] for t in v))' "$1" "${FULL_TOP:-2}" "${FULL_FROM:-}"
     if [ "${TESTS:-1}" != 0 ]; then
         REQUIRE_GPU=1 timeout 60 "$B/tests/gpu_apsp_float" --test-threads=1 2>&1 | grep -E "^test |test result|panicked|SKIPPED"
     fi
+    full=${FULL_F64:-}
+    if [ "$rounds" != 0 ]; then
+        t0=$SECONDS
+        timeout 90 "$HOST" apsp-float "$v" --weight f64 --variants "${VARIANTS_F64:-all}" --rounds "$rounds" --reps "$reps" --json \
+            > "$work/sweep_f64.json" 2> "$work/sweep_f64.err"
+        echo "f64 sweep rc=$? $((SECONDS - t0)) s"; show "$work/sweep_f64.json"; clock sweep_f64
+        if [ -z "$full" ]; then
+            k=$(best "$work/sweep_f64.json")
+            full="default${k:+,$k}"
+        fi
+    fi
+    full=${full:-default}
     t0=$SECONDS
-    timeout 90 "$HOST" apsp-float "$v" --weight f64 --variants "${VARIANTS_F64:-all}" --rounds "$rounds" --reps "$reps" --json \
-        > "$work/sweep_f64.json" 2> "$work/sweep_f64.err"
-    echo "f64 sweep rc=$? $((SECONDS - t0)) s"; show "$work/sweep_f64.json"; clock sweep_f64
-    k=$(best "$work/sweep_f64.json")
-    t0=$SECONDS
-    timeout "${FULL_TIMEOUT:-100}" "$HOST" apsp-float "$v" --weight f64 --variants "default${k:+,$k}" --reps "$reps" $sustained --json \
+    timeout "${FULL_TIMEOUT:-100}" "$HOST" apsp-float "$v" --weight f64 --variants "$full" --reps "$reps" $sustained --json \
         > "$work/full_f64.json" 2> "$work/full_f64.err"
-    echo "f64 full (default${k:+,$k}) rc=$? $((SECONDS - t0)) s"; show "$work/full_f64.json"; clock full_f64
+    echo "f64 full ($full) rc=$? $((SECONDS - t0)) s"; show "$work/full_f64.json"; clock full_f64
 } 2>&1 | tee "$work/summary.txt"
 tar czf "$out/f64.tar.gz" -C "$work" .
