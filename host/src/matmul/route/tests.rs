@@ -1,6 +1,7 @@
 //! The route model's picks and parsing (CPU only).
 use super::*;
-use gpu_kernels::matmul::stream_k::plan_balanced;
+use crate::matmul::balance::balanced_plan;
+use gpu_kernels::matmul::stream_k::{Schedule, plan_balanced};
 
 /// The H200's occupancy of the four tiles (blocks per SM), as `split_run::machine` read it
 /// (docs/data/session5-2026-11-24/shapes/call1/route_timings.txt).
