@@ -1,7 +1,10 @@
 //! Every listed problem's route on the H200 (`listed::pick`), and for a direct route with a
-//! transposed operand or a batch, its kernel, as `listed::print_picks` prints them. A change of
-//! the cost model or of the kernel choice that moves any of them must be measured on the GPU
-//! first (issue #20: picks follow measurements), and this table updated with it.
+//! transposed operand or a batch, its kernel: printed by `listed::print_picks` at session 12's
+//! model. A change of the cost model or of the kernel choice that moves any of them must be
+//! measured on the GPU first (issue #20: picks follow measurements). Session 12 moved three:
+//! 1100x900x1000 TN (was `tile=3,splits=3`), 1500x1000x800 TN (was direct on
+//! `sgemm_tn_64x128x16_s3_8x8_fl`), both measured (docs/data/session11-2026-11-24/lead/call9),
+//! and 1536x1536x1536 TN (was `tile=2,splits=4`), not measured yet (scripts/gpu-route-s12.sh).
 use super::Route;
 use super::listed::{direct_kernel, listed, pick, route_name};
 
@@ -114,7 +117,7 @@ const PICKS: &[(&str, &str)] = &[
     ("448x448x12000 NN x1", "direct"),
     ("640x640x8192 NN x1", "tile=2,splits=12"),
     ("1x3000x5000 NN x1", "direct"),
-    ("1100x900x1000 TN x1", "tile=3,splits=3"),
+    ("1100x900x1000 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
     ("1100x900x1000 NT x1", "b=T"),
     ("1100x900x1000 TT x1", "b=T,tile=3,splits=3"),
     (
@@ -142,7 +145,7 @@ const PICKS: &[(&str, &str)] = &[
     ("333x555x1900 NN x1", "direct"),
     ("1000x780x1025 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
     ("1200x700x900 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
-    ("1500x1000x800 TN x1", "direct sgemm_tn_64x128x16_s3_8x8_fl"),
+    ("1500x1000x800 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
     (
         "1000x1111x1023 TN x1",
         "direct sgemm_tn_64x128x16_s3_8x8_ub_fl",
@@ -158,7 +161,10 @@ const PICKS: &[(&str, &str)] = &[
     ("1000x777x1025 NN x1", "direct"),
     ("2000x3000x1500 NT x1", "b=T"),
     ("3000x2000x1500 TT x1", "b=T"),
-    ("1536x1536x1536 TN x1", "tile=2,splits=4"),
+    (
+        "1536x1536x1536 TN x1",
+        "direct sgemm_tn_64x128x16_s3_8x8_fl",
+    ),
     (
         "384x384x384 NT x100",
         "direct sgemm_nt_128x128x8_s4_16x8_fl",
