@@ -13,7 +13,7 @@
 #   neighbours  the problems whose pick the change kept although the model's prices moved
 #               (900x800x1100, 1024³, 768x1280x1536 TN: split kept; 1000x777x1025 and 999x1111x1023
 #               TN: the unaligned body's estimate moved), and the next session's candidates
-#               (999x1111x1023 TN on 64x64 `_u_fl`; 384³ x100 TT on 64x128, RGK_SGEMM_OPS_TILE=2),
+#               (999x1111x1023 TN on 64x64 `_u_fl`; 384³ x100 TT on 64x128 and 64x64 by name),
 #               the pick against the alternatives, RUNS interleaved rounds -> neighbours.txt
 #   tests       gpu_tsingle and gpu_route (the new shapes through the library) -> tests.log
 #   suite       the committed suite once -> suite_1.{txt,jsonl}
