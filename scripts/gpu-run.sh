@@ -59,6 +59,11 @@
 #                                  transposed operand on the tuned body (candidates side by side,
 #                                  the lists before/after, GPU tests, compute-sanitizer, suite,
 #                                  outside lists; PARTS there: scripts/gpu-shapes-tsingle.sh)
+#   scripts/gpu-run.sh route-s12 [FILE…]  issue 20, session 12: the route model's moved picks
+#                                  (new pick against the old route forced, 3 interleaved
+#                                  processes), their neighbours, gpu_tsingle/gpu_route, the suite
+#                                  once, the outside lists (FILEs); under 8 minutes; PARTS there
+#                                  (scripts/gpu-route-s12.sh)
 #   scripts/gpu-run.sh tc [N…]     tensor cores (docs/tensor-cores.md): host matmul N --precision P for
 #                                  P in fp32 tf32 3xtf32 bf16 fp16 (cuBLAS of P in-process), N default
 #                                  4096 8192, and the BF16 ladder; JSON to $OUT, SM clock to
@@ -302,6 +307,10 @@ shapes-bops)
 shapes-tsingle)
     # Issue 20, session 10: scripts/gpu-shapes-tsingle.sh [OUTSIDE-FILE…] (PARTS there).
     bash scripts/gpu-shapes-tsingle.sh "$B" "$OUT_DIR" "$@" || status=1
+    ;;
+route-s12)
+    # Issue 20, session 12: scripts/gpu-route-s12.sh [OUTSIDE-FILE…] (PARTS there).
+    bash scripts/gpu-route-s12.sh "$B" "$OUT_DIR" "$@" || status=1
     ;;
 tf32)
     # The f32 Hopper GEMM (TF32, 3xTF32 on wgmma): scripts/gpu-tf32.sh [N…].

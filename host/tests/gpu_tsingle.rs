@@ -221,6 +221,9 @@ fn one_transposed_problem_through_the_library() {
         (999, 1111, 1023),
         (900, 800, 1100),
         (1200, 700, 900),
+        // Session 12: T,N on 64x64 where the N,N rule takes 64x128 (`route::tuned_grid`).
+        (1100, 900, 1000),
+        (1500, 1000, 800),
         (512, 512, 512),
         (333, 555, 777),
         (130, 4100, 300),

@@ -10,14 +10,10 @@
 //! the cheapest route wins when it beats the direct one by [`MARGIN`]. The constants are the
 //! H200's (docs/matmul.md, "Routes"): where they are wrong the model errs towards the direct
 //! route, which is what ran before.
-use gpu_kernels::matmul::{FLAGSHIP_OPS, FlagshipOpsConfig, Op, stream_k::Schedule};
+use gpu_kernels::matmul::{FLAGSHIP_OPS, FlagshipOpsConfig, Op};
 use rgk_core::matmul::tune::SHORT_K;
 
-use super::{
-    balance::balanced_plan,
-    problem::{Gemm, MAX_DIM},
-    select::choose_kernel,
-};
+use super::problem::{Gemm, MAX_DIM};
 
 /// What the pre-pass does with an operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -251,69 +247,6 @@ pub fn default_ops_tile(m: usize, n: usize, k: usize, batch: usize, sms: u32) ->
     last
 }
 
-/// Bytes per second one block reads back partial sums at in the stream-K fix-up (H200: the
-/// direct route's deep-K times, 256²x16384 with 8 segments of 64x64 per tile).
-const FIXUP_BANDWIDTH: f64 = 20e9;
-
-/// Estimated seconds of the N,N flagship on a plain problem: `select::choose_kernel`'s tile,
-/// data-parallel or, where `stream_k::plan_balanced` spreads an uneven wave, stream-K with its
-/// segments summed one after another by the block completing a tile.
-fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
-    flagship_grid_time(
-        op,
-        vec_b,
-        kernel_efficiency([Op::N, Op::N], true, vec_b),
-        mc,
-    )
-}
-
-/// [`direct_flagship_time`] at kernel efficiency `eff`: the N,N flagship's tile and grid, which
-/// the tuned body with a transposed operand takes on one problem as well (`single_t`).
-fn flagship_grid_time(op: &Gemm, vec_b: bool, eff: f64, mc: &Machine) -> f64 {
-    let cfg = choose_kernel(op.m, op.n, op.k, vec_b, mc.sms);
-    let tile = TILES
-        .iter()
-        .position(|t| t.starts_with(&format!("{}x{}x", cfg.bm, cfg.bn)))
-        .unwrap_or(TILES.len() - 1);
-    let (m, n) = (op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
-    let tiles = cfg.tiles(m, n);
-    let per_sm = mc.per_sm[tile];
-    let split = balanced_plan(
-        Schedule::StreamK,
-        tiles,
-        cfg.ktiles(op.k as u32),
-        mc.sms,
-        per_sm,
-    );
-    let dims = (cfg.bm, cfg.bn, cfg.bk);
-    let warps = cfg.threads() / 32;
-    let data_parallel = grid_time((op.m, op.n, op.k), 1, 1, dims, warps, per_sm, mc.sms, eff);
-    if split.sk_blocks == 0 {
-        return data_parallel;
-    }
-    if split.sk_tiles < tiles {
-        // The hybrid (`stream_k::plan`): the tail wave's tiles shared by every resident block,
-        // so the work spreads evenly: the busiest multiprocessor's share is the average.
-        let waves = grid_time((op.m, op.n, op.k), 1, 1, dims, warps, per_sm, mc.sms, eff) - LAUNCH;
-        let busiest = tiles.div_ceil(mc.sms) as f64;
-        let even = tiles as f64 / mc.sms as f64;
-        return waves * even / busiest + LAUNCH;
-    }
-    let segments = (split.sk_blocks / tiles).max(1);
-    let fixup = f64::from(segments) * 8.0 * f64::from(cfg.bm * cfg.bn) / FIXUP_BANDWIDTH;
-    let sk = grid_time(
-        (op.m, op.n, op.k),
-        1,
-        segments,
-        dims,
-        warps,
-        per_sm,
-        mc.sms,
-        eff,
-    );
-    data_parallel.min(sk + fixup)
-}
-
 /// [`grid_time`] of variant tile `tile` (configuration `c`) for `op`: `batch` problems of
 /// `splits` K-ranges each, at kernel efficiency `eff`.
 fn variant_grid_time(
@@ -480,11 +413,20 @@ pub fn choose_route(op: &Gemm, aligned: Aligned, mc: &Machine) -> Route {
 
 mod batch_tile;
 mod efficiency;
+mod flagship_grid;
 mod fused;
+#[cfg(test)]
+mod listed;
 mod parse;
+#[cfg(test)]
+mod picks;
 pub mod single_t;
+pub mod tuned_grid;
 pub use batch_tile::batch_tile;
 use efficiency::{kernel_efficiency, tile_efficiency};
+use flagship_grid::{
+    FIXUP_BANDWIDTH, direct_flagship_time, flagship_grid_time, flagship_grid_time_on, flagship_tile,
+};
 pub use fused::{
     FUSED_COUNTS, MAX_FUSED_FLAGSHIP, MAX_FUSED_VARIANT, MIN_FUSED_K, fused_on_flagship,
 };

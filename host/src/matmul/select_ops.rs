@@ -7,7 +7,7 @@ use gpu_kernels::matmul::{FLAGSHIP_BATCHED, FlagshipOpsConfig, Op, stream_k::Sch
 
 use super::{
     problem::Gemm,
-    route::{TILES, batch_tile, single_t, variant},
+    route::{TILES, batch_tile, single_t, tuned_grid, variant},
     select::{DEFAULT_GROUP, DEFAULT_SCHEDULE, group_override, schedule_override},
 };
 
@@ -26,8 +26,17 @@ pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOps
     {
         return c;
     }
-    let tile = tile_override.unwrap_or_else(|| batch_tile(op, sms));
     let ops = [op.op_a, op.op_b];
+    let one_tuned = op.batch == 1 && ops != [Op::N, Op::N] && single_t::takes(ops, vec);
+    // One problem on the tuned body: its tile (`route::tuned_grid::tile`, the N,N rule's but
+    // for T,N grids that 64x128 would spread over every tile), which the route model prices.
+    let tile = tile_override.unwrap_or_else(|| {
+        if one_tuned {
+            tuned_grid::tile(op, ops, sms)
+        } else {
+            batch_tile(op, sms)
+        }
+    });
     // One problem with a transposed operand: the same kernels (`route::single_t`).
     if ops != [Op::N, Op::N]
         && (op.batch > 1 || single_t::takes(ops, vec))

@@ -14,9 +14,11 @@
 //! (`select_ops::batch_kernel`), priced as the variant it replaces, as for N,N.
 use gpu_kernels::matmul::{FLAGSHIP_T_U, FlagshipOpsConfig, Op, stream_k::Schedule};
 
-use super::{Machine, TILES, flagship_grid_time, kernel_efficiency};
+use super::{
+    Machine, TILES, flagship_grid_time, flagship_grid_time_on, kernel_efficiency, tuned_grid,
+};
 use crate::matmul::{
-    balance::{TUNED_OPS_SK_SLOTS, balanced_plan},
+    balance::balanced_plan,
     problem::{Gemm, MAX_DIM},
     select::choose_kernel,
 };
@@ -103,27 +105,45 @@ pub(super) fn efficiency(ops: [Op; 2], bm: u32, bn: u32) -> f64 {
 const SK_LATENCY: f64 = 10e-6;
 
 /// Estimated seconds of one T,N problem on the tuned body with 4-byte copies ([`unaligned`]):
-/// exactly the N,N `_u` flagship's estimate (tile, grid, stream-K split, efficiency), which the
-/// route it replaces (A transposed first) adds its pre-pass to. The kernel differs from that
-/// one only in copying A straight instead of transposing, in as many 4-byte pieces; both run
-/// the same balanced grid, so the tuned body's stream-K gap ([`SK_LATENCY`]) is in both or in
-/// neither.
+/// the N,N `_u` flagship's tile and efficiency, which the route it replaces (A transposed
+/// first) adds its pre-pass to. The kernel differs from that one only in copying A straight
+/// instead of transposing, in as many 4-byte pieces. Its grid is the tuned body's
+/// (`FlagshipOpsLaunch`, 3 slots per SM since session 11), so where that is one wave spread
+/// over every slot it is priced as the aligned T,N body is (`tuned_grid::time`, session 12):
+/// on the N,N estimate, B's re-pitch to the aligned body priced on its launched grid would have
+/// moved 1000x1111x1023 T,N, which no run measured (and the launched-grid estimate is the
+/// closer at 1000x777x1025: 0.0633 ms against 0.0639–0.0671 in session 11's call 5, the N,N
+/// estimate 0.0568).
 pub(super) fn time_unaligned(op: &Gemm, mc: &Machine) -> f64 {
-    flagship_grid_time(
-        op,
-        false,
-        kernel_efficiency([Op::N, Op::N], true, false),
-        mc,
-    )
+    let eff = kernel_efficiency([Op::N, Op::N], true, false);
+    let tile = super::flagship_tile(op, false, mc.sms);
+    tuned_grid::time(op, tile, eff, mc).unwrap_or_else(|| flagship_grid_time(op, false, eff, mc))
 }
 
-/// Estimated seconds of one problem `op` with operations `ops` on the tuned body
-/// ([`takes`]): the N,N flagship's tile, grid and stream-K split at [`efficiency`], and
-/// [`SK_LATENCY`] where that split is stream-K over every tile.
+/// Estimated seconds of one problem `op` with operations `ops` (after the pre-pass) on the
+/// tuned body ([`takes`]), on its tile (`tuned_grid::tile`) at [`efficiency`]. A T,N problem
+/// read where it is: its launched grid (`tuned_grid::time`, session 12, calibrated on such
+/// problems). The other pairs, and a T,N body after a transpose: the N,N flagship's grid on
+/// that tile over every slot, plus [`SK_LATENCY`] where the tuned body's plan is stream-K over
+/// every tile, the estimate their picks were measured with (session 10); priced on the new
+/// grid, the model moved N,T and T,T problems such as 999x1111x1023 and 1100x900x1000 to routes
+/// not measured.
 pub(super) fn time(op: &Gemm, ops: [Op; 2], mc: &Machine) -> f64 {
-    let cfg = choose_kernel(op.m, op.n, op.k, true, mc.sms);
-    flagship_grid_time(op, true, efficiency(ops, cfg.bm, cfg.bn), mc)
-        + every_tile_latency(op, true, TUNED_OPS_SK_SLOTS, mc)
+    let tile = tuned_grid::tile(op, ops, mc.sms);
+    let c = super::variant([Op::N, Op::N], tile, true);
+    let eff = efficiency(ops, c.bm, c.bn);
+    if ops == [Op::T, Op::N]
+        && [op.op_a, op.op_b] == ops
+        && let Some(t) = tuned_grid::time(op, tile, eff, mc)
+    {
+        return t;
+    }
+    let latency = if tuned_grid::every_tile(op, tile, mc) {
+        SK_LATENCY
+    } else {
+        0.0
+    };
+    flagship_grid_time_on(op, tile, eff, mc) + latency
 }
 
 /// [`SK_LATENCY`] where the N,N flagship's tile for `op` (`vec_b`: B in 16-byte pieces) runs

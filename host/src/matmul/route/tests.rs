@@ -1,6 +1,7 @@
 //! The route model's picks and parsing (CPU only).
 use super::*;
-use gpu_kernels::matmul::stream_k::plan_balanced;
+use crate::matmul::balance::balanced_plan;
+use gpu_kernels::matmul::stream_k::{Schedule, plan_balanced};
 
 /// The H200's occupancy of the four tiles (blocks per SM), as `split_run::machine` read it
 /// (docs/data/session5-2026-11-24/shapes/call1/route_timings.txt).
@@ -375,4 +376,45 @@ fn aligned_t_n_runs_the_tuned_body_where_a_transpose_would_pay_the_same_stream_k
         route_time(&nn, ALIGNED, &Route::DIRECT, &H200),
         direct_flagship_time(&nn, true, &H200)
     );
+}
+
+/// Session 12: the tuned T,N body's tile and launched grid (`tuned_grid`). H200, session 11
+/// (docs/data/session11-2026-11-24/lead/call9/t.txt, three interleaved processes, ms): where
+/// the kernels by name beat the pick, the pick follows; where the pick won, it stays.
+#[test]
+fn aligned_t_n_follows_the_tuned_body_by_name() {
+    use super::super::select_ops::choose_ops_kernel;
+    let tn = |m, n, k| Gemm::new(m, n, k).ops(Op::T, Op::N);
+    let kernel = |m, n, k| choose_ops_kernel(&tn(m, n, k), true, 132).name;
+    let t64 = "sgemm_tn_64x64x16_s4_8x4_fl";
+    // 1100x900x1000: split in three (0.0795 / 0.0804 / 0.0785; also sessions 10 and 11's calls
+    // 2, 3 and 5) against the 64x64 body 0.0728 / 0.0745 / 0.0712: direct on 64x64.
+    // 1500x1000x800: direct on 64x128 (0.0778 / 0.0788 / 0.0796 by name; the pick in call 10
+    // 0.0804–0.0852) against 64x64 0.0690 / 0.0686 / 0.0692: on 64x64.
+    for (m, n, k) in [(1100, 900, 1000), (1500, 1000, 800)] {
+        assert_eq!(route(m, n, k, (Op::T, Op::N), 1, ALIGNED), Route::DIRECT);
+        assert_eq!(kernel(m, n, k), t64, "{m}x{n}x{k}");
+    }
+    // Already on 64x64 direct (1000x780x1025, 1200x700x900: the pick was the body by name).
+    for (m, n, k) in [(1000, 780, 1025), (1200, 700, 900)] {
+        assert_eq!(route(m, n, k, (Op::T, Op::N), 1, ALIGNED), Route::DIRECT);
+        assert_eq!(kernel(m, n, k), t64, "{m}x{n}x{k}");
+    }
+    // The split routes that beat both kernels by name keep their problems: 900x800x1100 in two
+    // on 64x64 (0.0584 / 0.0585 / 0.0570 against 0.0623 / 0.0623 / 0.0604), 768x1280x1536 in
+    // two on 64x128 (0.0846 / 0.0834 / 0.0839 against 0.0863 / 0.0869 / 0.0850); 1024³, in two
+    // on 64x128, within the processes' spread of the 64x64 body (0.0639 / 0.0628 / 0.0619
+    // against 0.0624 / 0.0624 / 0.0598), as it was.
+    for (m, n, k, tile) in [
+        (900, 800, 1100, 3),
+        (768, 1280, 1536, 2),
+        (1024, 1024, 1024, 2),
+    ] {
+        let r = route(m, n, k, (Op::T, Op::N), 1, ALIGNED);
+        assert_eq!(
+            r.split.map(|s| (s.tile, s.splits)),
+            Some((tile, 2)),
+            "{m}x{n}x{k}"
+        );
+    }
 }

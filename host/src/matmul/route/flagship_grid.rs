@@ -1,0 +1,88 @@
+//! The N,N flagship's grid estimate (`select::choose_kernel`'s tile, or any tile of
+//! [`TILES`]): data-parallel, the hybrid, or stream-K over every tile with its fix-up. The
+//! direct N,N route, the pre-pass routes that end on the flagship and the tuned body with a
+//! transposed operand (`single_t`, `tuned_grid`) are priced with it. Moved out of `route.rs`
+//! (session 12) when it took a tile.
+use gpu_kernels::matmul::{Op, stream_k::Schedule};
+
+use super::{LAUNCH, Machine, TILES, grid_time, kernel_efficiency, variant};
+use crate::matmul::{
+    balance::balanced_plan,
+    problem::{Gemm, MAX_DIM},
+    select::choose_kernel,
+};
+
+/// Bytes per second one block reads back partial sums at in the stream-K fix-up (H200: the
+/// direct route's deep-K times, 256²x16384 with 8 segments of 64x64 per tile).
+pub(super) const FIXUP_BANDWIDTH: f64 = 20e9;
+
+/// Estimated seconds of the N,N flagship on a plain problem: `select::choose_kernel`'s tile,
+/// data-parallel or, where `stream_k::plan_balanced` spreads an uneven wave, stream-K with its
+/// segments summed one after another by the block completing a tile.
+pub(super) fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
+    flagship_grid_time(
+        op,
+        vec_b,
+        kernel_efficiency([Op::N, Op::N], true, vec_b),
+        mc,
+    )
+}
+
+/// [`direct_flagship_time`] at kernel efficiency `eff`: the N,N flagship's tile and grid, which
+/// the tuned body with a transposed operand takes on one problem as well (`single_t`).
+pub(super) fn flagship_grid_time(op: &Gemm, vec_b: bool, eff: f64, mc: &Machine) -> f64 {
+    flagship_grid_time_on(op, flagship_tile(op, vec_b, mc.sms), eff, mc)
+}
+
+/// The index into [`TILES`] of `select::choose_kernel`'s tile for `op` (`vec_b`: B in 16-byte
+/// pieces).
+pub(super) fn flagship_tile(op: &Gemm, vec_b: bool, sms: u32) -> usize {
+    let cfg = choose_kernel(op.m, op.n, op.k, vec_b, sms);
+    TILES
+        .iter()
+        .position(|t| t.starts_with(&format!("{}x{}x", cfg.bm, cfg.bn)))
+        .unwrap_or(TILES.len() - 1)
+}
+
+/// [`flagship_grid_time`] on tile `TILES[tile]`: data-parallel or, where
+/// `balance::balanced_plan` spreads an uneven wave over every resident slot, stream-K.
+pub(super) fn flagship_grid_time_on(op: &Gemm, tile: usize, eff: f64, mc: &Machine) -> f64 {
+    let cfg = variant([Op::N, Op::N], tile, true);
+    let (m, n) = (op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
+    let tiles = cfg.tiles(m, n);
+    let per_sm = mc.per_sm[tile];
+    let split = balanced_plan(
+        Schedule::StreamK,
+        tiles,
+        cfg.ktiles(op.k as u32),
+        mc.sms,
+        per_sm,
+    );
+    let dims = (cfg.bm, cfg.bn, cfg.bk);
+    let warps = cfg.threads() / 32;
+    let data_parallel = grid_time((op.m, op.n, op.k), 1, 1, dims, warps, per_sm, mc.sms, eff);
+    if split.sk_blocks == 0 {
+        return data_parallel;
+    }
+    if split.sk_tiles < tiles {
+        // The hybrid (`stream_k::plan`): the tail wave's tiles shared by every resident block,
+        // so the work spreads evenly: the busiest multiprocessor's share is the average.
+        let waves = grid_time((op.m, op.n, op.k), 1, 1, dims, warps, per_sm, mc.sms, eff) - LAUNCH;
+        let busiest = tiles.div_ceil(mc.sms) as f64;
+        let even = tiles as f64 / mc.sms as f64;
+        return waves * even / busiest + LAUNCH;
+    }
+    let segments = (split.sk_blocks / tiles).max(1);
+    let fixup = f64::from(segments) * 8.0 * f64::from(cfg.bm * cfg.bn) / FIXUP_BANDWIDTH;
+    let sk = grid_time(
+        (op.m, op.n, op.k),
+        1,
+        segments,
+        dims,
+        warps,
+        per_sm,
+        mc.sms,
+        eff,
+    );
+    data_parallel.min(sk + fixup)
+}
