@@ -11,7 +11,7 @@
 #      (ROUNDS=0 skips the sweep);
 #   3. full solves at V (all rounds, REPS reps, interleaved, the ceiling in the same process) of
 #      FULL_F32 if set (comma-separated), else of the default and the sweep's FULL_TOP (default
-#      2) fastest; with SUSTAINED other than 0 (the default) also against the ceiling timed
+#      2) fastest (the default alone with ROUNDS=0); with SUSTAINED other than 0 (the default) also against the ceiling timed
 #      under the solves' load (`--sustained-ceiling`).
 # The SM clock before and after each step goes to $OUT/float_clock.csv, every JSON and the summary
 # (also printed) into $OUT/float_f32.tar.gz. FULL_TIMEOUT (seconds, default 60) bounds step 3.
@@ -68,11 +68,10 @@ print(",".join(t["variant"] for t in v))' "$1" "${FULL_TOP:-2}"
             full="default,$(best "$work/sweep_f32.json")"
         fi
     fi
-    if [ -n "$full" ]; then
-        t0=$SECONDS
-        timeout "${FULL_TIMEOUT:-60}" "$HOST" apsp-float "$v" --weight f32 --variants "$full" --reps "$reps" $sustained --json \
-            > "$work/full_f32.json" 2> "$work/full_f32.err"
-        echo "f32 full ($full) rc=$? $((SECONDS - t0)) s"; show "$work/full_f32.json"; clock full_f32
-    fi
+    full=${full:-default}
+    t0=$SECONDS
+    timeout "${FULL_TIMEOUT:-60}" "$HOST" apsp-float "$v" --weight f32 --variants "$full" --reps "$reps" $sustained --json \
+        > "$work/full_f32.json" 2> "$work/full_f32.err"
+    echo "f32 full ($full) rc=$? $((SECONDS - t0)) s"; show "$work/full_f32.json"; clock full_f32
 } 2>&1 | tee "$work/summary.txt"
 tar czf "$out/float_f32.tar.gz" -C "$work" .
