@@ -27,6 +27,10 @@
 //!   `tile * ktiles + slice` iterations, one unit (a tile's run of slices) at a time; a tile
 //!   split over blocks is summed from a workspace by the block that completes it. With
 //!   `sk_blocks == 0` every block's range is one whole tile: the data-parallel kernel.
+//!
+//! The k-loop is `flagship_k_loop!` (`flagship_pipeline.rs`) and the end of a unit (C stored,
+//! or the stream-K fix-up) `flagship_unit_end!` (`flagship_unit.rs`): macros shared with
+//! `flagship_t.rs`, expanded here to the tokens this file held.
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
@@ -40,18 +44,6 @@ use crate::ptx::{
     cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_ctaid_y,
     fresh_tid_x, ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
 };
-
-/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
-macro_rules! acc4 {
-    ($acc:ident, $r:expr, $h:expr) => {
-        [
-            $acc[$r][$h * 4],
-            $acc[$r][$h * 4 + 1],
-            $acc[$r][$h * 4 + 2],
-            $acc[$r][$h * 4 + 3],
-        ]
-    };
-}
 
 /// One flagship entry: `plain` takes [`SgemmParams`] (the N,N kernels of `FLAGSHIP`, whose
 /// PTX this macro leaves as it was); `batched` takes [`SgemmOpsParams`] and computes problem
@@ -83,34 +75,6 @@ macro_rules! flagship_entry {
         pub unsafe fn $name($q: SgemmOpsParams) {
             let $p = $q.g;
             $body
-        }
-    };
-}
-
-/// Operand `$f` (`a`, `b` or `c`) of this block's problem: `p.$f` for a plain kernel; for a
-/// batched one, offset by `blockIdx.y · q.$s`, with `blockIdx.y` read afresh at each use so that
-/// no offset pointer stays live through the main loop (which would change ptxas's allocation
-/// of it, see the unit loop below).
-macro_rules! fbase {
-    (plain, $p:ident, $q:ident, $f:ident, $s:ident) => {
-        $p.$f
-    };
-    (batched, $p:ident, $q:ident, $f:ident, $s:ident) => {
-        $p.$f
-            .wrapping_add(fresh_ctaid_y() as usize * $q.$s as usize)
-    };
-}
-
-/// The parameters the epilogue stores C with: `&p`, or for a batched kernel `p` with `c`
-/// offset to this block's problem.
-macro_rules! fepi {
-    (plain, $p:ident, $q:ident) => {
-        &$p
-    };
-    (batched, $p:ident, $q:ident) => {
-        &SgemmParams {
-            c: fbase!(batched, $p, $q, c, stride_c),
-            ..$p
         }
     };
 }
@@ -321,79 +285,8 @@ macro_rules! flagship_kernels {
                 flagship_k_loop!(smem, kb, ke, load_tile, a_frag, b_frag, acc;
                     pitch_b: BN, stages: $st, bk: $bk, thread_tile: $rm x $rn, groups: $ga x $gb,
                     ffma_order: $ord);
-                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
-                let (warp, lane) = (tid / 32, tid % 32);
-                // SAFETY: this thread's own stash word, stored by it at the unit's start
-                // (see there).
-                let [at] = unsafe { ld_shared::<1>(smem + STASH + 4 * tid) };
-                let (tile, kb, ke) = split.unit(at, split.range(pid).1);
-                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
-
-                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (fbase!($mode, p, bq, c, stride_c) as usize) % 16 == 0;
-                let row0 = m0 + warp / WN * WTM + lane / LX * 4;
-                let col0 = n0 + warp % WN * WTN + lane % LX * 4;
-                if kb == 0 && ke == ktiles {
-                    seq!(G in 0..$ga {
-                        seq!(I in 0..4 {
-                            seq!(H in 0..$gb {
-                                let v = acc4!(acc, G * 4 + I, H);
-                                // SAFETY: `store4`'s contract: `p` is the launch's, the cell is in
-                                // this block's tile (row0 + G * LY * 4 + I < m0 + BM, column < n0 +
-                                // BN), stored by this thread only; `fast` only when the tile is
-                                // inside C and C aligned.
-                                unsafe { store4(fepi!($mode, p, bq), row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
-                            });
-                        });
-                    });
-                } else {
-                    // A tile split over several blocks: every segment stores its sums, and
-                    // the block that completes the set adds them up from memory, segment 0
-                    // first (stream_k.rs). The accumulators are only ever stored, in one
-                    // straight run: summed from registers by the last block instead, they cost
-                    // ptxas's allocation of the main loop (552 conflicted FFMAs per k-slice
-                    // instead of 179).
-                    let slot = split.slot(pid, tile);
-                    seq!(G in 0..$ga {
-                        seq!(I in 0..4 {
-                            seq!(H in 0..$gb {{
-                                const Q: u32 = (G * 4 + I) * $gb + H;
-                                let v = acc4!(acc, G * 4 + I, H);
-                                seq!(J in 0..4 {
-                                    let idx = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
-                                    // SAFETY: `idx` < 2 * sk_blocks * BM * BN (slot < 2 *
-                                    // sk_blocks, accumulator < BM * BN / NT, tid < NT), inside
-                                    // `partials` (a split tile means sk_blocks > 0); each (slot,
-                                    // accumulator, thread) is stored by one thread.
-                                    unsafe { st_global_cg(p.partials.add(idx) as *mut u32, v[J].to_bits()) };
-                                });
-                            }});
-                        });
-                    });
-                    let (seg0, nseg) = split.segments(tile);
-                    // SAFETY: `p` is the launch's and `tile` a split tile, below sk_tiles.
-                    if unsafe { stream_k_count(&p, tile, nseg) } {
-                        let mut q = 0;
-                        while q < $rm * $rn / 4 {
-                            // 4-vector q = (G*4 + I)*GB + H, as stored above.
-                            let (g, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
-                            // SAFETY: as `stream_k_sum` requires: `q` < RM * RN / 4, the segments'
-                            // stores made visible by `stream_k_count`.
-                            let v = unsafe {
-                                stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
-                            };
-                            // SAFETY: as the data-parallel store above.
-                            unsafe { store4(fepi!($mode, p, bq), row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
-                            q += 1;
-                        }
-                        if tid == 0 {
-                            // Ready for the next launch.
-                            // SAFETY: `tile` < sk_tiles: its counter; every segment has counted, so
-                            // no block touches it again in this launch.
-                            unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
-                        }
-                    }
-                }
-                it = at + ke - kb;
+                flagship_unit_end!($mode, p, bq, smem, split, acc, it;
+                    size: m x n, ktiles: ktiles, thread_tile: $rm x $rn, groups: $ga x $gb);
             }
         }}
     )*};

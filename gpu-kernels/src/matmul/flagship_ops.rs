@@ -31,18 +31,6 @@ use crate::ptx::{
     ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
 };
 
-/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
-macro_rules! acc4 {
-    ($acc:ident, $r:expr, $h:expr) => {
-        [
-            $acc[$r][$h * 4],
-            $acc[$r][$h * 4 + 1],
-            $acc[$r][$h * 4 + 2],
-            $acc[$r][$h * 4 + 3],
-        ]
-    };
-}
-
 macro_rules! flagship_ops_kernels {
     ($(($name:ident { ops: $oa:ident x $ob:ident, tile: $bm:tt x $bn:tt x $bk:tt,
         warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt, stages: $st:tt, vec: $vec:tt,
