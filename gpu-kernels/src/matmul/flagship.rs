@@ -84,40 +84,9 @@ macro_rules! flagship_kernels {
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
         flagship_entry! { $mode, $name, p, bq, {
-            const BM: u32 = $bm;
-            const BN: u32 = $bn;
-            const BK: u32 = $bk;
-            const WN: u32 = $wn;
-            const NW: u32 = $wm * $wn;
-            const NT: u32 = 32 * NW;
-            const LY: u32 = $ly;
-            const LX: u32 = $lx;
-            const WTM: u32 = BM / $wm;
-            const WTN: u32 = BN / WN;
-            const STAGES: u32 = $st;
-            const VEC: bool = $vec;
-            /// Row pitch of the transposed A slice, in floats.
-            const AP: u32 = BM + 4;
-            const A_BYTES: u32 = 4 * BK * AP;
-            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BN;
-            /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
-            const BW: u32 = if VEC { 4 } else { 1 };
-            const BPR: u32 = BN / BW;
-            /// Slice rows between one thread's consecutive B copies.
-            const B_ROW_STEP: u32 = NT / BPR;
-            const _: () = {
-                assert!(LY * LX == 32);
-                assert!(WTM == LY * $rm && WTN == LX * $rn);
-                assert!($rm == 4 * $ga && $rn == 4 * $gb);
-                assert!(BK % 8 == 0 && BM % 32 == 0 && BK <= 16);
-                // A: BM/4 x BK/8 pieces of 4 rows x 8 k, `al` per warp, the warps of a
-                // k-group side by side.
-                assert!((BM / 4) * (BK / 8) == NW * $al && (BM / 4) % NW == 0);
-                // B: each thread copies one column position of `bl` rows.
-                assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
-                assert!(STAGES >= 2 && STAGES <= 5);
-                assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
-            };
+            flagship_tile_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx,
+                stages: $st, vec_b: $vec, thread_tile: $rm x $rn, groups: $ga x $gb,
+                a_copies: $al, b_copies: $bl, ffma_order: $ord, pitch_b: BN }
 
             let (m, n, k) = (p.m, p.n, p.k);
             let (lda, ldb) = (p.lda as usize, p.ldb as usize);

@@ -60,18 +60,9 @@ macro_rules! flagship_t_kernels {
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident $(, vec_a: $va:tt)? })),* $(,)?) => {$(
         flagship_t_entry! { $name, p, bq, {
-            const BM: u32 = $bm;
-            const BN: u32 = $bn;
-            const BK: u32 = $bk;
-            const WN: u32 = $wn;
-            const NW: u32 = $wm * $wn;
-            const NT: u32 = 32 * NW;
-            const LY: u32 = $ly;
-            const LX: u32 = $lx;
-            const WTM: u32 = BM / $wm;
-            const WTN: u32 = BN / WN;
-            const STAGES: u32 = $st;
-            const VEC: bool = $vec;
+            flagship_tile_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx,
+                stages: $st, vec_b: $vec, thread_tile: $rm x $rn, groups: $ga x $gb,
+                a_copies: $al, b_copies: $bl, ffma_order: $ord, pitch_b: BP }
             /// A stored `k x m` (TA) copied in 16-byte pieces: with `VEC`, or alone where a row
             /// says `vec_a: true` (the `_ub_fl` kernels: A's rows aligned, B's not).
             const VEC_A: bool = VEC $(|| $va)?;
@@ -80,13 +71,9 @@ macro_rules! flagship_t_kernels {
             /// whose code the constant branches below leave as it was.
             const TA: bool = Op::$oa.is_t();
             const TB: bool = Op::$ob.is_t();
-            /// Row pitch of the transposed A slice, in floats.
-            const AP: u32 = BM + 4;
             /// Row pitch of the B slice: `BN + 4` when B is stored transposed into it (the
             /// transposing writes then hit 32 distinct banks, as A's), else `BN`.
             const BP: u32 = if TB { BN + 4 } else { BN };
-            const A_BYTES: u32 = 4 * BK * AP;
-            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BP;
             /// A copied straight (TA): pieces of `AW` floats, `APR` per slice row, slice rows
             /// `A_ROW_STEP` apart between a thread's copies, `A_COPIES` copies per thread.
             const AW: u32 = if VEC_A { 4 } else { 1 };
@@ -97,24 +84,8 @@ macro_rules! flagship_t_kernels {
             /// group, `4 * NW` rows apart, `BT_COPIES` copies per thread.
             const IPK_B: u32 = BN / 4 / NW;
             const BT_COPIES: u32 = IPK_B * (BK / 8);
-            /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
-            const BW: u32 = if VEC { 4 } else { 1 };
-            const BPR: u32 = BN / BW;
-            /// Slice rows between one thread's consecutive B copies.
-            const B_ROW_STEP: u32 = NT / BPR;
+            // The transposed operations' copies, unrolled over at most 16 (`seq!` below).
             const _: () = {
-                assert!(LY * LX == 32);
-                assert!(WTM == LY * $rm && WTN == LX * $rn);
-                assert!($rm == 4 * $ga && $rn == 4 * $gb);
-                assert!(BK % 8 == 0 && BM % 32 == 0 && BK <= 16);
-                // A: BM/4 x BK/8 pieces of 4 rows x 8 k, `al` per warp, the warps of a
-                // k-group side by side.
-                assert!((BM / 4) * (BK / 8) == NW * $al && (BM / 4) % NW == 0);
-                // B: each thread copies one column position of `bl` rows.
-                assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
-                assert!(STAGES >= 2 && STAGES <= 5);
-                assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
-                // The transposed operations' copies, unrolled over at most 16 (`seq!` below).
                 assert!(!TA || (NT % APR == 0 && A_COPIES * NT == BK * APR && A_COPIES <= 16));
                 assert!(!TB || (IPK_B * NW * 4 == BN && BT_COPIES <= 16));
             };

@@ -1,8 +1,8 @@
 //! What the flagship kernels of `flagship.rs` (N,N, plain and batched) and `flagship_t.rs`
 //! (batched, transposed operations) share outside the k-loop (`flagship_pipeline.rs`): the
-//! operands of a block's problem, the accumulators' 4-vectors, and the end of a unit (C stored,
-//! or the stream-K fix-up of a split tile). `flagship_ops.rs` shares `acc4!` only (its fix-up
-//! sums in groups).
+//! geometry constants of a row, the operands of a block's problem, the accumulators'
+//! 4-vectors, and the end of a unit (C stored, or the stream-K fix-up of a split tile).
+//! `flagship_ops.rs` shares `acc4!` only (its fix-up sums in groups).
 //!
 //! Macros rather than functions: they are expanded inside each generated kernel with that
 //! kernel's constants, to the very tokens each file held before (their PTX is unchanged, and
@@ -46,6 +46,52 @@ macro_rules! fepi {
             c: fbase!(batched, $p, $q, c, stride_c),
             ..$p
         }
+    };
+}
+
+/// The geometry constants of a flagship row (`for_each_flagship!`'s fields) that the N,N and the
+/// transposed kernels share, with their compile-time checks: the tile, warp and lane shapes, the
+/// A slice (transposed, pitch `BM + 4`), the stage size with the B slice's row pitch `$bp`
+/// (`BN`, or `BN + 4` where B is copied transposing), and the straight B copies. Items, so
+/// they are in scope in the calling kernel's body.
+macro_rules! flagship_tile_consts {
+    (tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+     stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+     a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident, pitch_b: $bp:ident) => {
+        const BM: u32 = $bm;
+        const BN: u32 = $bn;
+        const BK: u32 = $bk;
+        const WN: u32 = $wn;
+        const NW: u32 = $wm * $wn;
+        const NT: u32 = 32 * NW;
+        const LY: u32 = $ly;
+        const LX: u32 = $lx;
+        const WTM: u32 = BM / $wm;
+        const WTN: u32 = BN / WN;
+        const STAGES: u32 = $st;
+        const VEC: bool = $vec;
+        /// Row pitch of the transposed A slice, in floats.
+        const AP: u32 = BM + 4;
+        const A_BYTES: u32 = 4 * BK * AP;
+        const STAGE_BYTES: u32 = A_BYTES + 4 * BK * $bp;
+        /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
+        const BW: u32 = if VEC { 4 } else { 1 };
+        const BPR: u32 = BN / BW;
+        /// Slice rows between one thread's consecutive B copies.
+        const B_ROW_STEP: u32 = NT / BPR;
+        const _: () = {
+            assert!(LY * LX == 32);
+            assert!(WTM == LY * $rm && WTN == LX * $rn);
+            assert!($rm == 4 * $ga && $rn == 4 * $gb);
+            assert!(BK % 8 == 0 && BM % 32 == 0 && BK <= 16);
+            // A: BM/4 x BK/8 pieces of 4 rows x 8 k, `al` per warp, the warps of a
+            // k-group side by side.
+            assert!((BM / 4) * (BK / 8) == NW * $al && (BM / 4) % NW == 0);
+            // B: each thread copies one column position of `bl` rows.
+            assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
+            assert!(STAGES >= 2 && STAGES <= 5);
+            assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
+        };
     };
 }
 
