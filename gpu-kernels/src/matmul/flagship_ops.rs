@@ -49,17 +49,7 @@ macro_rules! flagship_ops_kernels {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: SgemmOpsParams) {
-            const BM: u32 = $bm;
-            const BN: u32 = $bn;
-            const BK: u32 = $bk;
-            const WN: u32 = $wn;
-            const NW: u32 = $wm * $wn;
-            const NT: u32 = 32 * NW;
-            const LY: u32 = $ly;
-            const LX: u32 = $lx;
-            const WTM: u32 = BM / $wm;
-            const WTN: u32 = BN / WN;
-            const STAGES: u32 = $st;
+            flagship_shape_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx, stages: $st }
             const TA: bool = Op::$oa.is_t();
             const TB: bool = Op::$ob.is_t();
             /// Straight copies in 16-byte pieces.

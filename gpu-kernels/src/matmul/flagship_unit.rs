@@ -2,7 +2,8 @@
 //! (batched, transposed operations) share outside the k-loop (`flagship_pipeline.rs`): the
 //! geometry constants of a row, the operands of a block's problem, the accumulators'
 //! 4-vectors, and the end of a unit (C stored, or the stream-K fix-up of a split tile).
-//! `flagship_ops.rs` shares `acc4!` only (its fix-up sums in groups).
+//! `flagship_ops.rs` shares `flagship_shape_consts!` and `acc4!` only (its copies differ and
+//! its fix-up sums in groups).
 //!
 //! Macros rather than functions: they are expanded inside each generated kernel with that
 //! kernel's constants, to the very tokens each file held before (their PTX is unchanged, and
@@ -49,15 +50,12 @@ macro_rules! fepi {
     };
 }
 
-/// The geometry constants of a flagship row (`for_each_flagship!`'s fields) that the N,N and the
-/// transposed kernels share, with their compile-time checks: the tile, warp and lane shapes, the
-/// A slice (transposed, pitch `BM + 4`), the stage size with the B slice's row pitch `$bp`
-/// (`BN`, or `BN + 4` where B is copied transposing), and the straight B copies. Items, so
-/// they are in scope in the calling kernel's body.
-macro_rules! flagship_tile_consts {
+/// The shape constants of every flagship kernel (`flagship.rs`, `flagship_t.rs`,
+/// `flagship_ops.rs`): the block tile `BM x BN x BK`, `NW` warps (`NT` threads) as a grid of
+/// `WN` columns owning `WTM x WTN` each, lanes as `LY x LX`, `STAGES` k-slices in flight.
+macro_rules! flagship_shape_consts {
     (tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
-     stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
-     a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident, pitch_b: $bp:ident) => {
+     stages: $st:tt) => {
         const BM: u32 = $bm;
         const BN: u32 = $bn;
         const BK: u32 = $bk;
@@ -69,6 +67,19 @@ macro_rules! flagship_tile_consts {
         const WTM: u32 = BM / $wm;
         const WTN: u32 = BN / WN;
         const STAGES: u32 = $st;
+    };
+}
+
+/// The geometry constants of a flagship row (`for_each_flagship!`'s fields) that the N,N and the
+/// transposed kernels share, with their compile-time checks: the tile, warp and lane shapes, the
+/// A slice (transposed, pitch `BM + 4`), the stage size with the B slice's row pitch `$bp`
+/// (`BN`, or `BN + 4` where B is copied transposing), and the straight B copies. Items, so
+/// they are in scope in the calling kernel's body.
+macro_rules! flagship_tile_consts {
+    (tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
+     stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
+     a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident, pitch_b: $bp:ident) => {
+        flagship_shape_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx, stages: $st }
         const VEC: bool = $vec;
         /// Row pitch of the transposed A slice, in floats.
         const AP: u32 = BM + 4;
