@@ -170,6 +170,23 @@ pub fn fw_config(block: u32) -> Option<FwConfig> {
     FW_CONFIGS.iter().copied().find(|c| c.block == block)
 }
 
+/// Whether `FW_CONFIGS` has a register-tiled (`Tile`) entry of block factor `block` with this
+/// phase-1 (`pivot_threads`) and phase-2/3 (`tile_threads`) geometry: the tables whose kernels
+/// run that entry's updates (`FW_MULTI`, `FW_PATHS`, `BATCH_BLOCKED`) assert it at compile time.
+pub(crate) const fn runs_tile_geometry(block: u32, pivot_threads: u32, tile_threads: u32) -> bool {
+    let mut j = 0;
+    while j < FW_CONFIGS.len() {
+        let c = FW_CONFIGS[j];
+        if c.block == block {
+            return c.threads == pivot_threads
+                && c.phase3_threads == tile_threads
+                && matches!(c.phase3_layout, Phase3Layout::Tile { .. });
+        }
+        j += 1;
+    }
+    false
+}
+
 /// The kernels of `host apsp --gpus N`: Floyd–Warshall on one GPU's contiguous block rows plus
 /// a separate buffer holding the round's pivot block row (`multi.rs`). Same updates and launch
 /// geometry as the `Tile` entry of `FW_CONFIGS` for `block` (asserted below): `pivot` runs
@@ -221,18 +238,7 @@ const _: () = {
     let mut i = 0;
     while i < FW_MULTI.len() {
         let m = FW_MULTI[i];
-        let mut j = 0;
-        let mut found = false;
-        while j < FW_CONFIGS.len() {
-            let c = FW_CONFIGS[j];
-            if c.block == m.block {
-                found = true;
-                assert!(c.threads == m.pivot_threads && c.phase3_threads == m.tile_threads);
-                assert!(matches!(c.phase3_layout, Phase3Layout::Tile { .. }));
-            }
-            j += 1;
-        }
-        assert!(found);
+        assert!(runs_tile_geometry(m.block, m.pivot_threads, m.tile_threads));
         i += 1;
     }
 };

@@ -27,6 +27,10 @@
 //!   `tile * ktiles + slice` iterations, one unit (a tile's run of slices) at a time; a tile
 //!   split over blocks is summed from a workspace by the block that completes it. With
 //!   `sk_blocks == 0` every block's range is one whole tile: the data-parallel kernel.
+//!
+//! The k-loop is `flagship_k_loop!` (`flagship_pipeline.rs`) and the end of a unit (C stored,
+//! or the stream-K fix-up) `flagship_unit_end!` (`flagship_unit.rs`): macros shared with
+//! `flagship_t.rs`, expanded here to the tokens this file held.
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
@@ -40,18 +44,6 @@ use crate::ptx::{
     cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_ctaid_y,
     fresh_tid_x, ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
 };
-
-/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
-macro_rules! acc4 {
-    ($acc:ident, $r:expr, $h:expr) => {
-        [
-            $acc[$r][$h * 4],
-            $acc[$r][$h * 4 + 1],
-            $acc[$r][$h * 4 + 2],
-            $acc[$r][$h * 4 + 3],
-        ]
-    };
-}
 
 /// One flagship entry: `plain` takes [`SgemmParams`] (the N,N kernels of `FLAGSHIP`, whose
 /// PTX this macro leaves as it was); `batched` takes [`SgemmOpsParams`] and computes problem
@@ -87,73 +79,14 @@ macro_rules! flagship_entry {
     };
 }
 
-/// Operand `$f` (`a`, `b` or `c`) of this block's problem: `p.$f` for a plain kernel; for a
-/// batched one, offset by `blockIdx.y · q.$s`, with `blockIdx.y` read afresh at each use so that
-/// no offset pointer stays live through the main loop (which would change ptxas's allocation
-/// of it, see the unit loop below).
-macro_rules! fbase {
-    (plain, $p:ident, $q:ident, $f:ident, $s:ident) => {
-        $p.$f
-    };
-    (batched, $p:ident, $q:ident, $f:ident, $s:ident) => {
-        $p.$f
-            .wrapping_add(fresh_ctaid_y() as usize * $q.$s as usize)
-    };
-}
-
-/// The parameters the epilogue stores C with: `&p`, or for a batched kernel `p` with `c`
-/// offset to this block's problem.
-macro_rules! fepi {
-    (plain, $p:ident, $q:ident) => {
-        &$p
-    };
-    (batched, $p:ident, $q:ident) => {
-        &SgemmParams {
-            c: fbase!(batched, $p, $q, c, stride_c),
-            ..$p
-        }
-    };
-}
-
 macro_rules! flagship_kernels {
     ($mode:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident })),* $(,)?) => {$(
         flagship_entry! { $mode, $name, p, bq, {
-            const BM: u32 = $bm;
-            const BN: u32 = $bn;
-            const BK: u32 = $bk;
-            const WN: u32 = $wn;
-            const NW: u32 = $wm * $wn;
-            const NT: u32 = 32 * NW;
-            const LY: u32 = $ly;
-            const LX: u32 = $lx;
-            const WTM: u32 = BM / $wm;
-            const WTN: u32 = BN / WN;
-            const STAGES: u32 = $st;
-            const VEC: bool = $vec;
-            /// Row pitch of the transposed A slice, in floats.
-            const AP: u32 = BM + 4;
-            const A_BYTES: u32 = 4 * BK * AP;
-            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BN;
-            /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
-            const BW: u32 = if VEC { 4 } else { 1 };
-            const BPR: u32 = BN / BW;
-            /// Slice rows between one thread's consecutive B copies.
-            const B_ROW_STEP: u32 = NT / BPR;
-            const _: () = {
-                assert!(LY * LX == 32);
-                assert!(WTM == LY * $rm && WTN == LX * $rn);
-                assert!($rm == 4 * $ga && $rn == 4 * $gb);
-                assert!(BK % 8 == 0 && BM % 32 == 0 && BK <= 16);
-                // A: BM/4 x BK/8 pieces of 4 rows x 8 k, `al` per warp, the warps of a
-                // k-group side by side.
-                assert!((BM / 4) * (BK / 8) == NW * $al && (BM / 4) % NW == 0);
-                // B: each thread copies one column position of `bl` rows.
-                assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
-                assert!(STAGES >= 2 && STAGES <= 5);
-                assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
-            };
+            flagship_tile_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx,
+                stages: $st, vec_b: $vec, thread_tile: $rm x $rn, groups: $ga x $gb,
+                a_copies: $al, b_copies: $bl, ffma_order: $ord, pitch_b: BN }
 
             let (m, n, k) = (p.m, p.n, p.k);
             let (lda, ldb) = (p.lda as usize, p.ldb as usize);
@@ -318,172 +251,11 @@ macro_rules! flagship_kernels {
                     }
                 };
 
-                // Prologue: slices kb..kb+STAGES-1 in flight, one group each (possibly empty).
-                seq!(S in 0..$st {
-                    if S + 1 < STAGES {
-                        if kb + S < ke {
-                            load_tile(kb + S, S * STAGE_BYTES);
-                        }
-                        // SAFETY: closes this thread's group (possibly empty); no memory access.
-                        unsafe { cp_async_commit() };
-                    }
-                });
-                // SAFETY: waits only.
-                unsafe { cp_async_wait::<{ $st - 2 }>() };
-                thread::sync_threads();
-
-                let mut acc = [[0.0f32; $rn]; $rm];
-                let mut fa = [[0.0f32; $rm]; 2];
-                let mut fb = [[0.0f32; $rn]; 2];
-                let mut read = 0u32;
-                let mut write = (STAGES - 1) * STAGE_BYTES;
-                // Fragments of step 0.
-                seq!(G in 0..$ga {
-                    // SAFETY: `read + a_frag + 4 * G * LY * 4` + 16 bytes stays in row 0 of stage
-                    // `read`'s A slice (the lane's 4 rows at warp / WN * WTM + lane / LX * 4 +
-                    // G * LY * 4 < BM), 16-byte aligned; the stage landed (wait) and is ordered by
-                    // the barrier above.
-                    let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
-                    seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
-                });
-                seq!(H in 0..$gb {
-                    // SAFETY: `b_frag + 4 * H * LX * 4` + 16 bytes stays in row 0 of the B slice
-                    // (column < BN), aligned; landed and ordered as above.
-                    let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
-                    seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
-                });
-
-                let mut kt = kb;
-                while kt < ke {
-                    seq!(KK in 0..$bk {
-                        if KK == BK - 1 {
-                            // Slice kt+1 has landed; every warp is done with slice kt-1's
-                            // stage, which the copies issued at KK == 0 of the next round
-                            // overwrite.
-                            // SAFETY: waits only.
-                            unsafe { cp_async_wait::<{ $st - 2 }>() };
-                            thread::sync_threads();
-                            read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
-                        }
-                        {
-                            const NEXT: u32 = (KK + 1) % BK;
-                            const NB: usize = (KK + 1) % 2;
-                            seq!(G in 0..$ga {
-                                // SAFETY: row NEXT < BK of stage `read`'s A slice, columns < BM
-                                // (as at step 0); that stage landed before the barrier at KK == BK
-                                // - 1 (or the prologue), and the copies issued since write another
-                                // stage.
-                                let v = unsafe {
-                                    ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
-                                };
-                                seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
-                            });
-                            seq!(H in 0..$gb {
-                                // SAFETY: row NEXT < BK of the B slice, columns < BN; ordered as
-                                // the A fragment.
-                                let v = unsafe {
-                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BN + H * LX * 4))
-                                };
-                                seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
-                            });
-                        }
-                        if KK == 0 {
-                            let t = kt + STAGES - 1;
-                            if t < ke {
-                                load_tile(t, write);
-                            }
-                            // SAFETY: closes this thread's group; no memory access.
-                            unsafe { cp_async_commit() };
-                            write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
-                        }
-                        {
-                            const CB: usize = KK % 2;
-                            seq!(R in 0..$rm {
-                                seq!(C in 0..$rn {{
-                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, FfmaOrder::$ord);
-                                    acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
-                                }});
-                            });
-                        }
-                    });
-                    kt += 1;
-                }
-                // No copy may still be writing shared memory when the unit ends.
-                // SAFETY: waits only.
-                unsafe { cp_async_wait::<0>() };
-                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
-                let (warp, lane) = (tid / 32, tid % 32);
-                // SAFETY: this thread's own stash word, stored by it at the unit's start
-                // (see there).
-                let [at] = unsafe { ld_shared::<1>(smem + STASH + 4 * tid) };
-                let (tile, kb, ke) = split.unit(at, split.range(pid).1);
-                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
-
-                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (fbase!($mode, p, bq, c, stride_c) as usize) % 16 == 0;
-                let row0 = m0 + warp / WN * WTM + lane / LX * 4;
-                let col0 = n0 + warp % WN * WTN + lane % LX * 4;
-                if kb == 0 && ke == ktiles {
-                    seq!(G in 0..$ga {
-                        seq!(I in 0..4 {
-                            seq!(H in 0..$gb {
-                                let v = acc4!(acc, G * 4 + I, H);
-                                // SAFETY: `store4`'s contract: `p` is the launch's, the cell is in
-                                // this block's tile (row0 + G * LY * 4 + I < m0 + BM, column < n0 +
-                                // BN), stored by this thread only; `fast` only when the tile is
-                                // inside C and C aligned.
-                                unsafe { store4(fepi!($mode, p, bq), row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
-                            });
-                        });
-                    });
-                } else {
-                    // A tile split over several blocks: every segment stores its sums, and
-                    // the block that completes the set adds them up from memory, segment 0
-                    // first (stream_k.rs). The accumulators are only ever stored, in one
-                    // straight run: summed from registers by the last block instead, they cost
-                    // ptxas's allocation of the main loop (552 conflicted FFMAs per k-slice
-                    // instead of 179).
-                    let slot = split.slot(pid, tile);
-                    seq!(G in 0..$ga {
-                        seq!(I in 0..4 {
-                            seq!(H in 0..$gb {{
-                                const Q: u32 = (G * 4 + I) * $gb + H;
-                                let v = acc4!(acc, G * 4 + I, H);
-                                seq!(J in 0..4 {
-                                    let idx = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
-                                    // SAFETY: `idx` < 2 * sk_blocks * BM * BN (slot < 2 *
-                                    // sk_blocks, accumulator < BM * BN / NT, tid < NT), inside
-                                    // `partials` (a split tile means sk_blocks > 0); each (slot,
-                                    // accumulator, thread) is stored by one thread.
-                                    unsafe { st_global_cg(p.partials.add(idx) as *mut u32, v[J].to_bits()) };
-                                });
-                            }});
-                        });
-                    });
-                    let (seg0, nseg) = split.segments(tile);
-                    // SAFETY: `p` is the launch's and `tile` a split tile, below sk_tiles.
-                    if unsafe { stream_k_count(&p, tile, nseg) } {
-                        let mut q = 0;
-                        while q < $rm * $rn / 4 {
-                            // 4-vector q = (G*4 + I)*GB + H, as stored above.
-                            let (g, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
-                            // SAFETY: as `stream_k_sum` requires: `q` < RM * RN / 4, the segments'
-                            // stores made visible by `stream_k_count`.
-                            let v = unsafe {
-                                stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
-                            };
-                            // SAFETY: as the data-parallel store above.
-                            unsafe { store4(fepi!($mode, p, bq), row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
-                            q += 1;
-                        }
-                        if tid == 0 {
-                            // Ready for the next launch.
-                            // SAFETY: `tile` < sk_tiles: its counter; every segment has counted, so
-                            // no block touches it again in this launch.
-                            unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
-                        }
-                    }
-                }
-                it = at + ke - kb;
+                flagship_k_loop!(smem, kb, ke, load_tile, a_frag, b_frag, acc;
+                    pitch_b: BN, stages: $st, bk: $bk, thread_tile: $rm x $rn, groups: $ga x $gb,
+                    ffma_order: $ord);
+                flagship_unit_end!($mode, p, bq, smem, split, acc, it;
+                    size: m x n, ktiles: ktiles, thread_tile: $rm x $rn, groups: $ga x $gb);
             }
         }}
     )*};

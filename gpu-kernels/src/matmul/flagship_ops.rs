@@ -31,18 +31,6 @@ use crate::ptx::{
     ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
 };
 
-/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
-macro_rules! acc4 {
-    ($acc:ident, $r:expr, $h:expr) => {
-        [
-            $acc[$r][$h * 4],
-            $acc[$r][$h * 4 + 1],
-            $acc[$r][$h * 4 + 2],
-            $acc[$r][$h * 4 + 3],
-        ]
-    };
-}
-
 macro_rules! flagship_ops_kernels {
     ($(($name:ident { ops: $oa:ident x $ob:ident, tile: $bm:tt x $bn:tt x $bk:tt,
         warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt, stages: $st:tt, vec: $vec:tt,
@@ -61,17 +49,7 @@ macro_rules! flagship_ops_kernels {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(p: SgemmOpsParams) {
-            const BM: u32 = $bm;
-            const BN: u32 = $bn;
-            const BK: u32 = $bk;
-            const WN: u32 = $wn;
-            const NW: u32 = $wm * $wn;
-            const NT: u32 = 32 * NW;
-            const LY: u32 = $ly;
-            const LX: u32 = $lx;
-            const WTM: u32 = BM / $wm;
-            const WTN: u32 = BN / WN;
-            const STAGES: u32 = $st;
+            flagship_shape_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx, stages: $st }
             const TA: bool = Op::$oa.is_t();
             const TB: bool = Op::$ob.is_t();
             /// Straight copies in 16-byte pieces.
@@ -238,88 +216,9 @@ macro_rules! flagship_ops_kernels {
                     }
                 };
 
-                // Prologue: slices kb..kb+STAGES-1 in flight, one group each (possibly empty).
-                seq!(S in 0..$st {
-                    if S + 1 < STAGES {
-                        if kb + S < ke {
-                            load_tile(kb + S, S * STAGE_BYTES);
-                        }
-                        // SAFETY: closes this thread's group (possibly empty); no memory access.
-                        unsafe { cp_async_commit() };
-                    }
-                });
-                // SAFETY: waits only.
-                unsafe { cp_async_wait::<{ $st - 2 }>() };
-                thread::sync_threads();
-
-                let mut acc = [[0.0f32; $rn]; $rm];
-                let mut fa = [[0.0f32; $rm]; 2];
-                let mut fb = [[0.0f32; $rn]; 2];
-                let mut read = 0u32;
-                let mut write = (STAGES - 1) * STAGE_BYTES;
-                seq!(G in 0..$ga {
-                    // SAFETY: 16 aligned bytes in row 0 of stage `read`'s A slice (column <
-                    // BM); landed and ordered by the wait and barrier above.
-                    let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
-                    seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
-                });
-                seq!(H in 0..$gb {
-                    // SAFETY: 16 aligned bytes in row 0 of the B slice (column < BN), as above.
-                    let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
-                    seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
-                });
-
-                let mut kt = kb;
-                while kt < ke {
-                    seq!(KK in 0..$bk {
-                        if KK == BK - 1 {
-                            // SAFETY: waits only.
-                            unsafe { cp_async_wait::<{ $st - 2 }>() };
-                            thread::sync_threads();
-                            read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
-                        }
-                        {
-                            const NEXT: u32 = (KK + 1) % BK;
-                            const NB: usize = (KK + 1) % 2;
-                            seq!(G in 0..$ga {
-                                // SAFETY: row NEXT < BK of stage `read`'s A slice, columns < BM;
-                                // ordered as in flagship.rs.
-                                let v = unsafe {
-                                    ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
-                                };
-                                seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
-                            });
-                            seq!(H in 0..$gb {
-                                // SAFETY: row NEXT < BK of the B slice (pitch BP), columns < BN.
-                                let v = unsafe {
-                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BP + H * LX * 4))
-                                };
-                                seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
-                            });
-                        }
-                        if KK == 0 {
-                            let t = kt + STAGES - 1;
-                            if t < ke {
-                                load_tile(t, write);
-                            }
-                            // SAFETY: closes this thread's group; no memory access.
-                            unsafe { cp_async_commit() };
-                            write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
-                        }
-                        {
-                            const CB: usize = KK % 2;
-                            seq!(R in 0..$rm {
-                                seq!(C in 0..$rn {{
-                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, FfmaOrder::Columns);
-                                    acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
-                                }});
-                            });
-                        }
-                    });
-                    kt += 1;
-                }
-                // SAFETY: waits only (no copy may still write shared memory).
-                unsafe { cp_async_wait::<0>() };
+                flagship_k_loop!(smem, kb, ke, load_tile, a_frag, b_frag, acc;
+                    pitch_b: BP, stages: $st, bk: $bk, thread_tile: $rm x $rn, groups: $ga x $gb,
+                    ffma_order: Columns);
                 let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
                 let (warp, lane) = (tid / 32, tid % 32);
                 // SAFETY: this thread's own stash word, stored by it at the unit's start.

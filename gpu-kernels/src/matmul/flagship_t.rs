@@ -8,11 +8,13 @@
 //!   N,N kernels copy A (a warp reads 4 rows x 8 consecutive k in 4-byte `cp.async` copies),
 //!   into a slice of pitch `BN + 4` (`≡ 4 mod 32` words: the 32 writes hit 32 banks).
 //!
-//! A copy of `flagship.rs`'s body rather than constant branches in it: with the branches, the
-//! N,N kernels' PTX changed (FMA operand order, register numbering) although their code did
-//! not, and their performance rests on ptxas's allocation of exactly that PTX (docs/matmul.md,
-//! "What limits it at 4096"). Kept in step with `flagship.rs` by hand; the N,N rows of
-//! `for_each_flagship_batched!` run that file's body.
+//! A copy of `flagship.rs`'s unit set-up and copies rather than constant branches in them:
+//! with the branches, the N,N kernels' PTX changed (FMA operand order, register numbering)
+//! although their code did not, and their performance rests on ptxas's allocation of exactly
+//! that PTX (docs/matmul.md, "What limits it at 4096"). Kept in step with `flagship.rs` by
+//! hand; the parts that are the same text in both, the k-loop (`flagship_k_loop!`) and the
+//! unit's end (`flagship_unit_end!`, `fbase!`), are shared macros that expand to the tokens
+//! each file held. The N,N rows of `for_each_flagship_batched!` run `flagship.rs`'s body.
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
@@ -26,18 +28,6 @@ use crate::ptx::{
     cp_async_ca4, cp_async_cg16, cp_async_commit, cp_async_wait, fresh_ctaid_x, fresh_ctaid_y,
     fresh_tid_x, ld_shared, shared_addr, st_global_cg, st_relaxed_gpu, st_shared,
 };
-
-/// The 4 accumulators of row `r`, columns `4h..4h + 4` of a thread tile.
-macro_rules! acc4 {
-    ($acc:ident, $r:expr, $h:expr) => {
-        [
-            $acc[$r][$h * 4],
-            $acc[$r][$h * 4 + 1],
-            $acc[$r][$h * 4 + 2],
-            $acc[$r][$h * 4 + 3],
-        ]
-    };
-}
 
 /// One entry: takes [`SgemmOpsParams`] and computes problem `blockIdx.y` of a strided batch.
 /// `$p` and `$q` are the body's names for the parameters.
@@ -65,42 +55,14 @@ macro_rules! flagship_t_entry {
     };
 }
 
-/// Operand `$f` of this block's problem: `p.$f` offset by `blockIdx.y · q.$s`, `blockIdx.y`
-/// read afresh at each use so that no offset pointer stays live through the main loop.
-macro_rules! tbase {
-    ($p:ident, $q:ident, $f:ident, $s:ident) => {
-        $p.$f
-            .wrapping_add(fresh_ctaid_y() as usize * $q.$s as usize)
-    };
-}
-
-/// The parameters the epilogue stores C with: `p` with `c` offset to this block's problem.
-macro_rules! tepi {
-    ($p:ident, $q:ident) => {
-        &SgemmParams {
-            c: tbase!($p, $q, c, stride_c),
-            ..$p
-        }
-    };
-}
-
 macro_rules! flagship_t_kernels {
     ($oa:ident, $ob:ident; $(($name:ident { tile: $bm:tt x $bn:tt x $bk:tt, warps: $wm:tt x $wn:tt, lanes: $ly:tt x $lx:tt,
         stages: $st:tt, vec_b: $vec:tt, thread_tile: $rm:tt x $rn:tt, groups: $ga:tt x $gb:tt,
         a_copies: $al:tt, b_copies: $bl:tt, ffma_order: $ord:ident $(, vec_a: $va:tt)? })),* $(,)?) => {$(
         flagship_t_entry! { $name, p, bq, {
-            const BM: u32 = $bm;
-            const BN: u32 = $bn;
-            const BK: u32 = $bk;
-            const WN: u32 = $wn;
-            const NW: u32 = $wm * $wn;
-            const NT: u32 = 32 * NW;
-            const LY: u32 = $ly;
-            const LX: u32 = $lx;
-            const WTM: u32 = BM / $wm;
-            const WTN: u32 = BN / WN;
-            const STAGES: u32 = $st;
-            const VEC: bool = $vec;
+            flagship_tile_consts! { tile: $bm x $bn x $bk, warps: $wm x $wn, lanes: $ly x $lx,
+                stages: $st, vec_b: $vec, thread_tile: $rm x $rn, groups: $ga x $gb,
+                a_copies: $al, b_copies: $bl, ffma_order: $ord, pitch_b: BP }
             /// A stored `k x m` (TA) copied in 16-byte pieces: with `VEC`, or alone where a row
             /// says `vec_a: true` (the `_ub_fl` kernels: A's rows aligned, B's not).
             const VEC_A: bool = VEC $(|| $va)?;
@@ -109,13 +71,9 @@ macro_rules! flagship_t_kernels {
             /// whose code the constant branches below leave as it was.
             const TA: bool = Op::$oa.is_t();
             const TB: bool = Op::$ob.is_t();
-            /// Row pitch of the transposed A slice, in floats.
-            const AP: u32 = BM + 4;
             /// Row pitch of the B slice: `BN + 4` when B is stored transposed into it (the
             /// transposing writes then hit 32 distinct banks, as A's), else `BN`.
             const BP: u32 = if TB { BN + 4 } else { BN };
-            const A_BYTES: u32 = 4 * BK * AP;
-            const STAGE_BYTES: u32 = A_BYTES + 4 * BK * BP;
             /// A copied straight (TA): pieces of `AW` floats, `APR` per slice row, slice rows
             /// `A_ROW_STEP` apart between a thread's copies, `A_COPIES` copies per thread.
             const AW: u32 = if VEC_A { 4 } else { 1 };
@@ -126,24 +84,8 @@ macro_rules! flagship_t_kernels {
             /// group, `4 * NW` rows apart, `BT_COPIES` copies per thread.
             const IPK_B: u32 = BN / 4 / NW;
             const BT_COPIES: u32 = IPK_B * (BK / 8);
-            /// B is copied in pieces of `BW` floats; `BPR` pieces per slice row.
-            const BW: u32 = if VEC { 4 } else { 1 };
-            const BPR: u32 = BN / BW;
-            /// Slice rows between one thread's consecutive B copies.
-            const B_ROW_STEP: u32 = NT / BPR;
+            // The transposed operations' copies, unrolled over at most 16 (`seq!` below).
             const _: () = {
-                assert!(LY * LX == 32);
-                assert!(WTM == LY * $rm && WTN == LX * $rn);
-                assert!($rm == 4 * $ga && $rn == 4 * $gb);
-                assert!(BK % 8 == 0 && BM % 32 == 0 && BK <= 16);
-                // A: BM/4 x BK/8 pieces of 4 rows x 8 k, `al` per warp, the warps of a
-                // k-group side by side.
-                assert!((BM / 4) * (BK / 8) == NW * $al && (BM / 4) % NW == 0);
-                // B: each thread copies one column position of `bl` rows.
-                assert!(NT % BPR == 0 && BK * BPR == NT * $bl);
-                assert!(STAGES >= 2 && STAGES <= 5);
-                assert!(order_is_permutation($rm, $rn, FfmaOrder::$ord));
-                // The transposed operations' copies, unrolled over at most 16 (`seq!` below).
                 assert!(!TA || (NT % APR == 0 && A_COPIES * NT == BK * APR && A_COPIES <= 16));
                 assert!(!TB || (IPK_B * NW * 4 == BN && BT_COPIES <= 16));
             };
@@ -206,7 +148,7 @@ macro_rules! flagship_t_kernels {
                         // (lda >= K). For K <= a_k0 (K < 8) the pointer is formed but never
                         // dereferenced: the partial slice reads only k < K (see `store4` on forming
                         // such pointers).
-                        a_src[(I % IPK) as usize] = unsafe { tbase!(p, bq, a, stride_a).add(row as usize * lda + a_k0 as usize) };
+                        a_src[(I % IPK) as usize] = unsafe { fbase!(batched, p, bq, a, stride_a).add(row as usize * lda + a_k0 as usize) };
                     }
                 });
                 let a_dst = smem + 4 * (a_k0 * AP + 4 * warp + lane / 8);
@@ -226,7 +168,7 @@ macro_rules! flagship_t_kernels {
                 // For k > b_row it is a cell of B; otherwise (k < BK) the pointer is formed but
                 // never dereferenced, as the partial slice reads only rows below k (see `store4` on
                 // forming such pointers).
-                let b_src = unsafe { tbase!(p, bq, b, stride_b).add(b_row as usize * ldb + b_col_addr as usize) };
+                let b_src = unsafe { fbase!(batched, p, bq, b, stride_b).add(b_row as usize * ldb + b_col_addr as usize) };
                 let b_step = B_ROW_STEP as usize * ldb;
                 let b_dst = smem + A_BYTES + 4 * (b_row * BN + tid % BPR * BW);
                 // The transposed operations' copies. Each is computed under its constant (`TA`,
@@ -248,7 +190,7 @@ macro_rules! flagship_t_kernels {
                         4 * (m - at_col)
                     };
                     let at_col_addr = if at_bytes == 0 { (m - 1) / AW * AW } else { at_col };
-                    let at_src = tbase!(p, bq, a, stride_a)
+                    let at_src = fbase!(batched, p, bq, a, stride_a)
                         .wrapping_add(at_row as usize * lda + at_col_addr as usize);
                     (at_row, at_bytes, at_col_addr, at_src, smem + 4 * (at_row * AP + tid % APR * AW))
                 } else {
@@ -267,7 +209,7 @@ macro_rules! flagship_t_kernels {
                     let inside = n0 + bt_row < n;
                     let bt_rows = if inside { (n - n0 - bt_row).div_ceil(4 * NW) } else { 0 };
                     let bt0 = if inside { n0 + bt_row } else { n - 1 };
-                    let bt_src = tbase!(p, bq, b, stride_b)
+                    let bt_src = fbase!(batched, p, bq, b, stride_b)
                         .wrapping_add(bt0 as usize * ldb + bt_k as usize);
                     let bt_dst = smem + A_BYTES + 4 * (bt_k * BP + bt_row);
                     (bt_k, bt_rows, bt_src, 4 * NW as usize * ldb, bt_dst)
@@ -360,7 +302,7 @@ macro_rules! flagship_t_kernels {
                                     let src = if ok {
                                         at_src.wrapping_add((k0 + I * A_ROW_STEP) as usize * lda)
                                     } else {
-                                        tbase!(p, bq, a, stride_a).wrapping_add(at_col_addr as usize)
+                                        fbase!(batched, p, bq, a, stride_a).wrapping_add(at_col_addr as usize)
                                     };
                                     let bytes = if ok { at_bytes } else { 0 };
                                     let dst = at_dst + stage + 4 * I * A_ROW_STEP * AP;
@@ -385,7 +327,7 @@ macro_rules! flagship_t_kernels {
                                     // `row` of A.
                                     unsafe { a_src[ROW as usize].add((k0 + 8 * KG) as usize) }
                                 } else {
-                                    tbase!(p, bq, a, stride_a)
+                                    fbase!(batched, p, bq, a, stride_a)
                                 };
                                 let dst = a_dst + stage + 4 * (8 * KG * AP + 4 * NW * ROW);
                                 // SAFETY: `src` is a readable cell of A when `ok`, else nothing is read
@@ -402,7 +344,7 @@ macro_rules! flagship_t_kernels {
                                     let src = if ok {
                                         bt_src.wrapping_add(ROW as usize * bt_step + (k0 + 8 * KG) as usize)
                                     } else {
-                                        tbase!(p, bq, b, stride_b)
+                                        fbase!(batched, p, bq, b, stride_b)
                                     };
                                     let dst = bt_dst + stage + 4 * (8 * KG * BP + 4 * NW * ROW);
                                     // SAFETY: `src` is a cell of B when `ok` (row below n, k below K), else
@@ -421,7 +363,7 @@ macro_rules! flagship_t_kernels {
                                 } else {
                                     // SAFETY: column `b_col_addr` < n of B's first row: a valid
                                     // (aligned) address; nothing is read from it.
-                                    unsafe { tbase!(p, bq, b, stride_b).add(b_col_addr as usize) }
+                                    unsafe { fbase!(batched, p, bq, b, stride_b).add(b_col_addr as usize) }
                                 };
                                 let bytes = if ok { b_bytes } else { 0 };
                                 let dst = b_dst + stage + 4 * I * B_ROW_STEP * BN;
@@ -438,172 +380,11 @@ macro_rules! flagship_t_kernels {
                     }
                 };
 
-                // Prologue: slices kb..kb+STAGES-1 in flight, one group each (possibly empty).
-                seq!(S in 0..$st {
-                    if S + 1 < STAGES {
-                        if kb + S < ke {
-                            load_tile(kb + S, S * STAGE_BYTES);
-                        }
-                        // SAFETY: closes this thread's group (possibly empty); no memory access.
-                        unsafe { cp_async_commit() };
-                    }
-                });
-                // SAFETY: waits only.
-                unsafe { cp_async_wait::<{ $st - 2 }>() };
-                thread::sync_threads();
-
-                let mut acc = [[0.0f32; $rn]; $rm];
-                let mut fa = [[0.0f32; $rm]; 2];
-                let mut fb = [[0.0f32; $rn]; 2];
-                let mut read = 0u32;
-                let mut write = (STAGES - 1) * STAGE_BYTES;
-                // Fragments of step 0.
-                seq!(G in 0..$ga {
-                    // SAFETY: `read + a_frag + 4 * G * LY * 4` + 16 bytes stays in row 0 of stage
-                    // `read`'s A slice (the lane's 4 rows at warp / WN * WTM + lane / LX * 4 +
-                    // G * LY * 4 < BM), 16-byte aligned; the stage landed (wait) and is ordered by
-                    // the barrier above.
-                    let v = unsafe { ld_shared::<4>(smem + read + a_frag + 4 * G * LY * 4) };
-                    seq!(J in 0..4 { fa[0][G * 4 + J] = f32::from_bits(v[J]); });
-                });
-                seq!(H in 0..$gb {
-                    // SAFETY: `b_frag + 4 * H * LX * 4` + 16 bytes stays in row 0 of the B slice
-                    // (column < BN), aligned; landed and ordered as above.
-                    let v = unsafe { ld_shared::<4>(smem + read + b_frag + 4 * H * LX * 4) };
-                    seq!(J in 0..4 { fb[0][H * 4 + J] = f32::from_bits(v[J]); });
-                });
-
-                let mut kt = kb;
-                while kt < ke {
-                    seq!(KK in 0..$bk {
-                        if KK == BK - 1 {
-                            // Slice kt+1 has landed; every warp is done with slice kt-1's
-                            // stage, which the copies issued at KK == 0 of the next round
-                            // overwrite.
-                            // SAFETY: waits only.
-                            unsafe { cp_async_wait::<{ $st - 2 }>() };
-                            thread::sync_threads();
-                            read = if read + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { read + STAGE_BYTES };
-                        }
-                        {
-                            const NEXT: u32 = (KK + 1) % BK;
-                            const NB: usize = (KK + 1) % 2;
-                            seq!(G in 0..$ga {
-                                // SAFETY: row NEXT < BK of stage `read`'s A slice, columns < BM
-                                // (as at step 0); that stage landed before the barrier at KK == BK
-                                // - 1 (or the prologue), and the copies issued since write another
-                                // stage.
-                                let v = unsafe {
-                                    ld_shared::<4>(smem + read + a_frag + 4 * (NEXT * AP + G * LY * 4))
-                                };
-                                seq!(J in 0..4 { fa[NB][G * 4 + J] = f32::from_bits(v[J]); });
-                            });
-                            seq!(H in 0..$gb {
-                                // SAFETY: row NEXT < BK of the B slice, columns < BN; ordered as
-                                // the A fragment.
-                                let v = unsafe {
-                                    ld_shared::<4>(smem + read + b_frag + 4 * (NEXT * BP + H * LX * 4))
-                                };
-                                seq!(J in 0..4 { fb[NB][H * 4 + J] = f32::from_bits(v[J]); });
-                            });
-                        }
-                        if KK == 0 {
-                            let t = kt + STAGES - 1;
-                            if t < ke {
-                                load_tile(t, write);
-                            }
-                            // SAFETY: closes this thread's group; no memory access.
-                            unsafe { cp_async_commit() };
-                            write = if write + STAGE_BYTES == STAGES * STAGE_BYTES { 0 } else { write + STAGE_BYTES };
-                        }
-                        {
-                            const CB: usize = KK % 2;
-                            seq!(R in 0..$rm {
-                                seq!(C in 0..$rn {{
-                                    const RC: (usize, usize) = ffma_order(R * $rn + C, $rm, $rn, FfmaOrder::$ord);
-                                    acc[RC.0][RC.1] += fa[CB][RC.0] * fb[CB][RC.1];
-                                }});
-                            });
-                        }
-                    });
-                    kt += 1;
-                }
-                // No copy may still be writing shared memory when the unit ends.
-                // SAFETY: waits only.
-                unsafe { cp_async_wait::<0>() };
-                let (tid, pid) = (fresh_tid_x(), fresh_ctaid_x());
-                let (warp, lane) = (tid / 32, tid % 32);
-                // SAFETY: this thread's own stash word, stored by it at the unit's start
-                // (see there).
-                let [at] = unsafe { ld_shared::<1>(smem + STASH + 4 * tid) };
-                let (tile, kb, ke) = split.unit(at, split.range(pid).1);
-                let (m0, n0) = tile_origin::<BM, BN>(&p, tile);
-
-                let fast = m0 + BM <= m && n0 + BN <= n && p.ldc % 4 == 0 && (tbase!(p, bq, c, stride_c) as usize) % 16 == 0;
-                let row0 = m0 + warp / WN * WTM + lane / LX * 4;
-                let col0 = n0 + warp % WN * WTN + lane % LX * 4;
-                if kb == 0 && ke == ktiles {
-                    seq!(G in 0..$ga {
-                        seq!(I in 0..4 {
-                            seq!(H in 0..$gb {
-                                let v = acc4!(acc, G * 4 + I, H);
-                                // SAFETY: `store4`'s contract: `p` is the launch's, the cell is in
-                                // this block's tile (row0 + G * LY * 4 + I < m0 + BM, column < n0 +
-                                // BN), stored by this thread only; `fast` only when the tile is
-                                // inside C and C aligned.
-                                unsafe { store4(tepi!(p, bq), row0 + G * LY * 4 + I, col0 + H * LX * 4, v, fast) };
-                            });
-                        });
-                    });
-                } else {
-                    // A tile split over several blocks: every segment stores its sums, and
-                    // the block that completes the set adds them up from memory, segment 0
-                    // first (stream_k.rs). The accumulators are only ever stored, in one
-                    // straight run: summed from registers by the last block instead, they cost
-                    // ptxas's allocation of the main loop (552 conflicted FFMAs per k-slice
-                    // instead of 179).
-                    let slot = split.slot(pid, tile);
-                    seq!(G in 0..$ga {
-                        seq!(I in 0..4 {
-                            seq!(H in 0..$gb {{
-                                const Q: u32 = (G * 4 + I) * $gb + H;
-                                let v = acc4!(acc, G * 4 + I, H);
-                                seq!(J in 0..4 {
-                                    let idx = partial_index::<NT, { BM * BN }>(slot, 4 * Q + J, tid);
-                                    // SAFETY: `idx` < 2 * sk_blocks * BM * BN (slot < 2 *
-                                    // sk_blocks, accumulator < BM * BN / NT, tid < NT), inside
-                                    // `partials` (a split tile means sk_blocks > 0); each (slot,
-                                    // accumulator, thread) is stored by one thread.
-                                    unsafe { st_global_cg(p.partials.add(idx) as *mut u32, v[J].to_bits()) };
-                                });
-                            }});
-                        });
-                    });
-                    let (seg0, nseg) = split.segments(tile);
-                    // SAFETY: `p` is the launch's and `tile` a split tile, below sk_tiles.
-                    if unsafe { stream_k_count(&p, tile, nseg) } {
-                        let mut q = 0;
-                        while q < $rm * $rn / 4 {
-                            // 4-vector q = (G*4 + I)*GB + H, as stored above.
-                            let (g, i, h) = (q / 4 / $gb, q / $gb % 4, q % $gb);
-                            // SAFETY: as `stream_k_sum` requires: `q` < RM * RN / 4, the segments'
-                            // stores made visible by `stream_k_count`.
-                            let v = unsafe {
-                                stream_k_sum::<NT, { BM * BN }>(&p, &split, tile, seg0, nseg, q)
-                            };
-                            // SAFETY: as the data-parallel store above.
-                            unsafe { store4(tepi!(p, bq), row0 + g * LY * 4 + i, col0 + h * LX * 4, v, fast) };
-                            q += 1;
-                        }
-                        if tid == 0 {
-                            // Ready for the next launch.
-                            // SAFETY: `tile` < sk_tiles: its counter; every segment has counted, so
-                            // no block touches it again in this launch.
-                            unsafe { st_relaxed_gpu(p.counters.add(tile as usize), 0) };
-                        }
-                    }
-                }
-                it = at + ke - kb;
+                flagship_k_loop!(smem, kb, ke, load_tile, a_frag, b_frag, acc;
+                    pitch_b: BP, stages: $st, bk: $bk, thread_tile: $rm x $rn, groups: $ga x $gb,
+                    ffma_order: $ord);
+                flagship_unit_end!(batched, p, bq, smem, split, acc, it;
+                    size: m x n, ktiles: ktiles, thread_tile: $rm x $rn, groups: $ga x $gb);
             }
         }}
     )*};

@@ -130,6 +130,12 @@ mod flagship_ops_config;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod tile_macros;
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod flagship_pipeline;
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod flagship_unit;
 
 pub use flagship_config::{FLAGSHIP, FfmaOrder, FlagshipConfig, SgemmParams};
 pub use flagship_ops_config::{

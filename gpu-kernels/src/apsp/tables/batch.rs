@@ -1,5 +1,5 @@
 //! The batch kernels' tables (kernels in `../batch.rs` and `../batch_blocked.rs`).
-use super::super::{FW_CONFIGS, PITCH_ALIGN, Phase3Layout};
+use super::super::{PITCH_ALIGN, runs_tile_geometry};
 
 /// Many graphs of V ≤ [`BATCH_MAX_VERTICES`] in one launch (`batch.rs`): one block per graph,
 /// its `n x n` matrix (padded, INF off the diagonal) in registers, `rows x cols` cells per
@@ -158,18 +158,7 @@ for_each_batch_blocked!(batch_blocked_table);
 // The same geometry as the one-graph solver's register-tiled kernels of that block factor.
 const _: () = {
     let m = BATCH_BLOCKED;
-    let mut j = 0;
-    let mut found = false;
-    while j < FW_CONFIGS.len() {
-        let c = FW_CONFIGS[j];
-        if c.block == m.block {
-            found = true;
-            assert!(c.threads == m.pivot_threads && c.phase3_threads == m.tile_threads);
-            assert!(matches!(c.phase3_layout, Phase3Layout::Tile { .. }));
-        }
-        j += 1;
-    }
-    assert!(found);
+    assert!(runs_tile_geometry(m.block, m.pivot_threads, m.tile_threads));
     assert!(m.max_vertices > BATCH_MAX_VERTICES && m.max_vertices.is_multiple_of(m.block));
     assert!(BATCH_MAX_VERTICES.is_multiple_of(m.block));
 };

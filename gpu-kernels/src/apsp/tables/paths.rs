@@ -1,5 +1,5 @@
 //! The path kernels' table (`host apsp --paths`; kernels in `../paths.rs`).
-use super::super::{FW_CONFIGS, Phase3Layout};
+use super::super::runs_tile_geometry;
 
 /// Paths (`host apsp --paths`, `paths.rs`): the same blocked Floyd–Warshall carrying a second
 /// int32 matrix of successors or predecessors. Phases 2–3 keep the distance kernels' inner loop,
@@ -103,18 +103,7 @@ const _: () = {
     while i < FW_PATHS.len() {
         let m = FW_PATHS[i];
         assert!(m.block <= 1 << PATHS_CODE_BITS);
-        let mut j = 0;
-        let mut found = false;
-        while j < FW_CONFIGS.len() {
-            let c = FW_CONFIGS[j];
-            if c.block == m.block {
-                found = true;
-                assert!(c.threads == m.pivot_threads && c.phase3_threads == m.tile_threads);
-                assert!(matches!(c.phase3_layout, Phase3Layout::Tile { .. }));
-            }
-            j += 1;
-        }
-        assert!(found);
+        assert!(runs_tile_geometry(m.block, m.pivot_threads, m.tile_threads));
         i += 1;
     }
 };
