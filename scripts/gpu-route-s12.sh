@@ -3,7 +3,7 @@
 # aligned T,N problem on the tuned body: 64x64 where 64x128 would spread one wave over every
 # slot; its stream-K priced on the grid it launches) measured in ONE device call of under
 # 8 minutes. Parts (PARTS, default "changed neighbours tests suite outside"), in this order:
-#   changed     every problem whose pick the change moved (host/src/matmul/route/picks.rs), the
+#   changed     every problem whose pick the change moved (host/src/matmul/picks/mod.rs), the
 #               new pick (`sgemm`) against the old route forced (`route:…`, or the old direct
 #               kernel by name, which runs the same balanced grid) and the tuned kernels by name,
 #               in one `host matmul` process per problem; RUNS (3) interleaved rounds -> changed.txt:

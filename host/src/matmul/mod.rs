@@ -18,6 +18,8 @@ pub mod gemv;
 pub mod gpu;
 pub mod launch_cache;
 pub mod layout;
+#[cfg(test)]
+mod picks;
 pub mod problem;
 pub mod route;
 pub mod select;

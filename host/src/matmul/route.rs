@@ -104,6 +104,15 @@ pub struct Machine {
     pub per_sm: [u32; 4],
 }
 
+/// The H200's occupancy of the four tiles (blocks per SM), as `split_run::machine` read it
+/// (docs/data/session5-2026-11-24/shapes/call1/route_timings.txt): the machine the CPU tests
+/// of the route model and of the listed picks (`matmul::picks`) price on.
+#[cfg(test)]
+pub(crate) const H200: Machine = Machine {
+    sms: 132,
+    per_sm: [1, 2, 3, 5],
+};
+
 /// Whether each operand, where it is, allows 16-byte copies along its stored rows (leading
 /// dimension and stride multiples of 4, 16-byte aligned, the last piece inside the buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -415,11 +424,7 @@ mod batch_tile;
 mod efficiency;
 mod flagship_grid;
 mod fused;
-#[cfg(test)]
-mod listed;
 mod parse;
-#[cfg(test)]
-mod picks;
 pub mod single_t;
 pub mod tuned_grid;
 pub use batch_tile::batch_tile;

@@ -183,13 +183,8 @@ pub(super) fn prepass_latency(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Aligned, Prep, Route, choose_route};
+    use super::super::{Aligned, H200, Prep, Route, choose_route};
     use super::*;
-
-    const H200: Machine = Machine {
-        sms: 132,
-        per_sm: [1, 2, 3, 5],
-    };
 
     fn route(m: usize, n: usize, k: usize, ops: [Op; 2], al: Aligned) -> Route {
         choose_route(&Gemm::new(m, n, k).ops(ops[0], ops[1]), al, &H200)

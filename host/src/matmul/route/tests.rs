@@ -3,12 +3,6 @@ use super::*;
 use crate::matmul::balance::balanced_plan;
 use gpu_kernels::matmul::stream_k::{Schedule, plan_balanced};
 
-/// The H200's occupancy of the four tiles (blocks per SM), as `split_run::machine` read it
-/// (docs/data/session5-2026-11-24/shapes/call1/route_timings.txt).
-const H200: Machine = Machine {
-    sms: 132,
-    per_sm: [1, 2, 3, 5],
-};
 const ALIGNED: Aligned = Aligned { a: true, b: true };
 
 fn route(m: usize, n: usize, k: usize, ops: (Op, Op), batch: usize, al: Aligned) -> Route {

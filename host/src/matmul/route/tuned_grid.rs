@@ -133,7 +133,7 @@ pub(super) fn time(op: &Gemm, tile: usize, eff: f64, mc: &Machine) -> Option<f64
 
 #[cfg(test)]
 mod tests {
-    use super::super::listed::H200;
+    use super::super::H200;
     use super::*;
 
     #[test]

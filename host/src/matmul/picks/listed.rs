@@ -3,14 +3,10 @@
 //! the cost model moves exactly the problems it was measured on.
 use gpu_kernels::matmul::Op;
 
-use super::{Aligned, Machine, Prep, Route, SplitSum, choose_route};
-use crate::matmul::{problem::Gemm, skinny_split};
-
-/// The H200 as `split_run::machine` reads it (docs/data/session5-2026-11-24/shapes/call1/
-/// route_timings.txt).
-pub(super) const H200: Machine = Machine {
-    sms: 132,
-    per_sm: [1, 2, 3, 5],
+use crate::matmul::{
+    problem::Gemm,
+    route::{Aligned, H200, Prep, Route, SplitSum, choose_route, single_t},
+    skinny_split,
 };
 
 /// The committed lists (`M N K OPS BATCH` lines, as `host bench sgemm-shapes --suite` reads
@@ -108,7 +104,7 @@ pub(super) fn direct_kernel(g: &Gemm) -> Option<&'static str> {
     let al = packed_aligned(g);
     let vec = (g.op_a == Op::N || al.a) && (g.op_b == Op::T || al.b);
     let c = crate::matmul::select_ops::choose_ops_kernel(g, vec, H200.sms);
-    Some(super::single_t::a_aligned_twin(c, g.op_a == Op::T && al.a).name)
+    Some(single_t::a_aligned_twin(c, g.op_a == Op::T && al.a).name)
 }
 
 /// `route` in `RGK_SGEMM_ROUTE`'s syntax (`route::parse_route`).
@@ -143,7 +139,7 @@ pub(super) fn route_name(r: &Route) -> String {
 #[test]
 #[ignore = "prints every listed problem's pick: cargo test -p host --lib listed -- --ignored --nocapture"]
 fn print_picks() {
-    use super::{candidates, route_time};
+    use crate::matmul::route::{candidates, route_time};
     for l in listed() {
         let r = pick(&l.gemm);
         let al = packed_aligned(&l.gemm);

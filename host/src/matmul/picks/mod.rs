@@ -1,12 +1,15 @@
-//! Every listed problem's route on the H200 (`listed::pick`), and for a direct route with a
+//! (Test only, apart from `route` because it also asks `skinny_split`, which builds on the
+//! route model.) Every listed problem's route on the H200 (`listed::pick`), and for a direct route with a
 //! transposed operand or a batch, its kernel: printed by `listed::print_picks` at session 12's
 //! model. A change of the cost model or of the kernel choice that moves any of them must be
 //! measured on the GPU first (issue #20: picks follow measurements). Session 12 moved three:
 //! 1100x900x1000 TN (was `tile=3,splits=3`), 1500x1000x800 TN (was direct on
 //! `sgemm_tn_64x128x16_s3_8x8_fl`), both measured (docs/data/session11-2026-11-24/lead/call9),
 //! and 1536x1536x1536 TN (was `tile=2,splits=4`), not measured yet (scripts/gpu-route-s12.sh).
-use super::Route;
-use super::listed::{direct_kernel, listed, pick, route_name};
+use crate::matmul::route::Route;
+use listed::{direct_kernel, listed, pick, route_name};
+
+mod listed;
 
 /// `(label, route [kernel])` for every problem of `listed::listed()`, in its order.
 const PICKS: &[(&str, &str)] = &[
