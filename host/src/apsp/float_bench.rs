@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::float::{GpuWeight, addmin_peak, addmin_peak_launches, launch_rounds, padded_size};
-use crate::gpu::{Gpu, check_free_memory};
+use crate::gpu::{Gpu, Timing, check_free_memory};
 
 /// Edges per vertex of the timed graph (as `python/bench/bench.py`).
 const EDGES_PER_VERTEX: usize = 40;
@@ -78,16 +78,9 @@ pub struct FloatBench {
     pub variants: Vec<VariantTiming>,
 }
 
-/// The median of a non-empty sample (the mean of the middle two of an even count).
+/// The median of a non-empty sample, as [`Timing`] takes it (units pass through).
 fn median(xs: &[f64]) -> f64 {
-    let mut sorted = xs.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let m = sorted.len();
-    if m % 2 == 1 {
-        sorted[m / 2]
-    } else {
-        0.5 * (sorted[m / 2 - 1] + sorted[m / 2])
-    }
+    Timing::from_samples(xs.to_vec()).median_ms
 }
 
 /// Times `variants` (all of weight `W`) at `n` vertices: `reps` repetitions of rounds
@@ -127,7 +120,8 @@ pub fn bench<W: GpuWeight + From<f32>>(
     // SAFETY: every cell is written by the copy from `input` before any kernel reads it.
     let mut work = unsafe { DeviceBuffer::<W>::uninitialized(padded * pitch) }?;
     let mut runs = vec![Vec::with_capacity(reps); variants.len()];
-    let (mut sustained_iterations, mut sustained_runs) = (None, Vec::new());
+    // The sustained ceiling's launch (iterations, add-mins), fixed at the first timed repetition.
+    let (mut sustained_launch, mut sustained_runs) = (None, Vec::new());
     let stream = &gpu.stream;
     // One untimed pass of every variant first (module load, clocks up), of a few rounds.
     for rep in 0..=reps {
@@ -171,25 +165,29 @@ pub fn bench<W: GpuWeight + From<f32>>(
             }
         }
         if sustained && rep > 0 {
-            let iterations = *sustained_iterations.get_or_insert_with(|| {
-                let longest = runs.iter().map(|r| r[0]).fold(0.0, f64::max);
-                let per_iteration_s = ceiling.timing.median_ms * 1e-3 / ceiling.iterations as f64;
-                (longest / per_iteration_s)
-                    .round()
-                    .clamp(ceiling.iterations as f64, u32::MAX as f64) as u32
-            });
+            let iterations = sustained_launch.map_or_else(
+                || {
+                    let longest = runs.iter().map(|r| r[0]).fold(0.0, f64::max);
+                    let per_iteration_s =
+                        ceiling.timing.median_ms * 1e-3 / ceiling.iterations as f64;
+                    (longest / per_iteration_s)
+                        .round()
+                        .clamp(ceiling.iterations as f64, u32::MAX as f64)
+                        as u32
+                },
+                |(iterations, _)| iterations,
+            );
             let p = addmin_peak_launches::<W>(gpu, iterations, 0, 1)?;
+            sustained_launch = Some((iterations, p.updates_per_launch));
             sustained_runs.push(p.timing.median_ms * 1e-3);
         }
     }
-    let sustained_ceiling = sustained_iterations.map(|iterations| {
+    let sustained_ceiling = sustained_launch.map(|(iterations, updates_per_launch)| {
         let median_s = median(&sustained_runs);
         SustainedCeiling {
             iterations,
             median_s,
-            updates_per_s: ceiling.updates_per_launch / ceiling.iterations as f64
-                * iterations as f64
-                / median_s,
+            updates_per_s: updates_per_launch / median_s,
             runs_s: sustained_runs,
         }
     });
