@@ -27,7 +27,7 @@ pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOps
         return c;
     }
     let ops = [op.op_a, op.op_b];
-    let one_tuned = op.batch == 1 && ops != [Op::N, Op::N] && single_t::takes(ops, vec);
+    let one_tuned = op.batch == 1 && single_t::takes(ops, vec);
     // One problem on the tuned body: its tile (`route::tuned_grid::tile`, the N,N rule's but
     // for T,N grids that 64x128 would spread over every tile), which the route model prices.
     let tile = tile_override.unwrap_or_else(|| {
@@ -39,7 +39,7 @@ pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOps
     });
     // One problem with a transposed operand: the same kernels (`route::single_t`).
     if ops != [Op::N, Op::N]
-        && (op.batch > 1 || single_t::takes(ops, vec))
+        && (op.batch > 1 || one_tuned)
         && let Some(c) = batched_flagship(ops, tile, vec)
     {
         return c;
