@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, which has CUDA but no Rust, from the repository root, using the
-# bundle that `cargo xtask gpu-bundle` built here (carry `.device` with the call).
+# bundle that `cargo xtask gpu-bundle` built and packed here (carry `.device/pack` with the call;
+# it is unpacked into .device/bundle on first use).
 #
 #   scripts/gpu-run.sh check       host info, every GPU test, occupancy cross-check; ends with one
 #                                  summary line: tests passed, failed, skipped (e.g. a multi-GPU
@@ -128,6 +129,10 @@
 # BUNDLE names another bundle directory (default .device/bundle).
 set -uo pipefail
 B=${BUNDLE:-.device/bundle}
+# The bundle travels packed (`cargo xtask gpu-bundle`, carry .device/pack): unpack it once.
+if [ ! -x "$B/host" ] && [ -f .device/pack/bundle.tar.xz ]; then
+    tar -C .device -xJf .device/pack/bundle.tar.xz || { echo "unpacking .device/pack/bundle.tar.xz failed"; exit 1; }
+fi
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
 export REQUIRE_GPU=1   # a GPU test that cannot find the GPU or its course data fails here instead of skipping

@@ -40,6 +40,7 @@ pub fn build() {
     let ptxas = bin.join("ptxas");
     let fatbinary = bin.join("fatbinary");
     let version = tool_version(&ptxas);
+    let only = SassOnly::from_env();
 
     let mut stray = ungrouped_entries(gpu_kernels::PTX);
     stray.extend(ungrouped_entries(gpu_kernels::PTX_SM90A));
@@ -60,7 +61,7 @@ pub fn build() {
         if !ptx_file.is_file() {
             fs::write(&ptx_file, ptx).expect("writing a group's PTX");
         }
-        for &arch in sass_archs(*g) {
+        for &arch in sass_archs(*g).iter().filter(|a| only.kept(a)) {
             let key = fnv(&[
                 ptx.as_bytes(),
                 arch.as_bytes(),
@@ -293,4 +294,31 @@ fn fnv(parts: &[&[u8]]) -> u64 {
         }
     }
     h
+}
+
+/// `RGK_SASS_ONLY=90[,80…]`: SASS for the listed architectures alone (`90` keeps sm_90 and
+/// sm_90a). `cargo xtask gpu-bundle` sets it: the bundle runs on one known GPU and must fit
+/// the device tool's 64 MiB transfer, which SASS for four architectures in every test binary
+/// does not. Every group's PTX stays embedded, so another GPU still JIT-compiles it.
+struct SassOnly(Option<Vec<String>>);
+
+impl SassOnly {
+    const VAR: &str = "RGK_SASS_ONLY";
+
+    fn from_env() -> Self {
+        println!("cargo::rerun-if-env-changed={}", Self::VAR);
+        SassOnly(env::var(Self::VAR).ok().map(|v| {
+            v.split(',')
+                .map(|a| a.trim().to_string())
+                .filter(|a| !a.is_empty())
+                .collect()
+        }))
+    }
+
+    fn kept(&self, arch: &str) -> bool {
+        let base = arch.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        self.0
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|a| a == base))
+    }
 }

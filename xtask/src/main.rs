@@ -1,4 +1,5 @@
 //! Project tasks: `cargo xtask setup | llvm7 | build-ptx | ci | gpu-bundle | check-links`.
+mod bundle;
 mod cuda;
 mod env;
 mod links;
@@ -25,7 +26,9 @@ commands:
   ci                     fmt, clippy -D warnings, doc, Markdown links, the PTX checked against its
                          stamp (and, with LLVM 7, rebuilt and compared), all tests, fuzz smoke run
   check-links            every Markdown link to a local file (README.md, docs/, ...) resolves
-  gpu-bundle             build the host, GPU test binaries and cubin into .device/bundle for the GPU machine";
+  gpu-bundle [--tests gpu_a,gpu_b]
+                         build the host, GPU test binaries and cubin into .device/bundle for the GPU
+                         machine, and pack the host and the named tests (all) into .device/pack";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +37,7 @@ fn main() -> ExitCode {
         Some("build-ptx") => tasks::build_ptx_cmd(&args[1..]),
         Some("ci") => tasks::ci(),
         Some("llvm7") => llvm7::run(&args[1..]),
-        Some("gpu-bundle") => tasks::gpu_bundle(),
+        Some("gpu-bundle") => bundle::gpu_bundle(&args[1..]),
         Some("check-links") => links::check_links(&env::repo_root()),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

@@ -1,4 +1,4 @@
-//! build-ptx, ci and gpu-bundle.
+//! build-ptx and ci (gpu-bundle in `bundle`).
 use std::{
     fs,
     path::{Path, PathBuf},
@@ -81,7 +81,7 @@ fn committed_ptx_path() -> Result<PathBuf> {
 }
 
 /// The committed portable PTX and the committed Hopper PTX.
-fn committed_ptx_paths() -> Result<[PathBuf; 2]> {
+pub(crate) fn committed_ptx_paths() -> Result<[PathBuf; 2]> {
     let root = xenv::repo_root();
     Ok([
         root.join(committed_ptx_rel(&root)?),
@@ -166,7 +166,7 @@ fn forget_kernels_of_another_llvm(state: &State, root: &Path) -> Result<()> {
 /// generic loads and stores, for every kernel as compiled (the register caps of the kernels
 /// that have one are `.maxnreg` directives in the PTX, written by ptx-builder from the kernel
 /// registry, so ptxas applies them here as everywhere).
-fn check_ptx(state: &State, ptx: &Path) -> Result<Vec<ptxas::KernelReport>> {
+pub(crate) fn check_ptx(state: &State, ptx: &Path) -> Result<Vec<ptxas::KernelReport>> {
     let sm = check_sm(ptx);
     let root = xenv::repo_root();
     let dir = root.join(PTX_DIR);
@@ -391,95 +391,13 @@ pub fn ci() -> Result<()> {
     Ok(())
 }
 
-/// Builds everything the GPU machine runs (it has no Rust) into `.device/bundle`:
-/// the host binary, the host's test binaries, the PTX and its cubin.
-pub fn gpu_bundle() -> Result<()> {
-    let state = State::load();
-    // The host embeds the committed PTX; the cubin and ptxas report beside it are for SASS.
-    for ptx in committed_ptx_paths()? {
-        check_ptx(&state, &ptx)?;
-    }
-    let root = xenv::repo_root();
-    let bundle = root.join(".device/bundle");
-    let _ = fs::remove_dir_all(&bundle);
-    fs::create_dir_all(bundle.join("tests"))?;
-    xenv::run(xenv::cargo(&state)?.args(["build", "--release", "--locked", "-p", "host"]))?;
-    copy(&root.join("target/release/host"), &bundle.join("host"))?;
-
-    let out = xenv::cargo(&state)?
-        .args([
-            "test",
-            "--release",
-            "--locked",
-            "-p",
-            "host",
-            "--no-run",
-            "--message-format=json",
-        ])
-        .output()?;
-    if !out.status.success() {
-        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
-        bail!("building the host's test binaries failed");
-    }
-    let mut tests = 0;
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        if !line.contains("\"reason\":\"compiler-artifact\"") || !line.contains("\"test\":true") {
-            continue;
-        }
-        if let Some(exe) = json_string_field(line, "executable") {
-            let exe = PathBuf::from(exe);
-            let name = exe.file_name().unwrap().to_string_lossy();
-            // test binaries are named NAME-HASH; the runner wants the plain name.
-            let plain = name.rsplit_once('-').map(|(n, _)| n).unwrap_or(&name);
-            // Only the GPU tests: the CPU ones run in CI, where the shared test data is.
-            if plain.starts_with("gpu_") {
-                copy(&exe, &bundle.join("tests").join(plain))?;
-                tests += 1;
-            }
-        }
-    }
-    // Not the PTX itself: the binary must run on what it embeds. Other architectures' PTX
-    // (build-ptx --arch) travels for comparisons with --ptx.
-    for entry in fs::read_dir(root.join(PTX_DIR))? {
-        let p = entry?.path();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if name != "gpu_kernels.ptx" {
-            copy(&p, &bundle.join(&name))?;
-        }
-    }
-    // Provenance for benchmark records: the GPU machine has the tree but not its git history.
-    let describe = Command::new("git")
-        .args(["describe", "--always", "--dirty"])
-        .current_dir(&root)
-        .output()?;
-    fs::write(
-        bundle.join("COMMIT"),
-        String::from_utf8_lossy(&describe.stdout).trim(),
-    )?;
-    // The shared test cases live beside the checkout, which does not travel to the GPU machine.
-    let testdata = root.join("../shared/testdata/apsp");
-    if testdata.is_dir() {
-        let dst = bundle.join("testdata/apsp");
-        fs::create_dir_all(&dst)?;
-        for entry in fs::read_dir(&testdata)? {
-            let p = entry?.path();
-            copy(&p, &dst.join(p.file_name().unwrap()))?;
-        }
-    }
-    println!(
-        "bundle: {} (host, {tests} GPU test binaries, PTX); run it there with scripts/gpu-run.sh",
-        bundle.display()
-    );
-    Ok(())
-}
-
-fn copy(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy(from: &Path, to: &Path) -> Result<()> {
     fs::copy(from, to)
         .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
     Ok(())
 }
 
-fn json_string_field(line: &str, key: &str) -> Option<String> {
+pub(crate) fn json_string_field(line: &str, key: &str) -> Option<String> {
     let pat = format!("\"{key}\":\"");
     let start = line.find(&pat)? + pat.len();
     let end = start + line[start..].find('"')?;
