@@ -1,11 +1,15 @@
 //! (Test only, apart from `route` because it also asks `skinny_split`, which builds on the
 //! route model.) Every listed problem's route on the H200 (`listed::pick`), and for a direct route with a
-//! transposed operand or a batch, its kernel: printed by `listed::print_picks` at session 12's
+//! transposed operand or a batch, its kernel: printed by `listed::print_picks` at session 13's
 //! model. A change of the cost model or of the kernel choice that moves any of them must be
 //! measured on the GPU first (issue #20: picks follow measurements). Session 12 moved three:
 //! 1100x900x1000 TN (was `tile=3,splits=3`), 1500x1000x800 TN (was direct on
-//! `sgemm_tn_64x128x16_s3_8x8_fl`), both measured (docs/data/session11-2026-11-24/lead/call9),
-//! and 1536x1536x1536 TN (was `tile=2,splits=4`), not measured yet (scripts/gpu-route-s12.sh).
+//! `sgemm_tn_64x128x16_s3_8x8_fl`) and 1536x1536x1536 TN (was `tile=2,splits=4`), each
+//! faster in 3 of 3 processes (docs/data/session13-2026-11-28/route-s12). Session 13's
+//! `FLAGSHIP_SK_LATENCY` moved twelve, each forced against its old pick in three processes
+//! (docs/data/session13-2026-11-28/moved1, moved2): faster in eleven, 350x500x800 N,N split
+//! three ways 0.0298 ms against 0.0278 direct (its two-way split, 0.0254, the model ranks
+//! behind: docs/matmul.md, Session 13).
 use crate::matmul::route::Route;
 use listed::{direct_kernel, listed, pick, route_name};
 
@@ -16,7 +20,7 @@ const PICKS: &[(&str, &str)] = &[
     ("64x64x64 NN x1", "direct"),
     ("128x128x128 NN x1", "direct"),
     ("256x256x256 NN x1", "direct"),
-    ("512x512x512 NN x1", "direct"),
+    ("512x512x512 NN x1", "tile=3,splits=2"),
     ("1024x1024x1024 NN x1", "direct"),
     ("2048x2048x2048 NN x1", "direct"),
     ("4096x4096x4096 NN x1", "direct"),
@@ -107,11 +111,11 @@ const PICKS: &[(&str, &str)] = &[
         "999x1111x1023 TN x1",
         "direct sgemm_tn_64x128x16_s3_8x8_u_fl",
     ),
-    ("999x1111x1023 NT x1", "b=T"),
-    ("999x1111x1023 TT x1", "a=T,b=T"),
+    ("999x1111x1023 NT x1", "a=T,b=T"),
+    ("999x1111x1023 TT x1", "a=R,b=T"),
     ("1200x700x900 NN x1", "direct"),
     ("1200x700x900 NT x1", "b=T"),
-    ("350x500x800 NN x1", "direct"),
+    ("350x500x800 NN x1", "tile=3,splits=3"),
     ("450x450x450 NN x1", "direct"),
     ("64x12288x4096 NN x1", "direct"),
     ("12288x64x4096 NN x1", "direct"),
@@ -121,13 +125,13 @@ const PICKS: &[(&str, &str)] = &[
     ("640x640x8192 NN x1", "tile=2,splits=12"),
     ("1x3000x5000 NN x1", "direct"),
     ("1100x900x1000 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
-    ("1100x900x1000 NT x1", "b=T"),
+    ("1100x900x1000 NT x1", "b=T,tile=3,splits=3"),
     ("1100x900x1000 TT x1", "b=T,tile=3,splits=3"),
     (
         "1001x779x1027 TN x1",
         "direct sgemm_tn_64x64x16_s4_8x4_u_fl",
     ),
-    ("1001x779x1027 TT x1", "a=T,b=T"),
+    ("1001x779x1027 TT x1", "a=R"),
     ("768x1280x1536 TT x1", "b=T,tile=2,splits=2"),
     ("2000x1500x700 TN x1", "direct sgemm_tn_64x128x16_s3_8x8_fl"),
     ("1536x1536x1536 NT x1", "a=T,b=T,tile=2,splits=4"),
@@ -141,10 +145,10 @@ const PICKS: &[(&str, &str)] = &[
     ("1x5000x777 NN x1", "direct"),
     ("1x1000x16384 NN x1", "direct"),
     ("1x4097x4095 NN x1", "direct"),
-    ("300x600x700 NN x1", "direct"),
+    ("300x600x700 NN x1", "tile=3,splits=2"),
     ("333x777x555 NN x1", "direct"),
-    ("448x448x1500 NN x1", "direct"),
-    ("448x448x2000 NN x1", "direct"),
+    ("448x448x1500 NN x1", "tile=3,splits=4"),
+    ("448x448x2000 NN x1", "tile=3,splits=4"),
     ("333x555x1900 NN x1", "direct"),
     ("1000x780x1025 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
     ("1200x700x900 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
@@ -176,7 +180,7 @@ const PICKS: &[(&str, &str)] = &[
         "256x256x256 NN x300",
         "direct sgemm_nn_128x256x8_s4_8x16_fl",
     ),
-    ("600x900x1300 NN x1", "direct"),
+    ("600x900x1300 NN x1", "tile=2,splits=3"),
     ("333x777x555 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_u_fl"),
     ("1200x1000x6000 NN x1", "tile=0,flagship=3"),
     ("400x1000x3000 NT x1", "tile=0,splits=8"),
@@ -194,9 +198,9 @@ const PICKS: &[(&str, &str)] = &[
     ("1x6144x6144 NN x1", "direct"),
     ("8192x8x8192 NN x1", "direct"),
     ("5000x4x16000 NN x1", "direct"),
-    ("900x800x1100 NN x1", "direct"),
+    ("900x800x1100 NN x1", "tile=3,splits=2"),
     ("900x800x1100 TN x1", "tile=3,splits=2"),
-    ("900x800x1100 NT x1", "b=T"),
+    ("900x800x1100 NT x1", "b=T,tile=3,splits=2"),
     ("900x800x1100 TT x1", "b=T,tile=3,splits=2"),
     ("384x384x12288 NN x1", "tile=1,splits=24"),
     ("320x320x12000 NN x1", "tile=3,splits=24"),

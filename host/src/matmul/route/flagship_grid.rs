@@ -16,16 +16,44 @@ use crate::matmul::{
 /// direct route's deep-K times, 256²x16384 with 8 segments of 64x64 per tile).
 pub(super) const FIXUP_BANDWIDTH: f64 = 20e9;
 
+/// Time the N,N flagship's stream-K over every tile takes beyond the estimate of its
+/// segments and fix-up: the counters' fences and the completing blocks' wait on the slowest
+/// segment, as `tuned_grid::TUNED_SK_LATENCY` for the tuned body. H200, session 13
+/// (docs/data/session13-2026-11-28/cands2, medians of three processes, against the estimate
+/// without it): 448²x1500 0.0448 ms against 0.0272, 448²x2000 0.0507 against 0.0373,
+/// 900x800x1100 0.0642 against 0.0565; 7.5 to 17.6 µs. Added with B aligned only: with B
+/// unaligned the routes it would hand the problem to (B re-pitched, then split) are priced
+/// further still below their times (333x555x777: 0.0366 ms against 0.0286 split three ways),
+/// and the `_u` flagship stays the fastest route measured there (0.0312).
+const FLAGSHIP_SK_LATENCY: f64 = 10e-6;
+
 /// Estimated seconds of the N,N flagship on a plain problem: `select::choose_kernel`'s tile,
 /// data-parallel or, where `stream_k::plan_balanced` spreads an uneven wave, stream-K with its
 /// segments summed one after another by the block completing a tile.
 pub(super) fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 {
-    flagship_grid_time(
-        op,
-        vec_b,
-        kernel_efficiency([Op::N, Op::N], true, vec_b),
-        mc,
-    )
+    let tile = flagship_tile(op, vec_b, mc.sms);
+    let eff = kernel_efficiency([Op::N, Op::N], true, vec_b);
+    let t = flagship_grid_time_on(op, tile, eff, mc);
+    if vec_b && streams_every_tile(op, tile, mc) {
+        t + FLAGSHIP_SK_LATENCY
+    } else {
+        t
+    }
+}
+
+/// Whether the N,N flagship on tile `TILES[tile]` runs stream-K over every tile of `op` and
+/// its estimate is that grid's (not the data-parallel one, which it takes when cheaper).
+fn streams_every_tile(op: &Gemm, tile: usize, mc: &Machine) -> bool {
+    let cfg = variant([Op::N, Op::N], tile, true);
+    let tiles = cfg.tiles(op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
+    let split = balanced_plan(
+        Schedule::StreamK,
+        tiles,
+        cfg.ktiles(op.k as u32),
+        mc.sms,
+        mc.per_sm[tile],
+    );
+    split.sk_blocks > 0 && split.sk_tiles == tiles
 }
 
 /// [`direct_flagship_time`] at kernel efficiency `eff`: the N,N flagship's tile and grid, which

@@ -196,15 +196,16 @@ mod tests {
         let aligned = Aligned { a: true, b: true };
         let keep = |a, b| Route { a, b, split: None };
         // T,T on 64x64: the tuned body where the operands are (1000x777x1025 with B stored
-        // 777 x 1025, 1200x700x900); with A unaligned (999x1111x1023, on 64x128) both operands
-        // transposed, as before.
+        // 777 x 1025, 1200x700x900); with A unaligned (999x1111x1023, on 64x128) A re-pitched
+        // and B transposed, to the tuned T,N body: since session 13 the N,N flagship that both
+        // transposes led to pays its stream-K latency (0.0864 ms against 0.0940, moved2).
         let b_odd = Aligned { a: true, b: false };
         assert_eq!(route(1000, 777, 1025, [T, T], b_odd), Route::DIRECT);
         assert_eq!(route(1200, 700, 900, [T, T], aligned), Route::DIRECT);
         let odd = Aligned { a: false, b: false };
         assert_eq!(
             route(999, 1111, 1023, [T, T], odd),
-            keep(Prep::Transpose, Prep::Transpose)
+            keep(Prep::Repitch, Prep::Transpose)
         );
         // T,N with B unaligned: the tuned body with 4-byte copies where A is (before: A
         // transposed, then the N,N `_u` flagship; the re-pitch of B before the tuned T,N body
