@@ -429,9 +429,7 @@ pub mod single_t;
 pub mod tuned_grid;
 pub use batch_tile::batch_tile;
 use efficiency::{kernel_efficiency, tile_efficiency};
-use flagship_grid::{
-    FIXUP_BANDWIDTH, direct_flagship_time, flagship_grid_time, flagship_grid_time_on, flagship_tile,
-};
+use flagship_grid::{FIXUP_BANDWIDTH, direct_flagship_time, flagship_grid_time_on, flagship_tile};
 pub use fused::{
     FUSED_COUNTS, MAX_FUSED_FLAGSHIP, MAX_FUSED_VARIANT, MIN_FUSED_K, fused_on_flagship,
 };

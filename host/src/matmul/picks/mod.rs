@@ -9,7 +9,9 @@
 //! `FLAGSHIP_SK_LATENCY` moved twelve, each forced against its old pick in three processes
 //! (docs/data/session13-2026-11-28/moved1, moved2): faster in eleven, 350x500x800 N,N split
 //! three ways 0.0298 ms against 0.0278 direct (its two-way split, 0.0254, the model ranks
-//! behind: docs/matmul.md, Session 13).
+//! behind: docs/matmul.md, Session 13), and the unaligned T,N body's 64x64 tile
+//! (`single_t::unaligned_tile`) two: 999x1111x1023 and 1000x1111x1023 T,N (64x128 → 64x64, by
+//! name in three processes each).
 use crate::matmul::route::Route;
 use listed::{direct_kernel, listed, pick, route_name};
 
@@ -109,7 +111,7 @@ const PICKS: &[(&str, &str)] = &[
     ("32x32x32 NN x100", "direct sgemm_nn_64x64x16_s4_8x4_fl"),
     (
         "999x1111x1023 TN x1",
-        "direct sgemm_tn_64x128x16_s3_8x8_u_fl",
+        "direct sgemm_tn_64x64x16_s4_8x4_u_fl",
     ),
     ("999x1111x1023 NT x1", "a=T,b=T"),
     ("999x1111x1023 TT x1", "a=R,b=T"),
@@ -155,7 +157,7 @@ const PICKS: &[(&str, &str)] = &[
     ("1500x1000x800 TN x1", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
     (
         "1000x1111x1023 TN x1",
-        "direct sgemm_tn_64x128x16_s3_8x8_ub_fl",
+        "direct sgemm_tn_64x64x16_s4_8x4_ub_fl",
     ),
     ("1024x1024x1024 TN x1", "tile=2,splits=2"),
     ("768x1280x1536 TN x1", "tile=2,splits=2"),

@@ -56,12 +56,6 @@ fn streams_every_tile(op: &Gemm, tile: usize, mc: &Machine) -> bool {
     split.sk_blocks > 0 && split.sk_tiles == tiles
 }
 
-/// [`direct_flagship_time`] at kernel efficiency `eff`: the N,N flagship's tile and grid, which
-/// the tuned body with a transposed operand takes on one problem as well (`single_t`).
-pub(super) fn flagship_grid_time(op: &Gemm, vec_b: bool, eff: f64, mc: &Machine) -> f64 {
-    flagship_grid_time_on(op, flagship_tile(op, vec_b, mc.sms), eff, mc)
-}
-
 /// The index into [`TILES`] of `select::choose_kernel`'s tile for `op` (`vec_b`: B in 16-byte
 /// pieces).
 pub(super) fn flagship_tile(op: &Gemm, vec_b: bool, sms: u32) -> usize {
@@ -72,7 +66,7 @@ pub(super) fn flagship_tile(op: &Gemm, vec_b: bool, sms: u32) -> usize {
         .unwrap_or(TILES.len() - 1)
 }
 
-/// [`flagship_grid_time`] on tile `TILES[tile]`: data-parallel or, where
+/// The N,N flagship on tile `TILES[tile]` at kernel efficiency `eff`: data-parallel or, where
 /// `balance::balanced_plan` spreads an uneven wave over every resident slot, stream-K.
 pub(super) fn flagship_grid_time_on(op: &Gemm, tile: usize, eff: f64, mc: &Machine) -> f64 {
     let cfg = variant([Op::N, Op::N], tile, true);

@@ -14,9 +14,7 @@
 //! (`select_ops::batch_kernel`), priced as the variant it replaces, as for N,N.
 use gpu_kernels::matmul::{FLAGSHIP_T_U, FlagshipOpsConfig, Op, stream_k::Schedule};
 
-use super::{
-    Machine, TILES, flagship_grid_time, flagship_grid_time_on, kernel_efficiency, tuned_grid,
-};
+use super::{Machine, TILES, flagship_grid_time_on, kernel_efficiency, tuned_grid};
 use crate::matmul::{
     balance::balanced_plan,
     problem::{Gemm, MAX_DIM},
@@ -42,9 +40,27 @@ pub fn unaligned(op: &Gemm, vec: bool, sms: u32) -> Option<&'static FlagshipOpsC
     if vec || op.batch != 1 || [op.op_a, op.op_b] != [Op::T, Op::N] || switched_off() {
         return None;
     }
-    let cfg = choose_kernel(op.m, op.n, op.k, false, sms);
-    let name = format!("sgemm_tn_{}_fl", cfg.name.strip_prefix("sgemm_")?);
+    let name = match unaligned_tile(op, sms) {
+        Some(tile) => format!("sgemm_tn_{}_u_fl", TILES[tile]),
+        None => {
+            let cfg = choose_kernel(op.m, op.n, op.k, false, sms);
+            format!("sgemm_tn_{}_fl", cfg.name.strip_prefix("sgemm_")?)
+        }
+    };
     FLAGSHIP_T_U.iter().find(|c| c.name == name)
+}
+
+/// Where the [`unaligned`] body leaves the `_u` flagship's tile: 64x64 where that tile is
+/// 64x128 and the aligned T,N body takes 64x64 (`tuned_grid::tile`: one wave of 64x128 spread
+/// over every tuned slot, session 12), the same launch with 4-byte copies. H200, session 13
+/// (docs/data/session13-2026-11-28, three processes each, kernels by name): 1000x1111x1023 T,N
+/// on 64x64 0.0810 / 0.0802 / 0.0795 ms against 0.0864 / 0.0849 / 0.0836 on 64x128 (`cands1`);
+/// 999x1111x1023 0.0838 / 0.0833 / 0.0868 against 0.0856 / 0.0852 / 0.0875
+/// (`route-s12/neighbours.txt`). `None`: the `_u` flagship's own tile.
+fn unaligned_tile(op: &Gemm, sms: u32) -> Option<usize> {
+    let own = super::flagship_tile(op, false, sms);
+    let small = tuned_grid::tile(op, [Op::T, Op::N], sms);
+    (own == tuned_grid::WIDE && small == tuned_grid::SMALL).then_some(small)
 }
 
 /// The twin of an [`unaligned`] kernel that copies A in 16-byte pieces and B in 4-byte ones
@@ -116,8 +132,9 @@ const SK_LATENCY: f64 = 10e-6;
 /// estimate 0.0568).
 pub(super) fn time_unaligned(op: &Gemm, mc: &Machine) -> f64 {
     let eff = kernel_efficiency([Op::N, Op::N], true, false);
-    let tile = super::flagship_tile(op, false, mc.sms);
-    tuned_grid::time(op, tile, eff, mc).unwrap_or_else(|| flagship_grid_time(op, false, eff, mc))
+    let tile =
+        unaligned_tile(op, mc.sms).unwrap_or_else(|| super::flagship_tile(op, false, mc.sms));
+    tuned_grid::time(op, tile, eff, mc).unwrap_or_else(|| flagship_grid_time_on(op, tile, eff, mc))
 }
 
 /// Estimated seconds of one problem `op` with operations `ops` (after the pre-pass) on the

@@ -38,8 +38,8 @@ use crate::matmul::{
 };
 
 /// The 64x128 and 64x64 tiles' indices in `TILES`.
-const WIDE: usize = 2;
-const SMALL: usize = 3;
+pub(super) const WIDE: usize = 2;
+pub(super) const SMALL: usize = 3;
 
 /// Time the tuned body's stream-K over every tile takes beyond its even share of the slices,
 /// its launch and its fix-up: the counters' fences and the completing blocks' wait on the
