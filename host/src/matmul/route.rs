@@ -287,7 +287,7 @@ fn gemm_time(op: &Gemm, ops: [Op; 2], al: Aligned, split: Option<SplitK>, mc: &M
         None if op.batch == 1 && single_t::takes(ops, vec) => single_t::time(op, ops, mc),
         None if single_t::unaligned(op, vec, mc.sms).is_some() => single_t::time_unaligned(op, mc),
         None => {
-            let tile = batch_tile(op, mc.sms);
+            let tile = batch_tile(op, mc);
             // An N,N batch with B aligned runs the tuned flagship (`select_ops::batch_kernel`;
             // H200, session 8: 256³ x 512 95.1 % of cuBLAS, the variant 86.8 %), so an N,T
             // batch's B is worth transposing. (Split-K's batch runs it too, but its picks keep

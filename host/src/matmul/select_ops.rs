@@ -7,7 +7,7 @@ use gpu_kernels::matmul::{FLAGSHIP_BATCHED, FlagshipOpsConfig, Op, stream_k::Sch
 
 use super::{
     problem::Gemm,
-    route::{TILES, batch_tile, single_t, tuned_grid, variant},
+    route::{Machine, TILES, batch_tile, single_t, tuned_grid, variant},
     select::{DEFAULT_GROUP, DEFAULT_SCHEDULE, group_override, schedule_override},
 };
 
@@ -17,7 +17,8 @@ use super::{
 /// batch with `op(B) = T`). `RGK_SGEMM_OPS_TILE` (an index into `route::TILES`) overrides the
 /// tile, for timing runs. `vec`: the operands allow 16-byte copies
 /// ([`Gemm::straight_vector_ok`]).
-pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOpsConfig {
+pub fn choose_ops_kernel(op: &Gemm, vec: bool, mc: &Machine) -> &'static FlagshipOpsConfig {
+    let sms = mc.sms;
     let tile_override = ops_tile_override();
     // One T,N problem with unaligned straight copies: the tuned body with 4-byte copies on the
     // N,N `_u` flagship's tile (`route::single_t::unaligned`), unless a tile is forced.
@@ -34,7 +35,7 @@ pub fn choose_ops_kernel(op: &Gemm, vec: bool, sms: u32) -> &'static FlagshipOps
         if one_tuned {
             tuned_grid::tile(op, ops, sms)
         } else {
-            batch_tile(op, sms)
+            batch_tile(op, mc)
         }
     });
     // One problem with a transposed operand: the same kernels (`route::single_t`).
@@ -112,6 +113,7 @@ pub fn ops_launch_settings(own_stream: bool) -> (u32, Schedule) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matmul::route::H200;
 
     #[test]
     fn n_n_batches_with_b_aligned_run_the_tuned_flagship() {
@@ -144,19 +146,19 @@ mod tests {
             ([Op::T, Op::T], "sgemm_tt_128x128x8_s4_16x8_fl"),
         ] {
             let op = Gemm::new(256, 256, 256).ops(ops[0], ops[1]);
-            assert_eq!(choose_ops_kernel(&op.batch(512), true, 132).name, name);
+            assert_eq!(choose_ops_kernel(&op.batch(512), true, &H200).name, name);
             // One problem: the same kernels on the N,N rule's tile (session 10).
-            let one = choose_ops_kernel(&op, true, 132);
+            let one = choose_ops_kernel(&op, true, &H200);
             assert!(one.tuned && one.name.contains("64x64x16"), "{}", one.name);
             // Unaligned: N,T needs nothing, T,N takes its body with 4-byte copies
             // (`route::single_t::unaligned`), T,T the variant.
-            let odd = choose_ops_kernel(&op, false, 132);
+            let odd = choose_ops_kernel(&op, false, &H200);
             assert_eq!(odd.tuned, ops != [Op::T, Op::T], "{}", odd.name);
             assert_eq!(odd.vec, ops == [Op::N, Op::T], "{}", odd.name);
         }
         let op = Gemm::new(256, 256, 256).batch(512);
         assert_eq!(
-            choose_ops_kernel(&op, true, 132).name,
+            choose_ops_kernel(&op, true, &H200).name,
             "sgemm_nn_128x256x8_s4_8x16_fl"
         );
     }
@@ -168,7 +170,7 @@ mod tests {
                 for vec in [true, false] {
                     let pick = |m, n, k, batch| {
                         let op = Gemm::new(m, n, k).ops(op_a, op_b).batch(batch);
-                        let c = choose_ops_kernel(&op, vec, 132);
+                        let c = choose_ops_kernel(&op, vec, &H200);
                         assert_eq!(c.ops, [op_a, op_b]);
                         // N,T copies nothing straight: its batched flagship needs nothing.
                         assert!(!c.vec || vec || c.ops == [Op::N, Op::T], "{}", c.name);
@@ -189,7 +191,10 @@ mod tests {
                     assert!(pick(256, 256, 4096, 64).contains(large));
                     assert!(pick(64, 64, 64, 4096).contains("64x64x16"));
                     assert!(pick(256, 256, 256, 512).contains(large));
-                    assert!(pick(384, 384, 384, 100).contains("128x128x8"));
+                    // 384³ x 100: 128x128, or with op(B) = T 64x128, whose last wave the
+                    // estimate prices as fuller (`route::batch_tile`, session 13).
+                    let at_384 = if op_b == Op::T { mid } else { "128x128x8" };
+                    assert!(pick(384, 384, 384, 100).contains(at_384));
                     // 64x128 and 64x64 pad 100 alike: the larger; a third less on 64x64 at 192.
                     assert!(pick(100, 100, 100, 100).contains(mid));
                     assert!(pick(200, 200, 200, 600).contains(mid));

@@ -289,7 +289,7 @@ fn launch_default(
 ) -> anyhow::Result<()> {
     if !op.is_plain() {
         let vec = op.straight_vector_ok(a, b);
-        let cfg = choose_ops_kernel(op, vec, super::launch_cache::multiprocessors(gpu)?);
+        let cfg = choose_ops_kernel(op, vec, &split_run::machine(gpu)?);
         // B's rows unaligned but A's not: the 4-byte T,N body's twin with A in 16-byte pieces.
         let cfg = single_t::a_aligned_twin(cfg, op.a_straight_vector_ok(a));
         let (group, schedule) = select_ops::ops_launch_settings(own);

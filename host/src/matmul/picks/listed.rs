@@ -103,7 +103,7 @@ pub(super) fn direct_kernel(g: &Gemm) -> Option<&'static str> {
     }
     let al = packed_aligned(g);
     let vec = (g.op_a == Op::N || al.a) && (g.op_b == Op::T || al.b);
-    let c = crate::matmul::select_ops::choose_ops_kernel(g, vec, H200.sms);
+    let c = crate::matmul::select_ops::choose_ops_kernel(g, vec, &H200);
     Some(single_t::a_aligned_twin(c, g.op_a == Op::T && al.a).name)
 }
 

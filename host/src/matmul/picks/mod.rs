@@ -11,7 +11,8 @@
 //! three ways 0.0298 ms against 0.0278 direct (its two-way split, 0.0254, the model ranks
 //! behind: docs/matmul.md, Session 13), and the unaligned T,N body's 64x64 tile
 //! (`single_t::unaligned_tile`) two: 999x1111x1023 and 1000x1111x1023 T,N (64x128 → 64x64, by
-//! name in three processes each).
+//! name in three processes each); the batch tile by the grid estimate (`route::batch_tile`)
+//! two: 384³ x 100 N,T and T,T (128x128 → 64x128, by name in three processes each).
 use crate::matmul::route::Route;
 use listed::{direct_kernel, listed, pick, route_name};
 
@@ -174,10 +175,7 @@ const PICKS: &[(&str, &str)] = &[
         "1536x1536x1536 TN x1",
         "direct sgemm_tn_64x128x16_s3_8x8_fl",
     ),
-    (
-        "384x384x384 NT x100",
-        "direct sgemm_nt_128x128x8_s4_16x8_fl",
-    ),
+    ("384x384x384 NT x100", "direct sgemm_nt_64x128x16_s3_8x8_fl"),
     (
         "256x256x256 NN x300",
         "direct sgemm_nn_128x256x8_s4_8x16_fl",
@@ -224,10 +222,7 @@ const PICKS: &[(&str, &str)] = &[
     ("200x200x200 NN x600", "direct sgemm_nn_64x128x16_s3_8x8_fl"),
     ("192x192x192 TN x384", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
     ("320x320x320 TN x256", "direct sgemm_tn_64x64x16_s4_8x4_fl"),
-    (
-        "384x384x384 TT x100",
-        "direct sgemm_tt_128x128x8_s4_16x8_fl",
-    ),
+    ("384x384x384 TT x100", "direct sgemm_tt_64x128x16_s3_8x8_fl"),
     ("200x200x200 NT x600", "direct sgemm_nt_64x128x16_s3_8x8_fl"),
     (
         "512x512x256 TT x192",

@@ -252,7 +252,7 @@ fn the_default_tile_follows_choose_ops_kernel() {
         (1000, 777, 1025, 1),
     ] {
         let op = Gemm::new(m, n, k).ops(Op::T, Op::N).batch(batch);
-        let want = choose_ops_kernel(&op, true, 132);
+        let want = choose_ops_kernel(&op, true, &H200);
         let got = variant([Op::T, Op::N], default_ops_tile(m, n, k, batch, 132), true);
         assert_eq!((got.bm, got.bn), (want.bm, want.bn), "{m}x{n}x{k} x{batch}");
     }
@@ -379,7 +379,7 @@ fn aligned_t_n_runs_the_tuned_body_where_a_transpose_would_pay_the_same_stream_k
 fn aligned_t_n_follows_the_tuned_body_by_name() {
     use super::super::select_ops::choose_ops_kernel;
     let tn = |m, n, k| Gemm::new(m, n, k).ops(Op::T, Op::N);
-    let kernel = |m, n, k| choose_ops_kernel(&tn(m, n, k), true, 132).name;
+    let kernel = |m, n, k| choose_ops_kernel(&tn(m, n, k), true, &H200).name;
     let t64 = "sgemm_tn_64x64x16_s4_8x4_fl";
     // 1100x900x1000: split in three (0.0795 / 0.0804 / 0.0785; also sessions 10 and 11's calls
     // 2, 3 and 5) against the 64x64 body 0.0728 / 0.0745 / 0.0712: direct on 64x64.
