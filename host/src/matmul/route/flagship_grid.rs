@@ -41,8 +41,12 @@ pub(super) fn direct_flagship_time(op: &Gemm, vec_b: bool, mc: &Machine) -> f64 
     }
 }
 
-/// Whether the N,N flagship on tile `TILES[tile]` runs stream-K over every tile of `op` and
-/// its estimate is that grid's (not the data-parallel one, which it takes when cheaper).
+/// Whether the N,N flagship on tile `TILES[tile]` runs stream-K over every tile of `op`: the
+/// launch's plan, whichever grid `flagship_grid_time_on` prices lower. (Adding the latency
+/// only where its stream-K estimate is the lower one, inside that function, prices the direct
+/// route of 900x800x1100 N,N and N,T (and a pre-pass of 1001x779x1027 T,T) at the
+/// data-parallel grid's time and moves them back to the routes measured slower in session 13,
+/// `moved1`/`moved2`: the launch runs stream-K.)
 fn streams_every_tile(op: &Gemm, tile: usize, mc: &Machine) -> bool {
     let cfg = variant([Op::N, Op::N], tile, true);
     let tiles = cfg.tiles(op.m.min(MAX_DIM) as u32, op.n.min(MAX_DIM) as u32);
