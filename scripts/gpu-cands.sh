@@ -10,9 +10,7 @@
 set -uo pipefail
 FILE=$1
 B=${BUNDLE:-.device/bundle}
-if [ ! -x "$B/host" ] && [ -f .device/pack/bundle.tar.xz ]; then
-    tar -C .device -xJf .device/pack/bundle.tar.xz || { echo "unpacking the bundle failed"; exit 1; }
-fi
+bash "$(dirname "$0")/unpack-bundle.sh" "$B" || exit 1
 OUT_DIR=${OUT:-gpu-out}
 REPS=${REPS:-20}
 RUNS=${RUNS:-3}

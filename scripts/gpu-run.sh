@@ -129,10 +129,7 @@
 # BUNDLE names another bundle directory (default .device/bundle).
 set -uo pipefail
 B=${BUNDLE:-.device/bundle}
-# The bundle travels packed (`cargo xtask gpu-bundle`, carry .device/pack): unpack it once.
-if [ ! -x "$B/host" ] && [ -f .device/pack/bundle.tar.xz ]; then
-    tar -C .device -xJf .device/pack/bundle.tar.xz || { echo "unpacking .device/pack/bundle.tar.xz failed"; exit 1; }
-fi
+bash "$(dirname "$0")/unpack-bundle.sh" "$B" || exit 1
 OUT_DIR=${OUT:-gpu-out}
 mkdir -p "$OUT_DIR"
 export REQUIRE_GPU=1   # a GPU test that cannot find the GPU or its course data fails here instead of skipping
