@@ -181,7 +181,7 @@ sass)
     python3 - "$OUT_DIR/sass.txt" <<'PY'
 import re, sys, collections
 fn, counts = None, collections.OrderedDict()
-pats = ["VIADDMNMX", "IMNMX", "VIMNMX", "IADD3", "FFMA", "LDS.128", "LDS.64", "LDS ", "STS.128", "STS ", "LDG.E.128", "LDG.E.64", "LDG.E ", "STG.E.128", "STG.E.64", "STG.E ", "LDL", "STL", "BAR.SYNC"]
+pats = ["VIADDMNMX", "IMNMX", "VIMNMX", "VIMNMX3", "FMNMX", "FADD", "IADD3", "FFMA", "LDS.128", "LDS.64", "LDS ", "STS.128", "STS ", "LDG.E.128", "LDG.E.64", "LDG.E ", "STG.E.128", "STG.E.64", "STG.E ", "LDL", "STL", "BAR.SYNC"]
 for line in open(sys.argv[1]):
     m = re.search(r"Function : (\S+)", line)
     if m:

@@ -9,7 +9,7 @@ use crate::apsp::{
     INIT_MATRIX_KERNEL, INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS,
     SCATTER_EDGES_KERNEL, SMALL_HOLD_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS,
     STATS_THREADS, STATS_TILES_KERNEL,
-    float::{FLOAT_PEAK_THREADS, FLOAT_TYPES, FW_FLOAT},
+    float::{FLOAT_NONNEG_PEAK, FLOAT_PEAK_THREADS, FLOAT_TYPES, FW_FLOAT},
     float_pred::{FLOAT_PRED_KERNELS, FLOAT_PRED_THREADS},
 };
 pub use crate::family::Family;
@@ -289,6 +289,7 @@ const PARTS: &[&[KernelSpec]] = &[
         flat(PEAK_KERNEL, Family::ApspPeak, PEAK_THREADS),
         flat(FLOAT_TYPES[0].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
         flat(FLOAT_TYPES[1].peak, Family::ApspPeak, FLOAT_PEAK_THREADS),
+        flat(FLOAT_NONNEG_PEAK, Family::ApspPeak, FLOAT_PEAK_THREADS),
         flat(STATS_TILES_KERNEL, Family::ApspStats, STATS_THREADS),
         flat(STATS_FINISH_KERNEL, Family::ApspStats, STATS_FINISH_THREADS),
     ],

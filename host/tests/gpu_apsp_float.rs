@@ -1,10 +1,16 @@
 //! GPU tests for the float Floyd–Warshall kernels (f32, f64) against the CPU reference
 //! `rgk_core::minplus::floyd_warshall`. Without a GPU they print "SKIPPED …" and pass.
-use gpu_kernels::apsp::float::fw_float_variants;
+use gpu_kernels::apsp::float::{fw_float_config, fw_float_config_nonneg, fw_float_variants};
 use host::{
-    apsp::float::{GpuWeight, addmin_peak, solve_dense, solve_dense_with, solve_dense_with_blocks},
+    Error,
+    apsp::float::{
+        GpuWeight, addmin_peak, addmin_peak_nonneg, solve_dense, solve_dense_with,
+        solve_dense_with_blocks,
+    },
     gpu::gpu_for_test,
 };
+use std::ops::Neg;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rgk_core::minplus::{Weight, floyd_warshall};
@@ -31,6 +37,15 @@ fn random_matrix<W: Weight + From<i16>>(n: usize, p: f64, seed: u64) -> Vec<W> {
         }
     }
     d
+}
+
+/// [`random_matrix`] with every negative weight negated: the domain of the `nonneg` kernels
+/// (+0 ..= +inf), with the same edges.
+fn nonneg_matrix<W: Weight + From<i16> + Neg<Output = W>>(n: usize, p: f64, seed: u64) -> Vec<W> {
+    random_matrix::<W>(n, p, seed)
+        .into_iter()
+        .map(|w| if w < W::ZERO { -w } else { w })
+        .collect()
 }
 
 fn assert_rows_equal<W: PartialEq + std::fmt::Debug>(
@@ -69,8 +84,24 @@ fn check<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
             solve_dense(gpu, &mut got, n).unwrap_or_else(|e| panic!("{} n = {n}: {e}", W::NAME));
         assert!(sol.negative_cycle.is_empty(), "{} n = {n}", W::NAME);
         assert_rows_equal(&got, &want, n, W::NAME, "default");
+        let negative = input.iter().any(|&w| w < W::ZERO);
+        assert!(
+            !sol.nonneg || !negative,
+            "{} n = {n}: {}",
+            W::NAME,
+            sol.variant
+        );
         for cfg in fw_float_variants(W::NAME) {
             let mut got = input.clone();
+            if cfg.nonneg && negative {
+                // Outside the kernels' domain: refused before anything runs, `got` untouched.
+                match solve_dense_with(gpu, &mut got, n, cfg) {
+                    Err(Error::BadInput(m)) => assert!(m.contains("negative"), "{m}"),
+                    other => panic!("{} n = {n}: {other:?}", cfg.variant),
+                }
+                assert!(got == input, "{} n = {n}", cfg.variant);
+                continue;
+            }
             let sol = solve_dense_with(gpu, &mut got, n, cfg)
                 .unwrap_or_else(|e| panic!("{} {} n = {n}: {e}", W::NAME, cfg.variant));
             assert!(
@@ -82,6 +113,56 @@ fn check<W: GpuWeight + From<i16> + std::fmt::Debug>(gpu: &host::Gpu) {
             assert_rows_equal(&got, &want, n, W::NAME, cfg.variant);
         }
     }
+}
+
+/// On matrices without negative values `solve_dense` runs the type's `nonneg` default (f32)
+/// and every `nonneg` shape matches the CPU reference bit for bit; one -0 or one negative
+/// weight sends the default back to the general kernels, still exact.
+fn check_nonneg<W: GpuWeight + From<i16> + Neg<Output = W> + std::fmt::Debug>(gpu: &host::Gpu) {
+    let nonneg_default = fw_float_config_nonneg(W::NAME).unwrap();
+    for (n, p, seed) in [(1, 0.5, 11), (65, 0.3, 12), (200, 0.02, 13), (300, 1.0, 14)] {
+        let input = nonneg_matrix::<W>(n, p, seed);
+        let mut want = input.clone();
+        assert!(floyd_warshall(&mut want, n).is_empty());
+        let mut got = input.clone();
+        let sol = solve_dense(gpu, &mut got, n).unwrap();
+        assert_eq!(sol.variant, nonneg_default.variant, "{} n = {n}", W::NAME);
+        assert_rows_equal(&got, &want, n, W::NAME, "default (nonneg)");
+        for cfg in fw_float_variants(W::NAME).filter(|c| c.nonneg) {
+            let mut got = input.clone();
+            let sol = solve_dense_with(gpu, &mut got, n, cfg).unwrap();
+            assert!(
+                sol.nonneg && sol.negative_cycle.is_empty(),
+                "{}",
+                cfg.variant
+            );
+            assert_rows_equal(&got, &want, n, W::NAME, cfg.variant);
+        }
+        if n < 2 {
+            continue;
+        }
+        // One edge of -0 (sorts below +0 as an integer pattern) and, separately, one of −1.
+        for w in [-W::ZERO, -W::from(1)] {
+            let mut input = input.clone();
+            input[1] = w;
+            let mut want = input.clone();
+            assert!(floyd_warshall(&mut want, n).is_empty());
+            let mut got = input.clone();
+            let sol = solve_dense(gpu, &mut got, n).unwrap();
+            assert_eq!(sol.variant, fw_float_config(W::NAME).unwrap().variant);
+            assert!(!sol.nonneg);
+            assert_rows_equal(&got, &want, n, W::NAME, "default (signed)");
+        }
+    }
+}
+
+#[test]
+fn nonneg_kernels_run_where_no_value_is_negative() {
+    let Some(gpu) = gpu_for_test("nonneg_kernels_run_where_no_value_is_negative") else {
+        return;
+    };
+    check_nonneg::<f32>(&gpu);
+    check_nonneg::<f64>(&gpu);
 }
 
 #[test]
@@ -158,6 +239,7 @@ fn float_peaks_run() {
     for p in [
         addmin_peak::<f32>(&gpu, 256, 2).unwrap(),
         addmin_peak::<f64>(&gpu, 256, 2).unwrap(),
+        addmin_peak_nonneg::<f32>(&gpu, 256, 2).unwrap(),
     ] {
         assert!(
             p.updates_per_s > 0.0 && p.updates_per_s.is_finite(),

@@ -167,7 +167,7 @@ def floyd_warshall(
     if not directed:
         np.minimum(dist, dist.T.copy(), out=dist)
     graph = dist.copy() if return_predecessors else None
-    place, why, negative, _ = _native.solve_float(dist.ctypes.data, n, dt.name, device)
+    place, why, negative, _, _ = _native.solve_float(dist.ctypes.data, n, dt.name, device)
     _warn_cpu("floyd_warshall", why)
     if negative:
         raise NegativeCycleError("Negative cycle in nodes %s" % np.asarray(negative))

@@ -43,8 +43,10 @@ fn dtype(s: &str) -> PyResult<Dtype> {
 }
 
 /// What `solve_float` reports: where it ran, why not on the GPU, the vertices on a negative
-/// cycle, and the GPU compute time in seconds (0 on the CPU).
-type SolveReport = (&'static str, Option<String>, Vec<usize>, f64);
+/// cycle, the GPU compute time in seconds (0 on the CPU), and whether the GPU ran the
+/// `nonneg` kernels (the matrix had no negative value; their ceiling is `float_peak(...,
+/// nonneg=True)`).
+type SolveReport = (&'static str, Option<String>, Vec<usize>, f64, bool);
 
 fn solve<W: host::apsp::float::GpuWeight>(
     d: &mut [W],
@@ -55,9 +57,15 @@ fn solve<W: host::apsp::float::GpuWeight>(
     match pick(device, &mut why)? {
         Some(gpu) => {
             let sol = solve_dense(&gpu, d, n)?;
-            Ok(("gpu", None, sol.negative_cycle, sol.times.compute_s))
+            Ok((
+                "gpu",
+                None,
+                sol.negative_cycle,
+                sol.times.compute_s,
+                sol.nonneg,
+            ))
         }
-        None => Ok(("cpu", why, minplus::floyd_warshall(d, n), 0.0)),
+        None => Ok(("cpu", why, minplus::floyd_warshall(d, n), 0.0, false)),
     }
 }
 
@@ -223,16 +231,26 @@ fn apsp_file(
     })
 }
 
-/// The add-min ceiling of the float kernels of `dtype`: add-mins per second.
+/// The add-min ceiling of the float kernels of `dtype` (with `nonneg`, of the kernels for
+/// matrices without negative values, where the type has them): add-mins per second.
 #[pyfunction]
-fn float_peak(py: Python<'_>, dtype: &str, iterations: u32, reps: usize) -> PyResult<f64> {
-    use host::apsp::float::addmin_peak;
+#[pyo3(signature = (dtype, iterations, reps, nonneg = false))]
+fn float_peak(
+    py: Python<'_>,
+    dtype: &str,
+    iterations: u32,
+    reps: usize,
+    nonneg: bool,
+) -> PyResult<f64> {
+    use host::apsp::float::{addmin_peak, addmin_peak_nonneg};
     let dt = self::dtype(dtype)?;
     py.detach(move || {
         let gpu = crate::gpu()?;
-        let p = match dt {
-            Dtype::F32 => addmin_peak::<f32>(&gpu, iterations, reps),
-            Dtype::F64 => addmin_peak::<f64>(&gpu, iterations, reps),
+        let p = match (dt, nonneg) {
+            (Dtype::F32, false) => addmin_peak::<f32>(&gpu, iterations, reps),
+            (Dtype::F32, true) => addmin_peak_nonneg::<f32>(&gpu, iterations, reps),
+            (Dtype::F64, false) => addmin_peak::<f64>(&gpu, iterations, reps),
+            (Dtype::F64, true) => addmin_peak_nonneg::<f64>(&gpu, iterations, reps),
         }
         .map_err(Error::from)?;
         Ok(p.updates_per_s)

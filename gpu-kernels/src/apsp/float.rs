@@ -90,6 +90,13 @@ pub struct FwFloatConfig {
     /// so that two own blocks per block fit 128 registers (4 blocks, 16 warps per SM; 32-deep
     /// slices under 96, for 5 blocks, spill).
     pub a_transposed: bool,
+    /// For values in +0 ..= +inf only (list word `tgridnn`, an `a_transposed` f32 shape): phase
+    /// 3 takes two k of a cell per 3-input integer min of the bit patterns (`add_min2_nonneg`,
+    /// `float_cell.rs`), 1.5 instructions per add-min instead of 2, against its own ceiling
+    /// ([`FLOAT_NONNEG_PEAK`]); phase 2 stays the general product. Exact on such matrices and
+    /// wrong on others, so the host runs it only after checking that no cell is negative, -0
+    /// or NaN. The first such row of a type is its default for those matrices.
+    pub nonneg: bool,
 }
 
 impl FwFloatConfig {
@@ -117,6 +124,16 @@ impl FwFloatConfig {
     pub const fn phase3_items(&self, rounds: u32) -> u32 {
         let off = rounds.saturating_sub(1);
         off * off.div_ceil(self.phase3_tiles)
+    }
+
+    /// Add-mins per thread per loop iteration of [`FwFloatConfig::peak`]: the `nonneg` ceiling
+    /// does two per update.
+    pub const fn peak_updates_per_iteration(&self) -> u32 {
+        if self.nonneg {
+            2 * FLOAT_PEAK_UPDATES_PER_ITERATION
+        } else {
+            FLOAT_PEAK_UPDATES_PER_ITERATION
+        }
     }
 
     /// Threads of one phase-2/3 block.
@@ -180,18 +197,24 @@ macro_rules! for_each_float_type {
 /// `own`: `early` or `late`, `ahead`: blocks per SM, `a_copy`: `cg` or `ca`, `copy`: `loop` or
 /// `lean`, or `loop32`/`lean32` (with [`FwFloatConfig::offsets32`]), `lean32p` (`lean32` with
 /// [`FwFloatConfig::a_pad16`]) or `lean32x` (and [`FwFloatConfig::b_pairs`]), `tiles`: own blocks per phase-3 block, `unroll`: k steps per loop iteration, `sched`:
-/// `grid` (a block per work item), `persist` (`persistent`) or `tgrid` (a block per work item,
-/// A transposed: `a_transposed`), as the fields of
+/// `grid` (a block per work item), `persist` (`persistent`), `tgrid` (a block per work item,
+/// A transposed: `a_transposed`) or `tgridnn` (`tgrid` for values in +0 ..= +inf only:
+/// `nonneg`), as the fields of
 /// [`FwFloatConfig`]): the
 /// single source of
 /// [`FW_FLOAT`], the phase-2/3 kernels in `fw_float.rs` and their registry rows. The first row
-/// of each type is its default (the one `floyd_warshall` runs); the others are alternatives
+/// of each type is its default (the one `floyd_warshall` runs; on a matrix without negative
+/// values, -0 or NaN, the type's first `tgridnn` row); the others are alternatives
 /// `host apsp-float` times against it. A block's operands stay under the 48 KB of static
 /// shared memory.
 macro_rules! for_each_fw_float {
     ($m:ident) => {
         $m! {
             (t8x8_k64_pair_at_u2_r128, fwf32tb_phase2_b64, fwf32tb_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 128, [early, 0, cg, lean32, 2, 2, tgrid]),
+            (t8x8_k64_pair_at_r168_nn, fwf32zf_phase2_b64, fwf32zf_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 1, tgridnn]),
+            (t8x8_k64_pair_at_u2_r168_nn, fwf32zc_phase2_b64, fwf32zc_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 2, tgridnn]),
+            (t8x8_k32_pair_at_u2_r128_nn, fwf32zd_phase2_b64, fwf32zd_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg, lean32, 2, 2, tgridnn]),
+            (t8x8_k32_pair_at_r128_nn, fwf32ze_phase2_b64, fwf32ze_phase3_b64, f32, 8, 8, 8, 8, 32, 1, 4, 128, [early, 0, cg, lean32, 2, 1, tgridnn]),
             (t8x8_k64_pair_u2_o32, fwf32w_phase2_b64, fwf32w_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean32, 2, 2, grid]),
             (t8x8_k64_pair_u2, fwf32r_phase2_b64, fwf32r_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, 168, [early, 0, cg, lean, 2, 2, grid]),
             (t8x8_k64_lean_o32, fwf32x_phase2_b64, fwf32x_phase3_b64, f32, 8, 8, 8, 8, 64, 1, 4, none, [early, 0, cg, lean32, 1, 1, grid]),
@@ -273,111 +296,6 @@ pub(super) const fn float_type(weight: &str) -> FloatType {
     panic!("a float variant of a type without kernels")
 }
 
-/// A list row's `copy` word as [`FwFloatConfig::offsets32`].
-macro_rules! fw_float_offsets32 {
-    (loop32) => {
-        true
-    };
-    (lean32) => {
-        true
-    };
-    (lean32p) => {
-        true
-    };
-    (lean32x) => {
-        true
-    };
-    ($other:ident) => {
-        false
-    };
-}
-
-/// A list row's `copy` word as [`FwFloatConfig::a_pad16`].
-macro_rules! fw_float_pad16 {
-    (lean32p) => {
-        true
-    };
-    (lean32x) => {
-        true
-    };
-    ($other:ident) => {
-        false
-    };
-}
-
-/// A list row's `copy` word as [`FwFloatConfig::b_pairs`].
-macro_rules! fw_float_pairs {
-    (lean32x) => {
-        true
-    };
-    ($other:ident) => {
-        false
-    };
-}
-
-/// A list row's `cap` as [`FwFloatConfig::max_registers`].
-macro_rules! fw_float_cap {
-    (none) => {
-        None
-    };
-    ($n:literal) => {
-        Some($n)
-    };
-}
-
-/// A list row's `own`, `a_copy`, `copy` and `sched` words as the [`FwFloatConfig`] flags.
-macro_rules! fw_float_word {
-    (early) => {
-        false
-    };
-    (late) => {
-        true
-    };
-    (cg) => {
-        false
-    };
-    (ca) => {
-        true
-    };
-    (loop) => {
-        false
-    };
-    (lean) => {
-        true
-    };
-    (loop32) => {
-        false
-    };
-    (lean32) => {
-        true
-    };
-    (lean32p) => {
-        true
-    };
-    (lean32x) => {
-        true
-    };
-    (grid) => {
-        false
-    };
-    (persist) => {
-        true
-    };
-    (tgrid) => {
-        false
-    };
-}
-
-/// A list row's `sched` word as [`FwFloatConfig::a_transposed`].
-macro_rules! fw_float_transposed {
-    (tgrid) => {
-        true
-    };
-    ($other:ident) => {
-        false
-    };
-}
-
 macro_rules! fw_float_table {
     ($(($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
         $st:tt, $ak:tt, $cap:tt, [$own:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt,
@@ -402,7 +320,7 @@ macro_rules! fw_float_table {
                 phase1: t.phase1,
                 phase2: stringify!($p2),
                 phase3: stringify!($p3),
-                peak: t.peak,
+                peak: if fw_float_nonneg!($sch) { FLOAT_NONNEG_PEAK } else { t.peak },
                 max_registers: fw_float_cap!($cap),
                 own_late: fw_float_word!($own),
                 prefetch_ahead: $pf,
@@ -415,11 +333,15 @@ macro_rules! fw_float_table {
                 k_unroll: $un,
                 persistent: fw_float_word!($sch),
                 a_transposed: fw_float_transposed!($sch),
+                nonneg: fw_float_nonneg!($sch),
             }
         }),*];
     };
 }
 for_each_fw_float!(fw_float_table);
+
+/// The add-min ceiling of the f32 [`FwFloatConfig::nonneg`] kernels (`fw_float.rs`).
+pub const FLOAT_NONNEG_PEAK: &str = "apsp_addmin_peak_f32nn";
 
 /// Threads per block of the float peak kernels (as the int32 one).
 pub const FLOAT_PEAK_THREADS: u32 = super::PEAK_THREADS;
@@ -442,9 +364,18 @@ pub(super) const fn eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// The default configuration for weights of `weight` (`"f32"` or `"f64"`).
+/// The default configuration for weights of `weight` (`"f32"` or `"f64"`), for any signs.
 pub fn fw_float_config(weight: &str) -> Option<FwFloatConfig> {
     fw_float_variants(weight).next()
+}
+
+/// The default configuration for matrices of `weight` whose every value is in +0 ..= +inf:
+/// the first [`FwFloatConfig::nonneg`] row of the type, or the type's default where it has
+/// none (f64).
+pub fn fw_float_config_nonneg(weight: &str) -> Option<FwFloatConfig> {
+    fw_float_variants(weight)
+        .find(|c| c.nonneg)
+        .or_else(|| fw_float_config(weight))
 }
 
 /// Every configuration for weights of `weight`, the default first.

@@ -79,6 +79,10 @@ const _: () = {
                     && c.offsets32
                     && c.lean_copy)
         );
+        // `nonneg`: an A^T shape, f32, the k steps of a slice in pairs (8·KK + u, KK even).
+        assert!(
+            !c.nonneg || (c.a_transposed && c.cell_bytes == 4 && (c.k_chunk / 8).is_multiple_of(2))
+        );
         // Whole 16-byte quads per operand row, and each thread copies a whole number of them.
         let threads = c.tile_threads();
         assert!((c.k_chunk * c.cell_bytes).is_multiple_of(16));

@@ -16,7 +16,7 @@ use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
 use super::float::float_type;
-use super::float_cell::{Cell, cp_async_ca_16, prefetch_l2, sm_count};
+use super::float_cell::{Cell, add_min2_nonneg, cp_async_ca_16, prefetch_l2, sm_count};
 use super::fw_float_at::cp_async_4;
 use super::fw_float_tile::{block_ptr, opaque_ptr};
 use super::offsets::in_block;
@@ -127,6 +127,44 @@ macro_rules! fw_float_type_kernels {
 
 for_each_float_type!(fw_float_type_kernels);
 
+/// The add-min ceiling of the f32 `nonneg` kernels ([`super::float::FLOAT_NONNEG_PEAK`]): as
+/// `apsp_addmin_peak_f32`, but each update is their `add_min2_nonneg` (two add-mins, a 3-input
+/// integer min), each from two other chains' previous values: 2 x 16 updates, 64 add-mins, per
+/// iteration. The chains leave +0 ..= +inf (`w` is −1, as for the other ceilings), which
+/// changes the values the integer min picks, not the instructions or their cost.
+///
+/// # Safety
+/// `out` must point to a writable f32 of device memory; any grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn apsp_addmin_peak_f32nn(out: *mut f32, w: f32, iters: u32) {
+    let t = thread::index_1d();
+    let w2 = w * 1.5;
+    let mut x = [f32::INFINITY; 16];
+    let mut y = [f32::INFINITY; 16];
+    seq!(I in 0..16 {
+        x[I] = ((t.wrapping_mul(2_654_435_761).wrapping_add(I * 40_503)) >> 12) as f32;
+    });
+    let mut n = 0;
+    while n < iters {
+        seq!(I in 0..16 {
+            y[I] = add_min2_nonneg(x[I], x[(I + 1) % 16], w, x[(I + 7) % 16], w2);
+        });
+        seq!(I in 0..16 {
+            x[I] = add_min2_nonneg(y[I], y[(I + 5) % 16], w, y[(I + 3) % 16], w2);
+        });
+        n += 1;
+    }
+    let mut s = f32::INFINITY;
+    seq!(I in 0..16 {
+        s = if x[I] < s { x[I] } else { s };
+    });
+    if s == w {
+        // SAFETY: as `apsp_addmin_peak_f32`'s store.
+        unsafe { *out = s };
+    }
+}
+
 /// A list row's phase-2 stages: a persistent row's phase 2 stages its slices one at a time.
 macro_rules! fwf_phase2_stages {
     (grid, $st:tt) => {
@@ -151,7 +189,11 @@ macro_rules! fw_float_tile_kernels {
 macro_rules! fwf_phase2_kernel {
     (tgrid, ($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
         $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
-        fwf_at_kernels!($p2, $p3, $kc, $tl, $un);
+        fwf_at_kernels!($p2, $p3, $kc, $tl, $un, $un, any);
+    };
+    (tgridnn, ($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
+        $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
+        fwf_at_kernels!($p2, $p3, $kc, $tl, $un, 1, nonneg);
     };
     ($sch:ident, ($v:ident, $p2:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt,
         $st:tt, $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {
@@ -190,6 +232,8 @@ macro_rules! fwf_phase2_kernel {
 macro_rules! fwf_phase3_kernel {
     // (Emitted with its phase 2 by `fwf_phase2_kernel!`.)
     (tgrid, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
+        $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {};
+    (tgridnn, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
         $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {};
     (persist, ($v:ident, $p3:ident, $ty:ident, $tx:tt, $tyn:tt, $cr:tt, $cc:tt, $kc:tt, $st:tt,
         $ak:tt, $cap:tt, [$own_at:ident, $pf:tt, $acp:ident, $cpy:ident, $tl:tt, $un:tt])) => {

@@ -40,9 +40,10 @@ pub(super) unsafe fn cp_async_4(dst: u32, src: *const f32) {
 /// transposed and shared by the `$tl` own blocks of the block (tile `$half`, threads stacked
 /// along y), a B slice per own block. `$un` values of the swizzle class u per loop iteration
 /// (8 k each). The own cells by row from the thread's first cell with 32-bit offsets, as
-/// `lean32`.
+/// `lean32`. `$sign`: `any` (one `add_min` per k) or `nonneg` (values in +0 ..= +inf only: two
+/// k of a cell per `add_min2_nonneg`, the k steps of an iteration in pairs).
 macro_rules! fwf_at_update {
-    (($kc:tt, $tl:tt, $un:tt), $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr, half: $half:expr,
+    (($kc:tt, $tl:tt, $un:tt, $sign:ident), $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr, half: $half:expr,
         store: $store:expr) => {{
         const B: u32 = 64;
         const TX: u32 = 8;
@@ -69,6 +70,8 @@ macro_rules! fwf_at_update {
         const NB: u32 = KC * QB / NT;
         const _: () = assert!(NJ * NWA * 4 == B && NB <= 16 && NJ <= 16 && B % KC == 0 && KC % 8 == 0);
         const _: () = assert!($un == 1 || $un == 2);
+        const NONNEG: bool = fwf_nonneg!($sign);
+        const _: () = assert!(!NONNEG || KQN % 2 == 0);
         #[repr(C, align(128))]
         struct ATile([f32; (KC * B) as usize]);
         #[repr(C, align(128))]
@@ -161,7 +164,7 @@ macro_rules! fwf_at_update {
                     let a_u = sa + uu * ROW + ((ty ^ uu) << 4);
                     let b_u = b_row0 + uu * ROW;
                     seq!(KK in 0..8 {{
-                        if KK < KQN {
+                        if KK < KQN && !NONNEG {
                             // SAFETY: slice row k = 8·KK + uu < KC of A_TILE, this thread's two
                             // quads (rows 4·ty.. and 32 + 4·ty..); of the B slice, columns
                             // 4·tx.. and 32 + 4·tx..; 16-byte aligned; landed before the barrier
@@ -178,6 +181,29 @@ macro_rules! fwf_at_update {
                             let b = [b0[0], b0[1], b0[2], b0[3], b1[0], b1[1], b1[2], b1[3]];
                             seq!(R in 0..8 { seq!(Q in 0..8 {
                                 cell[R][Q] = <f32 as Cell>::add_min(cell[R][Q], a[R], b[Q]);
+                            }); });
+                        }
+                        if KK < KQN && NONNEG && KK % 2 == 0 {
+                            // SAFETY: as above, for slice rows k = 8·KK + uu and 8·(KK + 1) + uu
+                            // < KC (KQN is even).
+                            let (a0, a1, b0, b1, a2, a3, b2, b3) = unsafe {
+                                (
+                                    <f32 as Cell>::ld4_shared(a_u + KK * 8 * ROW),
+                                    <f32 as Cell>::ld4_shared(a_u + KK * 8 * ROW + 128),
+                                    <f32 as Cell>::ld4_shared(b_u + KK * 8 * ROW),
+                                    <f32 as Cell>::ld4_shared(b_u + KK * 8 * ROW + 128),
+                                    <f32 as Cell>::ld4_shared(a_u + (KK + 1) * 8 * ROW),
+                                    <f32 as Cell>::ld4_shared(a_u + (KK + 1) * 8 * ROW + 128),
+                                    <f32 as Cell>::ld4_shared(b_u + (KK + 1) * 8 * ROW),
+                                    <f32 as Cell>::ld4_shared(b_u + (KK + 1) * 8 * ROW + 128),
+                                )
+                            };
+                            let a = [a0[0], a0[1], a0[2], a0[3], a1[0], a1[1], a1[2], a1[3]];
+                            let b = [b0[0], b0[1], b0[2], b0[3], b1[0], b1[1], b1[2], b1[3]];
+                            let a_ = [a2[0], a2[1], a2[2], a2[3], a3[0], a3[1], a3[2], a3[3]];
+                            let b_ = [b2[0], b2[1], b2[2], b2[3], b3[0], b3[1], b3[2], b3[3]];
+                            seq!(R in 0..8 { seq!(Q in 0..8 {
+                                cell[R][Q] = add_min2_nonneg(cell[R][Q], a[R], b[Q], a_[R], b_[Q]);
                             }); });
                         }
                     }});
@@ -202,11 +228,15 @@ macro_rules! fwf_at_update {
     }};
 }
 
-/// Phases 2 and 3 of one `tgrid` list row (f32, 8 x 8 threads of 8 x 8 cells per own block,
-/// k slices `$kc` deep, `$tl` own blocks per phase-3 block, `$un` swizzle classes per iteration).
+/// Phases 2 and 3 of one `tgrid` or `tgridnn` list row (f32, 8 x 8 threads of 8 x 8 cells per
+/// own block, k slices `$kc` deep, `$tl` own blocks per phase-3 block, `$un` swizzle classes per
+/// iteration (`$un2` in phase 2), `$sign` `any` or `nonneg`).
 macro_rules! fwf_at_kernels {
-    ($p2:ident, $p3:ident, $kc:tt, $tl:tt, $un:tt) => {
-        /// Phase 2 (A transposed): as `fwf32_phase2_b64`, one own block per block.
+    ($p2:ident, $p3:ident, $kc:tt, $tl:tt, $un:tt, $un2:tt, $sign:ident) => {
+        /// Phase 2 (A transposed): as `fwf32_phase2_b64`, one own block per block, `$un2`
+        /// swizzle classes per iteration; one k per add-min whatever `$sign` says (phase 2 is
+        /// 2 (rounds − 1) blocks a round against phase 3's (rounds − 1)², and the pairs spill in
+        /// it under the 128-register cap, as a 32-deep slice with `$un2` = 2 does).
         ///
         /// # Safety
         /// As phase 1 (`fwf32_phase1_b64`), with this variant's block of threads.
@@ -225,7 +255,7 @@ macro_rules! fwf_at_kernels {
             let in_row = thread::block_idx_y() == 0;
             let a = if in_row { pivot } else { own() };
             let b = if in_row { own() } else { pivot };
-            fwf_at_update!(($kc, 1, $un), pitch, own: own(), a: a, b: b, half: 0, store: true);
+            fwf_at_update!(($kc, 1, $un2, any), pitch, own: own(), a: a, b: b, half: 0, store: true);
         }
 
         /// Phase 3 (A transposed): every block outside the pivot row and column, `$tl` own
@@ -254,7 +284,7 @@ macro_rules! fwf_at_kernels {
                 return;
             }
             let own = || block_ptr::<f32, 64>(d, pitch, thread::block_idx_y(), col().0);
-            fwf_at_update!(($kc, $tl, $un), pitch, own: own(),
+            fwf_at_update!(($kc, $tl, $un, $sign), pitch, own: own(),
                 a: block_ptr::<f32, 64>(d, pitch, bi, round),
                 b: block_ptr::<f32, 64>(d, pitch, round, bj),
                 half: half, store: col().2);

@@ -4,6 +4,9 @@
 //! pivot row and column, phase 3 every other block. Each kernel family is instantiated for
 //! block factors 16, 32 and 64; the host pads V to a multiple of the block factor.
 
+// Before the list that reads its row words.
+#[macro_use]
+mod float_words;
 // Before the kernels that expand its `for_each_fw_float!`.
 #[macro_use]
 pub mod float;

@@ -81,6 +81,7 @@ fn every_table_row_is_in_the_registry_with_its_family() {
     for t in FLOAT_TYPES {
         expected.push((t.peak, Family::ApspPeak));
     }
+    expected.push((FLOAT_NONNEG_PEAK, Family::ApspPeak));
     for c in FW_OOC {
         expected.push((c.update, Family::FwOoc));
     }

@@ -12,7 +12,7 @@ use cust::{
     memory::{CopyDestination, DeviceBuffer, DeviceCopy, DevicePointer},
 };
 use gpu_kernels::apsp::{
-    float::{FLOAT_PEAK_THREADS, FLOAT_PEAK_UPDATES_PER_ITERATION, FwFloatConfig, fw_float_config},
+    float::{FLOAT_PEAK_THREADS, FwFloatConfig, fw_float_config, fw_float_config_nonneg},
     offsets::block_row_fits,
 };
 use rayon::prelude::*;
@@ -28,19 +28,40 @@ pub trait GpuWeight: Weight + DeviceCopy {
     const NAME: &'static str;
     /// The peak kernel's `w`: −1, so that every chain keeps changing.
     const MINUS_ONE: Self;
+    /// The default kernels, for any signs.
     fn config() -> FwFloatConfig {
         fw_float_config(Self::NAME).expect("every GpuWeight has kernels")
+    }
+    /// Whether every value of `d` is in +0 ..= +inf (no negative value, -0 or NaN): the
+    /// domain of the [`FwFloatConfig::nonneg`] kernels.
+    fn all_nonneg(d: &[Self]) -> bool;
+    /// The kernels `solve_dense` runs on `d`: the type's `nonneg` default where it has one
+    /// and `d` is in its domain (one parallel pass over `d`), else [`GpuWeight::config`].
+    fn config_for(d: &[Self]) -> FwFloatConfig {
+        match fw_float_config_nonneg(Self::NAME) {
+            Some(c) if c.nonneg && Self::all_nonneg(d) => c,
+            _ => Self::config(),
+        }
     }
 }
 
 impl GpuWeight for f32 {
     const NAME: &'static str = "f32";
     const MINUS_ONE: f32 = -1.0;
+    /// +0 is the pattern 0 and +inf 0x7f80_0000; every pattern between is a positive finite
+    /// value, every other one negative, -0 or NaN.
+    fn all_nonneg(d: &[f32]) -> bool {
+        d.par_iter().all(|x| x.to_bits() <= f32::INFINITY.to_bits())
+    }
 }
 
 impl GpuWeight for f64 {
     const NAME: &'static str = "f64";
     const MINUS_ONE: f64 = -1.0;
+    /// As f32's (no f64 kernel needs it today).
+    fn all_nonneg(d: &[f64]) -> bool {
+        d.par_iter().all(|x| x.to_bits() <= f64::INFINITY.to_bits())
+    }
 }
 
 /// Seconds spent in each stage of one float solve.
@@ -61,14 +82,26 @@ pub struct FloatSolve {
     pub negative_cycle: Vec<usize>,
     /// The padded size the kernels ran on (a multiple of the block factor).
     pub padded: usize,
+    /// The phase-2/3 tile shape that ran (`FwFloatConfig::variant`).
+    pub variant: &'static str,
+    /// Whether it was a [`FwFloatConfig::nonneg`] shape (the matrix had no negative value).
+    pub nonneg: bool,
     pub times: FloatTimes,
 }
 
 /// Closes the `n x n` row-major matrix `d` in place on the GPU: `+inf` is "no edge", any
 /// finite weight (negative ones too) an edge, and the caller sets the diagonal (scipy sets it
 /// to 0). With a negative cycle the distances are meaningless and [`FloatSolve::negative_cycle`]
-/// names the vertices whose diagonal went negative.
+/// names the vertices whose diagonal went negative. A matrix without negative values runs the
+/// faster `nonneg` kernels where the type has them ([`GpuWeight::config_for`]); the distances
+/// are the same bits either way.
 pub fn solve_dense<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> crate::Result<FloatSolve> {
+    check_cells(d, n)?;
+    Ok(solve(gpu, d, n, W::config_for(d), None)?)
+}
+
+/// The bad-input error unless `d` holds the `n x n` cells of a matrix.
+fn check_cells<W>(d: &[W], n: usize) -> crate::Result<()> {
     if d.len() != n * n {
         return Err(crate::Error::BadInput(format!(
             "a {n} x {n} matrix has {} cells, not {}",
@@ -76,7 +109,19 @@ pub fn solve_dense<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> crate::Res
             d.len()
         )));
     }
-    Ok(solve(gpu, d, n, W::config(), None)?)
+    Ok(())
+}
+
+/// The bad-input error if `cfg` is a `nonneg` shape and `d` is outside its domain: those kernels
+/// would return wrong distances, not fail.
+fn check_domain<W: GpuWeight>(d: &[W], cfg: &FwFloatConfig) -> crate::Result<()> {
+    if cfg.nonneg && !W::all_nonneg(d) {
+        return Err(crate::Error::BadInput(format!(
+            "the {} kernels take values in +0 ..= +inf only, and this matrix has a negative value, -0 or NaN",
+            cfg.variant
+        )));
+    }
+    Ok(())
 }
 
 /// [`solve_dense`] with the phase-2/3 tile shape `cfg` (one of `fw_float_variants(W::NAME)`).
@@ -91,13 +136,8 @@ pub fn solve_dense_with<W: GpuWeight>(
         W::NAME,
         "a configuration of another weight type"
     );
-    if d.len() != n * n {
-        return Err(crate::Error::BadInput(format!(
-            "a {n} x {n} matrix has {} cells, not {}",
-            n * n,
-            d.len()
-        )));
-    }
+    check_cells(d, n)?;
+    check_domain(d, &cfg)?;
     Ok(solve(gpu, d, n, cfg, None)?)
 }
 
@@ -114,13 +154,8 @@ pub fn solve_dense_with_blocks<W: GpuWeight>(
         cfg.weight == W::NAME && cfg.persistent && max_blocks > 0,
         "a persistent configuration of this weight type and a grid of at least one block"
     );
-    if d.len() != n * n {
-        return Err(crate::Error::BadInput(format!(
-            "a {n} x {n} matrix has {} cells, not {}",
-            n * n,
-            d.len()
-        )));
-    }
+    check_cells(d, n)?;
+    check_domain(d, &cfg)?;
     Ok(solve(gpu, d, n, cfg, Some(max_blocks))?)
 }
 
@@ -207,6 +242,8 @@ fn solve<W: GpuWeight>(
         return Ok(FloatSolve {
             negative_cycle: vec![],
             padded: 0,
+            variant: cfg.variant,
+            nonneg: cfg.nonneg,
             times: FloatTimes::default(),
         });
     }
@@ -254,6 +291,8 @@ fn solve<W: GpuWeight>(
     Ok(FloatSolve {
         negative_cycle: negative_diagonal(d, n),
         padded,
+        variant: cfg.variant,
+        nonneg: cfg.nonneg,
         times: FloatTimes {
             host_to_device_s,
             compute_s,
@@ -262,22 +301,41 @@ fn solve<W: GpuWeight>(
     })
 }
 
-/// The add-min ceiling of weight type `W` (`apsp_addmin_peak_f32` / `_f64`), measured as
-/// [`super::peak::addmin_peak`] measures the int32 one: one full wave of blocks, one warm-up
-/// and `reps` timed launches of `iterations` iterations.
+/// The add-min ceiling of weight type `W`'s default kernels (`apsp_addmin_peak_f32` / `_f64`),
+/// measured as [`super::peak::addmin_peak`] measures the int32 one: one full wave of blocks, one
+/// warm-up and `reps` timed launches of `iterations` iterations.
 pub fn addmin_peak<W: GpuWeight>(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak> {
-    addmin_peak_launches::<W>(gpu, iterations, 1, reps)
+    addmin_peak_launches::<W>(gpu, &W::config(), iterations, 1, reps)
 }
 
-/// [`addmin_peak`] with `warmup` untimed launches (0 for one launch timed as it comes, as
-/// `float_bench`'s sustained ceiling times one long launch between solves).
+/// [`addmin_peak`] of the kernels `solve_dense` runs on a matrix without negative values (the
+/// type's `nonneg` default; its default where it has none).
+pub fn addmin_peak_nonneg<W: GpuWeight>(
+    gpu: &Gpu,
+    iterations: u32,
+    reps: usize,
+) -> Result<AddMinPeak> {
+    let cfg = fw_float_config_nonneg(W::NAME).expect("every GpuWeight has kernels");
+    addmin_peak_launches::<W>(gpu, &cfg, iterations, 1, reps)
+}
+
+/// The ceiling of `cfg`'s kernels (`cfg.peak`: the `nonneg` shapes have their own), with
+/// `warmup` untimed launches (0 for one launch timed as it comes, as `float_bench`'s sustained
+/// ceiling times one long launch between solves).
 pub fn addmin_peak_launches<W: GpuWeight>(
     gpu: &Gpu,
+    cfg: &FwFloatConfig,
     iterations: u32,
     warmup: usize,
     reps: usize,
 ) -> Result<AddMinPeak> {
-    let f = gpu.function(W::config().peak)?;
+    anyhow::ensure!(
+        cfg.weight == W::NAME,
+        "{} is not a {} variant",
+        cfg.variant,
+        W::NAME
+    );
+    let f = gpu.function(cfg.peak)?;
     let info = gpu.info()?;
     let threads = BlockSize::x(FLOAT_PEAK_THREADS);
     let per_sm = f.max_active_blocks_per_multiprocessor(threads, 0)?.max(1);
@@ -296,11 +354,11 @@ pub fn addmin_peak_launches<W: GpuWeight>(
         };
         Ok(())
     })
-    .with_context(|| format!("the {} add-min peak kernel failed", W::NAME))?;
+    .with_context(|| format!("the {} add-min peak kernel {} failed", W::NAME, cfg.peak))?;
     let updates_per_launch = blocks as f64
         * FLOAT_PEAK_THREADS as f64
         * iterations as f64
-        * FLOAT_PEAK_UPDATES_PER_ITERATION as f64;
+        * cfg.peak_updates_per_iteration() as f64;
     let updates_per_s = updates_per_launch / (timing.median_ms * 1e-3);
     Ok(AddMinPeak {
         updates_per_s,
@@ -314,4 +372,26 @@ pub fn addmin_peak_launches<W: GpuWeight>(
         updates_per_launch,
         timing,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GpuWeight;
+
+    /// The `nonneg` kernels' domain is +0 ..= +inf, where the bit patterns as signed integers
+    /// are ordered as the values; every other pattern (negative, -0, NaN) is outside it.
+    #[test]
+    fn the_nonneg_domain_is_plus_zero_to_plus_inf() {
+        let inside = [0.0f32, f32::from_bits(1), 1.0, f32::MAX, f32::INFINITY];
+        assert!(f32::all_nonneg(&inside));
+        let mut sorted = inside.map(|x| x.to_bits() as i32);
+        sorted.sort();
+        assert_eq!(sorted, inside.map(|x| x.to_bits() as i32), "ordered as the values");
+        for bad in [-0.0f32, -1.0, -f32::INFINITY, f32::NAN, -f32::NAN] {
+            assert!(!f32::all_nonneg(&[1.0, bad, 2.0]), "{bad:?}");
+        }
+        assert!(f64::all_nonneg(&[0.0, 5.0, f64::INFINITY]));
+        assert!(!f64::all_nonneg(&[0.0, -0.0]));
+        assert!(f32::all_nonneg(&[]));
+    }
 }

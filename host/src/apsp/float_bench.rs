@@ -12,7 +12,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::float::{GpuWeight, addmin_peak, addmin_peak_launches, launch_rounds, padded_size};
+use super::float::{GpuWeight, addmin_peak_launches, launch_rounds, padded_size};
+use super::peak::AddMinPeak;
 use crate::gpu::{Gpu, Timing, check_free_memory};
 
 /// Edges per vertex of the timed graph (as `python/bench/bench.py`).
@@ -36,6 +37,11 @@ pub struct VariantTiming {
     pub phase3_tiles: u32,
     /// Phase 3 persistent (`FwFloatConfig::persistent`).
     pub persistent: bool,
+    /// Its kernels need values in +0 ..= +inf (`FwFloatConfig::nonneg`; the timed graph has
+    /// only such values).
+    pub nonneg: bool,
+    /// Its ceiling kernel (`FwFloatConfig::peak`), which `percent_of_ceiling` is against.
+    pub peak: &'static str,
     pub v: usize,
     pub padded: usize,
     /// Rounds timed (of `padded / B`; every round costs the same, one full phase-3 grid).
@@ -47,7 +53,7 @@ pub struct VariantTiming {
     pub updates_per_s: f64,
     pub ceiling_updates_per_s: f64,
     pub percent_of_ceiling: f64,
-    /// Against [`FloatBench::sustained_ceiling`], where it was measured.
+    /// Against its ceiling kernel's sustained ceiling ([`KernelCeiling`]), where it was measured.
     pub percent_of_sustained_ceiling: Option<f64>,
 }
 
@@ -68,13 +74,25 @@ pub struct SustainedCeiling {
     pub updates_per_s: f64,
 }
 
+/// One ceiling kernel's rates: short launches and, when asked for, sustained.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelCeiling {
+    /// The ceiling kernel (`FwFloatConfig::peak`).
+    pub peak: &'static str,
+    pub ceiling: AddMinPeak,
+    pub sustained_ceiling: Option<SustainedCeiling>,
+}
+
 /// What `host apsp-float` reports for one weight type.
 #[derive(Clone, Debug, Serialize)]
 pub struct FloatBench {
     pub weight: &'static str,
-    pub ceiling: super::peak::AddMinPeak,
-    /// Measured when asked for (`sustained`).
+    /// The first variant's ceiling (the default's, when it is timed).
+    pub ceiling: AddMinPeak,
+    /// Measured when asked for (`sustained`), of the first variant's ceiling kernel.
     pub sustained_ceiling: Option<SustainedCeiling>,
+    /// Every ceiling kernel of the timed variants, the first variant's first.
+    pub ceilings: Vec<KernelCeiling>,
     pub variants: Vec<VariantTiming>,
 }
 
@@ -85,8 +103,9 @@ fn median(xs: &[f64]) -> f64 {
 
 /// Times `variants` (all of weight `W`) at `n` vertices: `reps` repetitions of rounds
 /// `0..rounds` (all rounds when `None`), each on a fresh copy of one random graph
-/// (`EDGES_PER_VERTEX` edges per vertex, weights uniform in [1, 100), zero diagonal); with
-/// `sustained`, the ceiling kernel also after each timed repetition ([`SustainedCeiling`]).
+/// (`EDGES_PER_VERTEX` edges per vertex, weights uniform in [1, 100), zero diagonal: in the
+/// domain of the `nonneg` shapes too); each against its own ceiling kernel; with `sustained`,
+/// every ceiling kernel also after each timed repetition ([`SustainedCeiling`]).
 pub fn bench<W: GpuWeight + From<f32>>(
     gpu: &Gpu,
     n: usize,
@@ -96,7 +115,19 @@ pub fn bench<W: GpuWeight + From<f32>>(
     sustained: bool,
 ) -> Result<FloatBench> {
     let cfg0 = variants.first().context("no variant to time")?;
-    let ceiling = addmin_peak::<W>(gpu, 16384, 5)?;
+    // One ceiling per ceiling kernel among the variants (a `nonneg` shape has its own), the
+    // first variant's first; each variant is measured against its own.
+    let mut peaks: Vec<&FwFloatConfig> = Vec::new();
+    for c in variants {
+        if !peaks.iter().any(|p| p.peak == c.peak) {
+            peaks.push(c);
+        }
+    }
+    let ceilings = peaks
+        .iter()
+        .map(|c| addmin_peak_launches::<W>(gpu, c, 16384, 1, 5))
+        .collect::<Result<Vec<_>>>()?;
+    let ceiling_of = |c: &FwFloatConfig| peaks.iter().position(|p| p.peak == c.peak).unwrap_or(0);
     let (padded, pitch) = padded_size(cfg0, n)?;
     let total_rounds = (padded / cfg0.block as usize) as u32;
     let rounds_timed = rounds.unwrap_or(total_rounds).min(total_rounds);
@@ -120,8 +151,10 @@ pub fn bench<W: GpuWeight + From<f32>>(
     // SAFETY: every cell is written by the copy from `input` before any kernel reads it.
     let mut work = unsafe { DeviceBuffer::<W>::uninitialized(padded * pitch) }?;
     let mut runs = vec![Vec::with_capacity(reps); variants.len()];
-    // The sustained ceiling's launch (iterations, add-mins), fixed at the first timed repetition.
-    let (mut sustained_launch, mut sustained_runs) = (None, Vec::new());
+    // Each ceiling kernel's sustained launch (iterations, add-mins), fixed at the first timed
+    // repetition, and its times.
+    let mut sustained_launch: Vec<Option<(u32, f64)>> = vec![None; peaks.len()];
+    let mut sustained_runs: Vec<Vec<f64>> = vec![Vec::new(); peaks.len()];
     let stream = &gpu.stream;
     // One untimed pass of every variant first (module load, clocks up), of a few rounds.
     for rep in 0..=reps {
@@ -164,8 +197,11 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 out.push(stop.elapsed_time_f32(&start)? as f64 * 1e-3);
             }
         }
-        if sustained && rep > 0 {
-            let iterations = sustained_launch.map_or_else(
+        for (i, ceiling) in ceilings.iter().enumerate() {
+            if !(sustained && rep > 0) {
+                break;
+            }
+            let iterations = sustained_launch[i].map_or_else(
                 || {
                     let longest = runs.iter().map(|r| r[0]).fold(0.0, f64::max);
                     let per_iteration_s =
@@ -177,20 +213,26 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 },
                 |(iterations, _)| iterations,
             );
-            let p = addmin_peak_launches::<W>(gpu, iterations, 0, 1)?;
-            sustained_launch = Some((iterations, p.updates_per_launch));
-            sustained_runs.push(p.timing.median_ms * 1e-3);
+            let p = addmin_peak_launches::<W>(gpu, peaks[i], iterations, 0, 1)?;
+            sustained_launch[i] = Some((iterations, p.updates_per_launch));
+            sustained_runs[i].push(p.timing.median_ms * 1e-3);
         }
     }
-    let sustained_ceiling = sustained_launch.map(|(iterations, updates_per_launch)| {
-        let median_s = median(&sustained_runs);
-        SustainedCeiling {
-            iterations,
-            median_s,
-            updates_per_s: updates_per_launch / median_s,
-            runs_s: sustained_runs,
-        }
-    });
+    let sustained_ceilings: Vec<Option<SustainedCeiling>> = sustained_launch
+        .into_iter()
+        .zip(sustained_runs)
+        .map(|(launch, runs_s)| {
+            launch.map(|(iterations, updates_per_launch)| {
+                let median_s = median(&runs_s);
+                SustainedCeiling {
+                    iterations,
+                    median_s,
+                    updates_per_s: updates_per_launch / median_s,
+                    runs_s,
+                }
+            })
+        })
+        .collect();
     let updates = (padded as f64).powi(2) * cfg0.block as f64 * rounds_timed as f64;
     let variants = variants
         .iter()
@@ -198,6 +240,8 @@ pub fn bench<W: GpuWeight + From<f32>>(
         .map(|(c, runs_s)| {
             let median_s = median(&runs_s);
             let updates_per_s = updates / median_s;
+            let (ceiling, sustained) =
+                (&ceilings[ceiling_of(c)], &sustained_ceilings[ceiling_of(c)]);
             VariantTiming {
                 weight: c.weight,
                 variant: c.variant,
@@ -208,6 +252,8 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 stages: c.stages,
                 phase3_tiles: c.phase3_tiles,
                 persistent: c.persistent,
+                nonneg: c.nonneg,
+                peak: c.peak,
                 v: n,
                 padded,
                 rounds_timed,
@@ -216,16 +262,27 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 updates_per_s,
                 ceiling_updates_per_s: ceiling.updates_per_s,
                 percent_of_ceiling: 100.0 * updates_per_s / ceiling.updates_per_s,
-                percent_of_sustained_ceiling: sustained_ceiling
+                percent_of_sustained_ceiling: sustained
                     .as_ref()
                     .map(|s| 100.0 * updates_per_s / s.updates_per_s),
             }
         })
         .collect();
+    let ceilings: Vec<KernelCeiling> = peaks
+        .iter()
+        .zip(ceilings)
+        .zip(sustained_ceilings)
+        .map(|((c, ceiling), sustained_ceiling)| KernelCeiling {
+            peak: c.peak,
+            ceiling,
+            sustained_ceiling,
+        })
+        .collect();
     Ok(FloatBench {
         weight: W::NAME,
-        ceiling,
-        sustained_ceiling,
+        ceiling: ceilings[0].ceiling,
+        sustained_ceiling: ceilings[0].sustained_ceiling.clone(),
+        ceilings,
         variants,
     })
 }
