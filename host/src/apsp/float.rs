@@ -386,7 +386,11 @@ mod tests {
         assert!(f32::all_nonneg(&inside));
         let mut sorted = inside.map(|x| x.to_bits() as i32);
         sorted.sort();
-        assert_eq!(sorted, inside.map(|x| x.to_bits() as i32), "ordered as the values");
+        assert_eq!(
+            sorted,
+            inside.map(|x| x.to_bits() as i32),
+            "ordered as the values"
+        );
         for bad in [-0.0f32, -1.0, -f32::INFINITY, f32::NAN, -f32::NAN] {
             assert!(!f32::all_nonneg(&[1.0, bad, 2.0]), "{bad:?}");
         }

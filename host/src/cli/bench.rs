@@ -68,7 +68,8 @@ pub enum Suite {
         /// Another list of problems in the suite's format (`M N K OPS BATCH` per line).
         #[arg(long, value_name = "FILE")]
         suite: Option<PathBuf>,
-        /// Timed calls per problem and side (after one warm-up); the median is recorded.
+        /// Timed calls per problem and side, the sides alternating (after one warm-up of
+        /// each); the median is recorded.
         #[arg(long, default_value_t = 20, value_parser = super::at_least_one::<usize>)]
         reps: usize,
     },

@@ -1,7 +1,9 @@
 //! `host bench sgemm-shapes`: the committed SGEMM shape suite (host/data/sgemm-shapes.txt, or
 //! another list in its format), each problem through the library's default choice
 //! (`host::gemm_device_async` on the GPU's stream) and through cuBLAS's matching call, on the
-//! same inputs; the library's result checked against the f64 reference. Prints a table and the
+//! same inputs, the two sides' launches alternating (from session 14; before, each side's
+//! launches one block after the other); the library's result checked against the f64
+//! reference. Prints a table and the
 //! geometric mean of the ratios; JSON Lines records (`rgk_core::bench::ShapeRecord`, then one
 //! `ShapeSummary`).
 use std::path::Path;
@@ -11,7 +13,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::matmul::Op;
 use host::{
     Gemm,
-    gpu::{Gpu, check_free_memory, time_on_stream},
+    gpu::{Gpu, check_free_memory, time_interleaved, time_on_stream},
     matmul::{
         layout::{self, Operand},
         sgemm::gemm_device_async,
@@ -113,7 +115,7 @@ pub fn run(
     for (i, s) in shapes.iter().enumerate() {
         let op = s.gemm;
         let (la, lb, lc) = op.min_lens();
-        check_free_memory(4 * (la + lb + lc), "the problem")?;
+        check_free_memory(4 * (la + lb + 2 * lc), "the problem")?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ i as u64);
         let a = layout::random_buffer(&op, Operand::A, &mut rng);
         let b = layout::random_buffer(&op, Operand::B, &mut rng);
@@ -121,23 +123,28 @@ pub fn run(
         let d_a = DeviceBuffer::from_slice(&a)?;
         let d_b = DeviceBuffer::from_slice(&b)?;
         let mut d_c = DeviceBuffer::from_slice(&c0)?;
-        let cub = match &cublas {
-            Some(cb) => Some(time_on_stream(&gpu.stream, 1, reps, || {
-                cb.gemm(&op, &d_a, &d_b, &d_c)
-            })?),
-            None => None,
+        let ours = |d_c: &mut DeviceBuffer<f32>| -> Result<()> {
+            Ok(gemm_device_async(gpu, &gpu.stream, &op, &d_a, &d_b, d_c)?)
         };
-        d_c.copy_from(&c0[..])?;
-        let t = time_on_stream(&gpu.stream, 1, reps, || {
-            Ok(gemm_device_async(
-                gpu,
-                &gpu.stream,
-                &op,
-                &d_a,
-                &d_b,
-                &mut d_c,
-            )?)
-        })?;
+        // Ours and cuBLAS's launches alternate (`time_interleaved`), each into its own C, so
+        // that the checked C is ours alone.
+        let (t, cub) = match &cublas {
+            Some(cb) => {
+                let d_c_cublas = DeviceBuffer::from_slice(&c0)?;
+                let (t, c) = time_interleaved(
+                    &gpu.stream,
+                    1,
+                    reps,
+                    || ours(&mut d_c),
+                    || cb.gemm(&op, &d_a, &d_b, &d_c_cublas),
+                )?;
+                (t, Some(c))
+            }
+            None => (
+                time_on_stream(&gpu.stream, 1, reps, || ours(&mut d_c))?,
+                None,
+            ),
+        };
         let mut c = vec![0f32; lc];
         d_c.copy_to(&mut c[..])?;
         let rows = (op.m > 4096 || op.n > 4096 || op.k > 4096)

@@ -34,6 +34,47 @@ impl Timing {
     }
 }
 
+/// One launch of `launch` between two events on `stream`, waited for: its milliseconds.
+fn time_one(stream: &Stream, launch: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    let start = Event::new(EventFlags::DEFAULT)?;
+    let stop = Event::new(EventFlags::DEFAULT)?;
+    start.record(stream)?;
+    launch()?;
+    stop.record(stream)?;
+    stop.synchronize().context("timed launch failed")?;
+    Ok(stop.elapsed_time_f32(&start)? as f64)
+}
+
+/// Times `a` and `b` alternately, one launch of each per repetition (`a` first in even
+/// repetitions, `b` first in odd ones), after `warmup` launches of each. Why: a transient (a
+/// clock dip, the board at its power limit for a moment) then falls on both sides' samples
+/// alike, where timing one side's `reps` launches before the other's puts it all on one side
+/// and moves their ratio.
+pub fn time_interleaved(
+    stream: &Stream,
+    warmup: usize,
+    reps: usize,
+    mut a: impl FnMut() -> Result<()>,
+    mut b: impl FnMut() -> Result<()>,
+) -> Result<(Timing, Timing)> {
+    for _ in 0..warmup {
+        a()?;
+        b()?;
+    }
+    stream.synchronize().context("warm-up launch failed")?;
+    let (mut sa, mut sb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for r in 0..reps.max(1) {
+        if r % 2 == 0 {
+            sa.push(time_one(stream, &mut a)?);
+            sb.push(time_one(stream, &mut b)?);
+        } else {
+            sb.push(time_one(stream, &mut b)?);
+            sa.push(time_one(stream, &mut a)?);
+        }
+    }
+    Ok((Timing::from_samples(sa), Timing::from_samples(sb)))
+}
+
 /// Runs `launch` `warmup` times, then `reps` times each between two events on `stream`.
 pub fn time_on_stream(
     stream: &Stream,
@@ -47,13 +88,7 @@ pub fn time_on_stream(
     stream.synchronize().context("warm-up launch failed")?;
     let mut samples = Vec::with_capacity(reps);
     for _ in 0..reps.max(1) {
-        let start = Event::new(EventFlags::DEFAULT)?;
-        let stop = Event::new(EventFlags::DEFAULT)?;
-        start.record(stream)?;
-        launch()?;
-        stop.record(stream)?;
-        stop.synchronize().context("timed launch failed")?;
-        samples.push(stop.elapsed_time_f32(&start)? as f64);
+        samples.push(time_one(stream, &mut launch)?);
     }
     Ok(Timing::from_samples(samples))
 }
