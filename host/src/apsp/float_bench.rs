@@ -197,25 +197,24 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 out.push(stop.elapsed_time_f32(&start)? as f64 * 1e-3);
             }
         }
-        for (i, ceiling) in ceilings.iter().enumerate() {
-            if !(sustained && rep > 0) {
-                break;
+        if sustained && rep > 0 {
+            for (i, ceiling) in ceilings.iter().enumerate() {
+                let iterations = sustained_launch[i].map_or_else(
+                    || {
+                        let longest = runs.iter().map(|r| r[0]).fold(0.0, f64::max);
+                        let per_iteration_s =
+                            ceiling.timing.median_ms * 1e-3 / ceiling.iterations as f64;
+                        (longest / per_iteration_s)
+                            .round()
+                            .clamp(ceiling.iterations as f64, u32::MAX as f64)
+                            as u32
+                    },
+                    |(iterations, _)| iterations,
+                );
+                let p = addmin_peak_launches::<W>(gpu, peaks[i], iterations, 0, 1)?;
+                sustained_launch[i] = Some((iterations, p.updates_per_launch));
+                sustained_runs[i].push(p.timing.median_ms * 1e-3);
             }
-            let iterations = sustained_launch[i].map_or_else(
-                || {
-                    let longest = runs.iter().map(|r| r[0]).fold(0.0, f64::max);
-                    let per_iteration_s =
-                        ceiling.timing.median_ms * 1e-3 / ceiling.iterations as f64;
-                    (longest / per_iteration_s)
-                        .round()
-                        .clamp(ceiling.iterations as f64, u32::MAX as f64)
-                        as u32
-                },
-                |(iterations, _)| iterations,
-            );
-            let p = addmin_peak_launches::<W>(gpu, peaks[i], iterations, 0, 1)?;
-            sustained_launch[i] = Some((iterations, p.updates_per_launch));
-            sustained_runs[i].push(p.timing.median_ms * 1e-3);
         }
     }
     let sustained_ceilings: Vec<Option<SustainedCeiling>> = sustained_launch
