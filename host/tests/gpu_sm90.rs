@@ -30,8 +30,9 @@ use rgk_core::matmul::{
 /// walking the tiles (group 1 and 3: partial groups at the bottom edge); then stream-K with 3,
 /// 5 and 7 blocks: the last partial wave split (a tile shared by up to 3 blocks, or a block
 /// with no slices), a wave more with the split slices after the whole tiles, every tile (runs
-/// of several whole tiles between a partial start and an owner's end).
-const SCHEDULES: [Schedule; 7] = [
+/// of several whole tiles between a partial start and an owner's end); then the pair kernels
+/// (clusters of 2 blocks, B multicast) with a pair per tile and with 2 pairs walking the tiles.
+const SCHEDULES: [Schedule; 9] = [
     Schedule::CLASSIC,
     Schedule {
         depth: 1,
@@ -40,6 +41,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 1,
@@ -48,6 +50,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 0,
@@ -56,6 +59,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 0,
@@ -64,6 +68,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: Some(0),
         sk_last: false,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 1,
@@ -72,6 +77,7 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: Some(1),
         sk_last: true,
         sk_auto: false,
+        pair: false,
     },
     Schedule {
         depth: 0,
@@ -80,6 +86,25 @@ const SCHEDULES: [Schedule; 7] = [
         stream_k: Some(4096),
         sk_last: false,
         sk_auto: false,
+        pair: false,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::PerTile,
+        group: 8,
+        stream_k: None,
+        sk_last: false,
+        sk_auto: false,
+        pair: true,
+    },
+    Schedule {
+        depth: 0,
+        blocks: Blocks::AtMost(4),
+        group: 1,
+        stream_k: None,
+        sk_last: false,
+        sk_auto: false,
+        pair: true,
     },
 ];
 
@@ -111,6 +136,7 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
             stream_k: Some(w),
             sk_last: last,
             sk_auto: false,
+            pair: false,
         };
         // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
         // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
@@ -255,6 +281,7 @@ fn tf32_stream_k_matches_the_reference() {
                         stream_k: w,
                         sk_last: last,
                         sk_auto: false,
+                        pair: false,
                     },
                     ..Tf32Options::default()
                 };

@@ -137,6 +137,7 @@ fn whole_tiles() -> [Schedule; 3] {
         Schedule {
             stream_k: None,
             sk_auto: false,
+            pair: false,
             ..lib
         },
         Schedule {
@@ -144,6 +145,7 @@ fn whole_tiles() -> [Schedule; 3] {
             group: 3,
             stream_k: None,
             sk_auto: false,
+            pair: false,
             ..lib
         },
     ]
@@ -218,6 +220,7 @@ fn row_major_b_loaded_matches_the_reference_and_the_split_pass_bit_for_bit() {
         stream_k: w,
         sk_last: last,
         sk_auto: false,
+        pair: false,
         ..lib
     });
     for (i, &(m, n, k, pad, alpha, beta)) in SHAPES.iter().enumerate() {
@@ -291,6 +294,7 @@ fn row_major_b_in_place_with_stream_k_matches_the_reference() {
                     stream_k: w,
                     sk_last: last,
                     sk_auto: false,
+                    pair: false,
                     ..lib
                 },
                 row_b: RowMajorB::InPlace,

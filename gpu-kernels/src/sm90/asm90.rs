@@ -405,3 +405,62 @@ pub unsafe fn ld_global_cg_v4(p: *const u32) -> [u32; 4] {
     }
     o
 }
+
+/// This block's rank in its thread-block cluster (`%cluster_ctarank`).
+#[inline(always)]
+pub fn cluster_rank() -> u32 {
+    let v: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u32 {v}, %cluster_ctarank;", v = out(reg32) v,
+             options(nomem, nostack, preserves_flags))
+    }
+    v
+}
+
+/// A barrier of every thread of every block of the cluster: release of this thread's earlier
+/// accesses (shared memory and mbarrier initialisations included), acquire of the others'.
+/// Every thread of the block must execute it; not `.aligned`, so that the threads of a warp
+/// need not be converged (the producer warp's one busy thread joins late).
+#[inline(always)]
+pub fn cluster_sync() {
+    // SAFETY: a barrier touches no memory of its own.
+    unsafe {
+        asm!(
+            "barrier.cluster.arrive.release;",
+            "barrier.cluster.wait.acquire;",
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Arrives on the mbarrier at `bar` (a shared address of this block) in the shared memory of
+/// block `rank` of the cluster (release at cluster scope).
+///
+/// # Safety
+/// `bar` must be an initialised mbarrier at the same offset in every block of the cluster, and
+/// block `rank` must not have exited (a cluster barrier before it exits).
+#[inline(always)]
+pub unsafe fn mbar_arrive_cluster(bar: u32, rank: u32) {
+    // SAFETY: the caller's contract; mapa only translates the address.
+    unsafe {
+        asm!("{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, {b}, {r}; mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }}",
+             b = in(reg32) bar, r = in(reg32) rank, options(nostack, preserves_flags));
+    }
+}
+
+/// [`tma_load_2d`] multicast: the box lands at `dst` and completes `bar`'s transaction count
+/// (the same offsets) in every block of the cluster whose bit is set in `mask`.
+///
+/// # Safety
+/// As [`tma_load_2d`], in every block of `mask`: each has initialised `bar` and expects these
+/// bytes on it, and reads `dst` only after `bar`'s phase completes.
+#[inline(always)]
+pub unsafe fn tma_load_2d_multicast(dst: u32, map: *const u8, x: u32, y: u32, bar: u32, mask: u16) {
+    // SAFETY: the caller's contract; the copy writes only the box at `dst` in each block.
+    unsafe {
+        asm!("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{x}, {y}}}], [{b}], {k};",
+             d = in(reg32) dst, m = in(reg64) map, x = in(reg32) x, y = in(reg32) y,
+             b = in(reg32) bar, k = in(reg16) mask, options(nostack, preserves_flags));
+    }
+}

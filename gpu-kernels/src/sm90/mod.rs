@@ -24,7 +24,10 @@
 //! - Stream-K (`sk_tiles` > 0, `stream_k.rs`): the last tiles are cut along k into one equal run
 //!   of slices per block, so that a tile count that is not a multiple of the grid still ends
 //!   with every block busy; split tiles are combined in a fixed order.
-//! - Not done yet (later rungs): clusters with TMA multicast.
+//! - Pairs (`cluster` 2, `wgmma.rs`): two blocks of a thread-block cluster walk 256 x 256
+//!   tiles, each its 128 rows with its own A and half of B's panel, which TMA multicasts to
+//!   both blocks (half the L2 reads of B); a slot is free again when both blocks' consumers
+//!   released it. No stream-K.
 
 /// The input element type (both operands); the accumulator and C are f32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,6 +127,9 @@ pub struct WgmmaConfig {
     pub consumers: u32,
     /// wgmma groups left in flight at each slice's wait (0 or 1).
     pub depth: u32,
+    /// Blocks per thread-block cluster: 1, or 2 (a pair computes a `2·bm x bn` tile, each
+    /// block loading half of B's panel for both with TMA multicast).
+    pub cluster: u32,
 }
 
 impl WgmmaConfig {
@@ -156,26 +162,31 @@ impl WgmmaConfig {
     }
 }
 
-/// The kernel list: name, input type, B's layout, wait depth. One row is one kernel in the
+/// The kernel list: name, input type, B's layout, wait depth, blocks per cluster (2: a pair
+/// of blocks walks 256 x 256 tiles, B's panel multicast to both). One row is one kernel in the
 /// compute_90a PTX and one row of [`WGMMA`] (and so of the registry).
 #[macro_export]
 macro_rules! for_each_wgmma {
     ($m:ident) => {
         $m! {
-            (wgmma_bf16_bn_128x256x64_s4, Bf16, "bf16", N, 0),
-            (wgmma_bf16_bk_128x256x64_s4, Bf16, "bf16", K, 0),
-            (wgmma_f16_bn_128x256x64_s4, Fp16, "f16", N, 0),
-            (wgmma_f16_bk_128x256x64_s4, Fp16, "f16", K, 0),
-            (wgmma_bf16_bn_128x256x64_s4w1, Bf16, "bf16", N, 1),
-            (wgmma_bf16_bk_128x256x64_s4w1, Bf16, "bf16", K, 1),
-            (wgmma_f16_bn_128x256x64_s4w1, Fp16, "f16", N, 1),
-            (wgmma_f16_bk_128x256x64_s4w1, Fp16, "f16", K, 1),
+            (wgmma_bf16_bn_128x256x64_s4, Bf16, "bf16", N, 0, 1),
+            (wgmma_bf16_bk_128x256x64_s4, Bf16, "bf16", K, 0, 1),
+            (wgmma_f16_bn_128x256x64_s4, Fp16, "f16", N, 0, 1),
+            (wgmma_f16_bk_128x256x64_s4, Fp16, "f16", K, 0, 1),
+            (wgmma_bf16_bn_128x256x64_s4w1, Bf16, "bf16", N, 1, 1),
+            (wgmma_bf16_bk_128x256x64_s4w1, Bf16, "bf16", K, 1, 1),
+            (wgmma_f16_bn_128x256x64_s4w1, Fp16, "f16", N, 1, 1),
+            (wgmma_f16_bk_128x256x64_s4w1, Fp16, "f16", K, 1, 1),
+            (wgmma_bf16_bn_128x256x64_s4c2, Bf16, "bf16", N, 0, 2),
+            (wgmma_bf16_bk_128x256x64_s4c2, Bf16, "bf16", K, 0, 2),
+            (wgmma_f16_bn_128x256x64_s4c2, Fp16, "f16", N, 0, 2),
+            (wgmma_f16_bk_128x256x64_s4c2, Fp16, "f16", K, 0, 2),
         }
     };
 }
 
 macro_rules! wgmma_table {
-    ($(($name:ident, $input:ident, $ptx:literal, $major:ident, $depth:literal)),* $(,)?) => {
+    ($(($name:ident, $input:ident, $ptx:literal, $major:ident, $depth:literal, $cluster:literal)),* $(,)?) => {
         /// Every Hopper GEMM kernel.
         pub const WGMMA: &[WgmmaConfig] = &[$(WgmmaConfig {
             name: stringify!($name),
@@ -187,17 +198,28 @@ macro_rules! wgmma_table {
             stages: STAGES,
             consumers: CONSUMERS,
             depth: $depth,
+            cluster: $cluster,
         }),*];
     };
 }
 for_each_wgmma!(wgmma_table);
 
-/// The kernel for `input`, `b_major` and wait depth `depth` (0 or 1; above 1 means 1).
+/// The one-block kernel for `input`, `b_major` and wait depth `depth` (0 or 1; above 1 means 1).
 pub fn wgmma_config(input: Sm90Input, b_major: BMajor, depth: u32) -> &'static WgmmaConfig {
     WGMMA
         .iter()
-        .find(|c| c.input == input && c.b_major == b_major && c.depth == depth.min(1))
+        .find(|c| {
+            c.input == input && c.b_major == b_major && c.depth == depth.min(1) && c.cluster == 1
+        })
         .expect("every input, layout and depth has a kernel")
+}
+
+/// The pair kernel (clusters of 2 blocks, wait depth 0) for `input` and `b_major`.
+pub fn wgmma_pair_config(input: Sm90Input, b_major: BMajor) -> &'static WgmmaConfig {
+    WGMMA
+        .iter()
+        .find(|c| c.input == input && c.b_major == b_major && c.cluster == 2)
+        .expect("every input and layout has a pair kernel")
 }
 
 pub mod tf32;
@@ -240,6 +262,8 @@ mod tests {
                     let c = wgmma_config(input, major, depth);
                     assert_eq!((c.input, c.b_major, c.depth), (input, major, depth));
                 }
+                let c = wgmma_pair_config(input, major);
+                assert_eq!((c.input, c.b_major, c.cluster), (input, major, 2));
             }
         }
     }

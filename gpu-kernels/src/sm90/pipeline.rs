@@ -14,8 +14,8 @@
 use cuda_std::{shared::dynamic_shared_mem, thread};
 
 use super::asm90::{
-    fence_mbarrier_init, grid_blocks, ld_global_v2, mbar_arrive, mbar_arrive_expect_tx, mbar_init,
-    mbar_wait, wgmma_wait,
+    cluster_rank, cluster_sync, fence_mbarrier_init, grid_blocks, ld_global_v2, mbar_arrive,
+    mbar_arrive_cluster, mbar_arrive_expect_tx, mbar_init, mbar_wait, wgmma_wait,
 };
 use crate::ptx::{fresh_ctaid_x, fresh_tid_x, ld_global, shared_addr, st_global};
 
@@ -25,10 +25,15 @@ const ALIGN: u32 = super::SWIZZLE_ALIGN;
 /// `STAGES` slices of `stage_bytes` each at the 1024-byte aligned start of the dynamic shared
 /// memory, then a "full" mbarrier (TMA's bytes arrived) and an "empty" one (the consumers are
 /// done with the slice) per slice.
+///
+/// In a cluster of two blocks (`Ring::new_pair`) each slot is filled by both blocks' TMA
+/// copies (multicast), so a slot is free again only when the consumers of both blocks are done
+/// with it: each consumer releases it in its own block and in the other one.
 #[derive(Clone, Copy)]
 pub(super) struct Ring<const STAGES: u32> {
     base: u32,
     stage_bytes: u32,
+    pair: bool,
 }
 
 impl<const STAGES: u32> Ring<STAGES> {
@@ -55,11 +60,33 @@ impl<const STAGES: u32> Ring<STAGES> {
         producers: u32,
         consumers: u32,
     ) -> Ring<STAGES> {
+        // SAFETY: the caller's contract.
+        unsafe { Ring::init(stage_bytes, producers, consumers, false) }
+    }
+
+    /// [`Ring::new`] in a cluster of two blocks: each "empty" barrier counts both blocks'
+    /// consumers, and the cluster synchronises (the other block's copies and arrivals reach
+    /// this block's barriers only after they are initialised).
+    ///
+    /// # Safety
+    /// As [`Ring::new`], the launch's clusters two blocks each; every thread of both blocks
+    /// calls this once, first, and [`cluster_sync`] before it exits.
+    #[inline(always)]
+    pub(super) unsafe fn new_pair(stage_bytes: u32, consumers: u32) -> Ring<STAGES> {
+        // SAFETY: the caller's contract.
+        let ring = unsafe { Ring::init(stage_bytes, 1, 2 * consumers, true) };
+        cluster_sync();
+        ring
+    }
+
+    #[inline(always)]
+    unsafe fn init(stage_bytes: u32, producers: u32, consumers: u32, pair: bool) -> Ring<STAGES> {
         // cuda_std's dynamic-shared symbol is 16-byte aligned; the slices need 1024.
         let start = shared_addr(dynamic_shared_mem::<u8>());
         let ring = Ring {
             base: (start + ALIGN - 1) & !(ALIGN - 1),
             stage_bytes,
+            pair,
         };
         if fresh_tid_x() == 0 {
             let mut s = 0;
@@ -93,6 +120,22 @@ impl<const STAGES: u32> Ring<STAGES> {
     pub(super) fn empty(&self, s: u32) -> u32 {
         self.base + STAGES * self.stage_bytes + 8 * (STAGES + s)
     }
+
+    /// Releases slot `s` (one consumer warp group's arrival; in a pair, in both blocks).
+    ///
+    /// # Safety
+    /// Initialised barriers; every wgmma reading the slot has retired; in a pair, the other
+    /// block has not exited.
+    #[inline(always)]
+    unsafe fn release(&self, s: u32) {
+        // SAFETY: the caller's contract; the other block's barrier is at the same offset.
+        unsafe {
+            mbar_arrive(self.empty(s));
+            if self.pair {
+                mbar_arrive_cluster(self.empty(s), cluster_rank() ^ 1);
+            }
+        }
+    }
 }
 
 /// C's tiles in grouped order, and the work of each block: its share of the stream-K tiles
@@ -115,6 +158,9 @@ pub(super) struct Walk {
     group: u32,
     sk_tiles: u32,
     sk_last: u32,
+    /// log2 of the blocks that walk each tile together (a cluster of 2: 1): the walk's "block"
+    /// is the cluster.
+    shift: u32,
 }
 
 /// One piece of a block's work: slices `kb..ke` of tile `tile` (its origin in C:
@@ -162,7 +208,25 @@ impl Walk {
             group,
             sk_tiles,
             sk_last,
+            shift: 0,
         }
+    }
+
+    /// The same walk for clusters of two blocks: cluster `c` of `grid / 2` takes tiles `c, c +
+    /// grid / 2, …` (no stream-K), each block of it a part of every tile.
+    #[inline(always)]
+    pub(super) fn paired(self) -> Walk {
+        Walk {
+            shift: 1,
+            sk_tiles: 0,
+            ..self
+        }
+    }
+
+    /// The walk's index of this block (its cluster's with [`Walk::paired`]) and their count.
+    #[inline(always)]
+    fn me(&self) -> (u32, u32) {
+        (fresh_ctaid_x() >> self.shift, grid_blocks() >> self.shift)
     }
 
     #[inline(always)]
@@ -219,9 +283,9 @@ impl Walk {
     /// This block's cursor at the start of its walk.
     #[inline(always)]
     pub(super) fn cursor(&self) -> Cursor {
-        let b = fresh_ctaid_x();
+        let (b, grid) = self.me();
         Cursor {
-            it: self.sk_start(b, grid_blocks()),
+            it: self.sk_start(b, grid),
             t: b,
         }
     }
@@ -237,7 +301,8 @@ impl Walk {
     pub(super) fn next(&self, c: &mut Cursor) -> Option<Unit> {
         let dp = self.dp_tiles();
         let ktiles = self.ktiles();
-        let end = self.sk_start(fresh_ctaid_x() + 1, grid_blocks());
+        let (b, grid) = self.me();
+        let end = self.sk_start(b + 1, grid);
         if c.it < end {
             let tile = dp + c.it / ktiles;
             let kb = c.it % ktiles;
@@ -259,7 +324,7 @@ impl Walk {
                 kb: 0,
                 ke: ktiles,
             };
-            c.t += grid_blocks();
+            c.t += grid;
             return Some(u);
         }
         None
@@ -354,9 +419,9 @@ pub(super) unsafe fn consume<const STAGES: u32, const DEPTH: u32, S>(
                 wgmma_wait::<DEPTH>();
                 if lead {
                     if DEPTH == 0 {
-                        mbar_arrive(ring.empty(s));
+                        ring.release(s);
                     } else if kt > u.kb {
-                        mbar_arrive(ring.empty((it + STAGES - 1) % STAGES));
+                        ring.release((it + STAGES - 1) % STAGES);
                     }
                 }
             }
@@ -368,7 +433,7 @@ pub(super) unsafe fn consume<const STAGES: u32, const DEPTH: u32, S>(
             wgmma_wait::<0>();
             if lead {
                 // SAFETY: the unit's last slot, its wgmma retired just above.
-                unsafe { mbar_arrive(ring.empty((it + STAGES - 1) % STAGES)) };
+                unsafe { ring.release((it + STAGES - 1) % STAGES) };
             }
         }
         finish(state, u);

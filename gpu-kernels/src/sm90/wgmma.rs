@@ -4,8 +4,9 @@ use cuda_std::kernel;
 use seq_macro::seq;
 
 use super::asm90::{
-    acc_regs, desc_128b, fence_tensormap, setmaxnreg_dec, setmaxnreg_inc, tma_load_2d,
-    wgmma_commit, wgmma_fence, wgmma_m64n256k16,
+    acc_regs, cluster_rank, cluster_sync, desc_128b, fence_tensormap, setmaxnreg_dec,
+    setmaxnreg_inc, tma_load_2d, tma_load_2d_multicast, wgmma_commit, wgmma_fence,
+    wgmma_m64n256k16,
 };
 use super::pipeline::{Out, Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
@@ -23,7 +24,96 @@ const ATOM: u32 = 1024;
 const B_BOX_BYTES: u32 = BK * 128;
 
 macro_rules! wgmma_kernels {
-    ($(($name:ident, $input:ident, $ptx:literal, $major:ident, $depth:literal)),* $(,)?) => {$(
+    ($(($name:ident, $input:ident, $ptx:literal, $major:ident, $depth:literal, $cluster:tt)),* $(,)?) => {$(
+        wgmma_kernels!(@kernel $cluster, $name, $ptx, $major, $depth);
+    )*};
+    (@kernel 2, $name:ident, $ptx:literal, $major:ident, $depth:literal) => {
+        /// The kernel in clusters of two blocks, each pair walking 256 x 256 tiles: block `r`
+        /// of a cluster computes rows `128 r..128 r + 128` of the tile with its own A, and loads
+        /// half `r` of B's 256 columns into both blocks' shared memory (TMA multicast), so each
+        /// block reads half of B from L2.
+        ///
+        /// # Safety
+        /// As the one-block kernels, with clusters of 2 blocks along x, an even grid, no
+        /// stream-K (`sk_tiles` is ignored), and for B transposed a map of B with boxes of
+        /// `BN / 2` rows.
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name(p: WgmmaParams) {
+            // SAFETY: the dynamic shared memory holds the ring (the launch contract), the launch
+            // clusters 2 blocks; every thread calls this first and `cluster_sync` at the end.
+            let ring = unsafe { Ring::<STAGES>::new_pair(STAGE_BYTES, CONSUMERS) };
+            let walk = Walk::new(p.m, p.n, p.k, 2 * BM, BN, BK, p.group, 0, 0).paired();
+            let tid = fresh_tid_x();
+            let wg = tid / 128;
+            if wg == 0 {
+                setmaxnreg_dec::<PRODUCER_REGISTERS>();
+                if tid == 0 {
+                    // SAFETY: as the one-block kernels; A's box is this block's BM rows (moved
+                    // inside A where they are all past m: nothing of them is stored), B's half
+                    // goes to both blocks, whose full barriers each expect STAGE_BYTES: their
+                    // own A and both halves of B.
+                    unsafe {
+                        fence_tensormap(p.tmap_a);
+                        fence_tensormap(p.tmap_b);
+                        produce(ring, walk, STAGE_BYTES, |a, bar, kt, m0, n0| {
+                            let r = cluster_rank();
+                            let row = m0 + r * BM;
+                            tma_load_2d(a, p.tmap_a, kt * BK, if row < p.m { row } else { 0 }, bar);
+                            let b = a + A_BYTES;
+                            wgmma_kernels!(@load_half $major, b, p, kt, n0, r, bar);
+                        });
+                    }
+                }
+            } else {
+                setmaxnreg_inc::<CONSUMER_REGISTERS>();
+                let cw = || fresh_tid_x() / 128 - 1;
+                let lane = || fresh_tid_x() % 32;
+                let warp = || (fresh_tid_x() % 128) / 32;
+                let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
+                let pairs = out.pairs();
+                let mut acc = [0u32; 128];
+                // SAFETY: as the one-block kernels (whole tiles only: no stream-K); the ring
+                // releases each slot in both blocks, which exit only after the cluster barrier.
+                unsafe {
+                    consume::<STAGES, $depth, _>(
+                        ring,
+                        walk,
+                        tid % 128 == 0,
+                        &mut acc,
+                        |acc, slot, first| {
+                            let a = slot + cw() * (BM / CONSUMERS) * 128;
+                            let b = slot + A_BYTES;
+                            wgmma_fence();
+                            seq!(KK in 0..4 {
+                                let scale = if KK == 0 && first { 0u32 } else { 1u32 };
+                                let da = desc_128b(a + 32 * KK, 16, ATOM);
+                                let db = wgmma_kernels!(@desc_b $major, b, KK);
+                                wgmma_kernels!(@mma $ptx, $major, (*acc), da, db, scale);
+                            });
+                            wgmma_commit();
+                        },
+                        |_, _| {},
+                        |acc, u| {
+                            let (m0, n0) = walk.origin(u.tile);
+                            let row0 = m0 + cluster_rank() * BM + cw() * (BM / CONSUMERS)
+                                + warp() * 16 + lane() / 4;
+                            let col0 = n0 + (lane() % 4) * 2;
+                            seq!(J in 0..32 {
+                                seq!(I in 0..2 {
+                                    out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
+                                                   acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
+                                });
+                            });
+                        },
+                    );
+                }
+            }
+            // Neither block exits while the other may still release a slot in it.
+            cluster_sync();
+        }
+    };
+    (@kernel 1, $name:ident, $ptx:literal, $major:ident, $depth:literal) => {
         /// # Safety
         /// `p` must satisfy the [`WgmmaParams`] contract (tensor maps of A and B for this
         /// kernel's input type and B layout, C of `m x n`), and the launch must use 384 threads,
@@ -103,7 +193,18 @@ macro_rules! wgmma_kernels {
                 }
             }
         }
-    )*};
+    };
+    // A pair's half of B, multicast to both blocks. Row-major: boxes 2r and 2r + 1 of the
+    // four 64-column boxes; transposed: rows 128 r.. of the 256 (a map of 128-row boxes).
+    (@load_half N, $b:expr, $p:expr, $kt:expr, $n0:expr, $r:expr, $bar:expr) => {
+        seq!(J in 0..2 {
+            let box_ = 2 * $r + J;
+            tma_load_2d_multicast($b + box_ * B_BOX_BYTES, $p.tmap_b, $n0 + 64 * box_, $kt * BK, $bar, 3);
+        })
+    };
+    (@load_half K, $b:expr, $p:expr, $kt:expr, $n0:expr, $r:expr, $bar:expr) => {
+        tma_load_2d_multicast($b + $r * (BN / 2) * 128, $p.tmap_b, $kt * BK, $n0 + $r * (BN / 2), $bar, 3)
+    };
     // B row-major (k x n, n innermost): four 64-column boxes of BK rows, 8 KB apart.
     (@load_b N, $b:expr, $p:expr, $kt:expr, $n0:expr, $bar:expr) => {
         seq!(J in 0..4 {

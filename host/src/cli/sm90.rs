@@ -239,8 +239,9 @@ fn timed(
     let rows = sample_rows(m, args.check_rows);
     let mut launches = Vec::new();
     let mut errors = Vec::new();
-    for (_, s) in sched {
+    for (name, s) in sched {
         let launch = Sm90Launch::new(gpu, &g, &da, &db, &dc, *s)?;
+        eprintln!("grid {name} {m}x{n}x{k}: {} blocks", launch.grid());
         launch.launch()?;
         gpu.stream.synchronize()?;
         errors.push(worst(&g, &a, &b, &c0, &download(&dc)?, &rows).ratio);

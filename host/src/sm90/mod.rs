@@ -9,9 +9,10 @@ use cust::{
     function::{BlockSize, Function, GridSize},
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
+use cust_raw::driver_sys;
 use gpu_kernels::{
     ModuleGroup,
-    sm90::{BK, BM, BN, WgmmaConfig, WgmmaParams, stream_k_words, wgmma_config},
+    sm90::{BK, BM, BN, WgmmaConfig, WgmmaParams, stream_k_words, wgmma_config, wgmma_pair_config},
 };
 use rgk_core::bad_input;
 
@@ -219,11 +220,18 @@ impl<'a> Sm90Launch<'a> {
         if pa % 16 != 0 || pb % 16 != 0 {
             return bad_input("the Hopper GEMM needs A and B 16-byte aligned (TMA)");
         }
-        let cfg = wgmma_config(g.input, g.b_major, sched.depth);
+        let cfg = if sched.pair {
+            wgmma_pair_config(g.input, g.b_major)
+        } else {
+            wgmma_config(g.input, g.b_major, sched.depth)
+        };
         let func = gpu.function_with_shared(cfg.name, cfg.shared_bytes())?;
         let map_a = tensor_map::encode(tensor_map::a_view(g.m, g.k, g.lda), g.input, pa)?;
-        let map_b =
-            tensor_map::encode(tensor_map::b_view(g.k, g.n, g.ldb, g.b_major), g.input, pb)?;
+        let map_b = tensor_map::encode(
+            tensor_map::b_view(g.k, g.n, g.ldb, g.b_major, cfg.cluster),
+            g.input,
+            pb,
+        )?;
         let mut bytes = Vec::with_capacity(256);
         for map in [map_a, map_b] {
             bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
@@ -231,10 +239,18 @@ impl<'a> Sm90Launch<'a> {
         // cuMemAlloc returns 256-byte aligned memory: both maps are 128-byte aligned.
         let maps = MapCache::get(gpu, &bytes)?;
         let base = maps.as_device_ptr().as_raw();
-        let tiles = (g.m as u32).div_ceil(BM) * (g.n as u32).div_ceil(BN);
-        let sched = sched.resolve(tiles, sched.grid(gpu, tiles)?);
-        let grid = sched.grid(gpu, tiles)?;
-        let (sk_tiles, work) = stream_k_plan(gpu, &sched, tiles, grid, (g.k as u32).div_ceil(BK))?;
+        let (grid, sk_tiles, sk_last, work) = if sched.pair {
+            // Pairs: 2·BM x BN tiles, two blocks each, no stream-K.
+            let pairs = (g.m as u32).div_ceil(2 * BM) * (g.n as u32).div_ceil(BN);
+            (sched.pair_grid(max_active_clusters(gpu, &func, cfg)?, pairs), 0, false, None)
+        } else {
+            let tiles = (g.m as u32).div_ceil(BM) * (g.n as u32).div_ceil(BN);
+            let sched = sched.resolve(tiles, sched.grid(gpu, tiles)?);
+            let grid = sched.grid(gpu, tiles)?;
+            let ktiles = (g.k as u32).div_ceil(BK);
+            let (sk_tiles, work) = stream_k_plan(gpu, &sched, tiles, grid, ktiles)?;
+            (grid, sk_tiles, sched.sk_last, work)
+        };
         let params = WgmmaParams {
             tmap_a: base as *const u8,
             tmap_b: (base + 128) as *const u8,
@@ -248,7 +264,7 @@ impl<'a> Sm90Launch<'a> {
             group: sched.group,
             work: work_ptr(&work),
             sk_tiles,
-            sk_last: u32::from(sched.sk_last),
+            sk_last: u32::from(sk_last),
         };
         Ok(Sm90Launch {
             gpu,
@@ -262,9 +278,17 @@ impl<'a> Sm90Launch<'a> {
         })
     }
 
+    /// The launch's grid, in blocks (for a pair kernel, twice its resident clusters at most).
+    pub fn grid(&self) -> u32 {
+        self.grid
+    }
+
     /// Launches it on the GPU's stream, without waiting.
     pub fn launch(&self) -> Result<()> {
         let args = [&self.params as *const WgmmaParams as *mut c_void];
+        if self.cfg.cluster > 1 {
+            return self.launch_clusters(&args);
+        }
         let (grid, block) = (GridSize::x(self.grid), BlockSize::x(self.cfg.threads()));
         // SAFETY: the argument list is the kernel's one `WgmmaParams` (checked against the PTX
         // by a test below); `new` checked the shape against the buffers, which are borrowed for
@@ -280,6 +304,88 @@ impl<'a> Sm90Launch<'a> {
                 .launch(&self.func, grid, block, self.cfg.shared_bytes(), &args)
         }
         .with_context(|| format!("launching {}", self.cfg.name))
+    }
+}
+
+/// The `cuLaunchKernelEx` configuration of `cfg` in clusters of `cfg.cluster` blocks along x,
+/// `grid` blocks, on `stream`; `attr` receives the cluster dimension the config points to.
+fn cluster_config(
+    cfg: &WgmmaConfig,
+    grid: u32,
+    stream: driver_sys::CUstream,
+    attr: &mut driver_sys::CUlaunchAttribute,
+) -> driver_sys::CUlaunchConfig {
+    attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim = driver_sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: cfg.cluster,
+        y: 1,
+        z: 1,
+    };
+    driver_sys::CUlaunchConfig {
+        gridDimX: grid,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: cfg.threads(),
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: cfg.shared_bytes(),
+        hStream: stream,
+        attrs: attr,
+        numAttrs: 1,
+    }
+}
+
+/// How many clusters of `cfg` the GPU holds at once (`cuOccupancyMaxActiveClusters`). Not the
+/// SM count over the cluster size: a cluster's blocks must share one GPC, and a GPC with an odd
+/// number of free SMs leaves one idle, so a persistent grid of `SMs / 2` pairs would start
+/// some pairs only after others finished (session 7's pair kernels at 56-73 % of cuBLAS).
+fn max_active_clusters(gpu: &Gpu, func: &Function, cfg: &WgmmaConfig) -> Result<u32> {
+    // SAFETY: a launch-attribute value is plain data; zero is a valid start for the union.
+    let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    let config = cluster_config(
+        cfg,
+        cfg.cluster * gpu.multiprocessors()?,
+        gpu.stream.as_inner() as driver_sys::CUstream,
+        &mut attr,
+    );
+    let mut n: std::os::raw::c_int = 0;
+    // SAFETY: `func` is a loaded kernel whose dynamic shared memory limit was raised to the
+    // config's (`function_with_shared`); `config` and `attr` outlive the call; `n` is written.
+    let status =
+        unsafe { driver_sys::cuOccupancyMaxActiveClusters(&mut n, func.to_raw(), &config) };
+    crate::gpu::check_driver(status, "cuOccupancyMaxActiveClusters")
+        .with_context(|| format!("clusters of {}", cfg.name))?;
+    match u32::try_from(n) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => anyhow::bail!("{} fits no cluster on this GPU", cfg.name),
+    }
+}
+
+impl Sm90Launch<'_> {
+    /// A pair kernel's launch: clusters of `cfg.cluster` blocks along x (`cuLaunchKernelEx`;
+    /// cust launches without cluster dimensions).
+    fn launch_clusters(&self, args: &[*mut c_void; 1]) -> Result<()> {
+        // SAFETY: a launch-attribute value is plain data; zero is a valid start for the union.
+        let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        let config = cluster_config(
+            self.cfg,
+            self.grid,
+            self.gpu.stream.as_inner() as driver_sys::CUstream,
+            &mut attr,
+        );
+        // SAFETY: as `launch` (the same argument, buffers, maps and shared memory); the grid is
+        // a multiple of the cluster size (`Schedule::pair_grid`), the kernel a pair kernel, which
+        // needs exactly these cluster dimensions; `config` and `attr` outlive the call.
+        let status = unsafe {
+            driver_sys::cuLaunchKernelEx(
+                &config,
+                self.func.to_raw(),
+                args.as_ptr() as *mut *mut c_void,
+                std::ptr::null_mut(),
+            )
+        };
+        crate::gpu::check_driver(status, "cuLaunchKernelEx")
+            .with_context(|| format!("launching {}", self.cfg.name))
     }
 }
 

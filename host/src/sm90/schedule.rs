@@ -43,6 +43,9 @@ pub struct Schedule {
     /// With `stream_k` `None`: let the launch's tile count decide ([`Schedule::resolve`]:
     /// `skl` where the tiles make many waves, whole tiles elsewhere). The library's default.
     pub sk_auto: bool,
+    /// The 16-bit pair kernels: clusters of two blocks on 256 x 256 tiles, B's panel
+    /// multicast (wait depth 0, no stream-K; the f32 kernels ignore it).
+    pub pair: bool,
 }
 
 /// [`Schedule::resolve`] takes stream-K (`skl`) from this many whole waves of tiles up (tiles
@@ -67,13 +70,15 @@ impl Schedule {
         stream_k: None,
         sk_last: false,
         sk_auto: false,
+        pair: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
     /// tile), `p` (persistent, a block per SM), `p<N>` (at most N blocks), `g<N>` (group N),
     /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
     /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
-    /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]).
+    /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]),
+    /// `c1` / `c2` (one block a tile / pairs of blocks in clusters, B multicast).
     /// False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
@@ -97,6 +102,8 @@ impl Schedule {
             return true;
         }
         match token {
+            "c1" => self.pair = false,
+            "c2" => self.pair = true,
             "w0" => self.depth = 0,
             "w1" => self.depth = 1,
             "dp" => {
@@ -149,6 +156,13 @@ impl Schedule {
     /// [`SK_AUTO_MAX_FILL`] full, whole tiles otherwise; any other schedule as it is. The one
     /// place the library's stream-K choice is made.
     pub fn resolve(&self, tiles: u32, grid: u32) -> Schedule {
+        if self.pair {
+            return Schedule {
+                stream_k: None,
+                sk_auto: false,
+                ..*self
+            };
+        }
         let (fill, of) = SK_AUTO_MAX_FILL;
         let many = grid > 0
             && tiles / grid >= SK_AUTO_MIN_WAVES
@@ -168,6 +182,18 @@ impl Schedule {
                 ..*self
             }
         }
+    }
+
+    /// The grid of a pair launch over `pairs` tiles of 256 x 256 on a GPU that holds
+    /// `resident` pairs at once: two blocks a tile (per tile), or at most the resident pairs
+    /// (persistent: every pair starts at once), an even count.
+    pub fn pair_grid(&self, resident: u32, pairs: u32) -> u32 {
+        let half = match self.blocks {
+            Blocks::PerTile => pairs,
+            Blocks::PerSm => pairs.min(resident),
+            Blocks::AtMost(n) => pairs.min(n / 2).min(resident),
+        };
+        2 * half.max(1)
     }
 
     /// The grid for `tiles` tiles on `gpu` (with stream-K at most one block per SM).
@@ -336,6 +362,9 @@ mod tests {
         };
         assert_eq!(per_tile.resolve(2048, 2048).stream_k, None);
         assert_eq!(auto.resolve(0, 0), whole);
+        // Pairs take no stream-K.
+        let pair = Schedule { pair: true, ..auto };
+        assert_eq!(pair.resolve(2048, 132).stream_k, None);
     }
 
     #[test]
@@ -353,6 +382,13 @@ mod tests {
         assert_eq!((s.stream_k, s.group), (Some(2), 4));
         let s = Schedule::parse_name("wgmma_p_skl1", base, none).unwrap();
         assert_eq!((s.stream_k, s.sk_last), (Some(1), true));
+        let s = Schedule::parse_name("wgmma_p_c2", base, none).unwrap();
+        assert!(
+            s.pair
+                && !Schedule::parse_name("wgmma_c2_c1", base, none)
+                    .unwrap()
+                    .pair
+        );
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
         let s = Schedule::parse_name("wgmma_p_ska", base, none).unwrap();
@@ -373,6 +409,7 @@ mod tests {
             "wgmma_sk5000",
             "wgmma_sklx",
             "wgmma_ska1",
+            "wgmma_c3",
         ] {
             assert_eq!(Schedule::parse_name(bad, base, none), None, "{bad}");
         }

@@ -34,8 +34,8 @@ pub(crate) fn a_view(m: usize, k: usize, lda: usize) -> Tiled {
 }
 
 /// B's view: `k x n` (n innermost) in boxes of 64 columns by `BK` rows, four per slice; or its
-/// transpose `n x k` in boxes of `BK` by `BN` rows.
-pub(crate) fn b_view(k: usize, n: usize, ldb: usize, major: BMajor) -> Tiled {
+/// transpose `n x k` in boxes of `BK` by `BN / cluster` rows (a pair's blocks load half each).
+pub(crate) fn b_view(k: usize, n: usize, ldb: usize, major: BMajor, cluster: u32) -> Tiled {
     match major {
         BMajor::N => Tiled {
             rows: k as u64,
@@ -49,7 +49,7 @@ pub(crate) fn b_view(k: usize, n: usize, ldb: usize, major: BMajor) -> Tiled {
             cols: k as u64,
             ld: ldb as u64,
             box_cols: BK,
-            box_rows: BN,
+            box_rows: BN / cluster,
         },
     }
 }
@@ -114,13 +114,18 @@ mod tests {
             let a = a_view(1000, 500, 512);
             assert_eq!(a.box_cols * input.bytes(), 128);
             assert_eq!((a.rows, a.cols), (1000, 500));
-            for major in [BMajor::N, BMajor::K] {
-                let b = b_view(500, 300, 512, major);
+            for (major, cluster) in [
+                (BMajor::N, 1),
+                (BMajor::K, 1),
+                (BMajor::N, 2),
+                (BMajor::K, 2),
+            ] {
+                let b = b_view(500, 300, 512, major, cluster);
                 assert_eq!(b.box_cols * input.bytes(), 128, "128-byte swizzle span");
-                // The boxes of one slice cover BK x BN of B.
+                // The boxes of one slice cover BK x BN of B (a pair: both blocks' together).
                 let per_slice = match major {
                     BMajor::N => BN / b.box_cols,
-                    BMajor::K => 1,
+                    BMajor::K => cluster,
                 };
                 assert_eq!(per_slice * b.box_cols * b.box_rows, BK * BN, "{major:?}");
                 assert!(b.box_rows <= 256 && a.box_rows <= 256, "TMA box limit");

@@ -35,6 +35,7 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
     stream_k: None,
     sk_last: false,
     sk_auto: true,
+    pair: false,
 };
 
 /// How library calls read a row-major B in TF32 when A is row-major (the library's default
