@@ -235,11 +235,12 @@ sanitize)
             run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" matmul --m 17 --n 40 --k 24 --precision "$p" --kernel "$k" --reps 1 --no-cublas
         done
     done
-    # The Hopper kernels at an aligned and odd shapes (`host sm90 --check`), on 9.0 GPUs only.
+    # The Hopper kernels at an aligned and odd shapes (`host sm90 --check`), the one-block
+    # default and the pair kernels (clusters of 2), on 9.0 GPUs only.
     if [ "$family" = all ] || [ "$family" = sm90 ]; then
         if nvidia-smi --query-gpu=compute_cap --format=csv,noheader | grep -q '^9\.0'; then
             for tool in memcheck racecheck; do
-                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" sm90 --check --no-timing
+                run "$CS" --tool "$tool" --error-exitcode 9 "$HOST" sm90 --check --no-timing --schedules wgmma,wgmma_c2
             done
         else
             echo "sanitize sm90: not a compute capability 9.0 GPU, skipped"

@@ -249,29 +249,28 @@ impl Cell for f64 {
     #[inline(always)]
     unsafe fn ld4_shared(addr: u32) -> [f64; 4] {
         // SAFETY: 32 bytes of shared memory at a 16-byte aligned `addr` (the caller's contract).
-        let (x, y) = unsafe { (ld_shared::<4>(addr), ld_shared::<4>(addr + 16)) };
-        [
-            f64_of(x[0], x[1]),
-            f64_of(x[2], x[3]),
-            f64_of(y[0], y[1]),
-            f64_of(y[2], y[3]),
-        ]
+        let (x, y) = unsafe { (ld_shared_f64x2(addr), ld_shared_f64x2(addr + 16)) };
+        [x[0], x[1], y[0], y[1]]
     }
     /// # Safety
     /// As [`Cell::ld2_shared`].
     #[inline(always)]
     unsafe fn ld2_shared(addr: u32) -> [f64; 2] {
         // SAFETY: 16 bytes of shared memory at a 16-byte aligned `addr` (the caller's contract).
-        let x = unsafe { ld_shared::<4>(addr) };
-        [f64_of(x[0], x[1]), f64_of(x[2], x[3])]
+        unsafe { ld_shared_f64x2(addr) }
     }
     /// # Safety
     /// As [`Cell::ld1_shared`].
     #[inline(always)]
     unsafe fn ld1_shared(addr: u32) -> f64 {
-        // SAFETY: the caller's contract is `ld_shared`'s with N = 2 (8-byte aligned).
-        let w = unsafe { ld_shared::<2>(addr) };
-        f64_of(w[0], w[1])
+        let v: f64;
+        // SAFETY: 8 bytes of shared memory at an 8-byte aligned `addr` (the caller's contract);
+        // the asm only reads them into the output.
+        unsafe {
+            core::arch::asm!("ld.shared.f64 {v}, [{p}];", v = out(reg64) v, p = in(reg32) addr,
+                options(nostack, readonly, preserves_flags));
+        }
+        v
     }
     /// # Safety
     /// As [`Cell::st1_shared`].
@@ -287,27 +286,47 @@ impl Cell for f64 {
     /// from `min` only on NaN and on the sign of a zero).
     #[inline(always)]
     fn add_min(c: f64, a: f64, b: f64) -> f64 {
-        let mut c = c;
-        // SAFETY: register arithmetic only.
+        let r: f64;
+        // SAFETY: register arithmetic only. The result is its own operand, not `inout` on `c`:
+        // a tied operand is a copy of `c` wherever `c` stays live, and ptxas kept those as
+        // `IMAD.MOV` pairs (17 per 32 updates in the ceiling kernel's loop, session 15).
         unsafe {
-            core::arch::asm!("{{ .reg .f64 t; .reg .pred p; add.rn.f64 t, {a}, {b}; setp.lt.f64 p, t, {c}; selp.f64 {c}, t, {c}, p; }}",
-                c = inout(reg64) c, a = in(reg64) a, b = in(reg64) b,
+            core::arch::asm!("{{ .reg .f64 t; .reg .pred p; add.rn.f64 t, {a}, {b}; setp.lt.f64 p, t, {c}; selp.f64 {r}, t, {c}, p; }}",
+                r = out(reg64) r, c = in(reg64) c, a = in(reg64) a, b = in(reg64) b,
                 options(pure, nomem, nostack, preserves_flags));
         }
-        c
+        r
     }
     /// The compare and select of [`Cell::add_min`] for f64.
     #[inline(always)]
     fn min_first(c: f64, t: f64) -> f64 {
-        let mut c = c;
-        // SAFETY: register arithmetic only.
+        let r: f64;
+        // SAFETY: register arithmetic only (a separate result, as in `add_min`).
         unsafe {
-            core::arch::asm!("{{ .reg .pred p; setp.lt.f64 p, {t}, {c}; selp.f64 {c}, {t}, {c}, p; }}",
-                c = inout(reg64) c, t = in(reg64) t,
+            core::arch::asm!("{{ .reg .pred p; setp.lt.f64 p, {t}, {c}; selp.f64 {r}, {t}, {c}, p; }}",
+                r = out(reg64) r, c = in(reg64) c, t = in(reg64) t,
                 options(pure, nomem, nostack, preserves_flags));
         }
-        c
+        r
     }
+}
+
+/// Two f64 from shared memory at byte address `addr` straight into 64-bit registers
+/// (`ld.shared.v2.f64`). Loaded as four 32-bit words and paired afterwards, each f64 cost
+/// ptxas an `IMAD.MOV` pair in the k loops (37 per 64 updates in the f64 default's, session 15).
+///
+/// # Safety
+/// `addr` must be the shared-window address of 16 bytes of this block's shared memory, 16-byte
+/// aligned, ordered after their stores by a barrier.
+#[inline(always)]
+unsafe fn ld_shared_f64x2(addr: u32) -> [f64; 2] {
+    let (a, b): (f64, f64);
+    // SAFETY: the caller's contract; the asm only reads those 16 bytes into the outputs.
+    unsafe {
+        core::arch::asm!("ld.shared.v2.f64 {{{a}, {b}}}, [{p}];", a = out(reg64) a,
+            b = out(reg64) b, p = in(reg32) addr, options(nostack, readonly, preserves_flags));
+    }
+    [a, b]
 }
 
 /// 16 bytes of global memory through L2 only (`ld.global.cg`).

@@ -86,9 +86,12 @@ macro_rules! fw_float_type_kernels {
             }); });
         }
 
-        /// The add-min ceiling of this weight type: as `apsp_addmin_peak` (16 independent
-        /// chains, 2 x 16 updates per iteration, each from another chain's previous value),
-        /// with `w` from the host; stores only if the result equals `w` (practically never).
+        /// The add-min ceiling of this weight type: 16 independent chains, 2 x 16 updates per
+        /// iteration, each chain updated in place from another chain's value, with `w` from the
+        /// host; stores only if the result equals `w` (practically never). In place, not
+        /// `apsp_addmin_peak`'s two arrays: rotating x → y → x, ptxas kept 24 `IMAD.MOV` per 32
+        /// f64 updates in the loop (session 15), and a ceiling must not be slower than the
+        /// kernels' own k loops.
         ///
         /// # Safety
         /// `out` must point to a writable cell of device memory; any grid.
@@ -97,17 +100,16 @@ macro_rules! fw_float_type_kernels {
         pub unsafe fn $peak(out: *mut $ty, w: $ty, iters: u32) {
             let t = thread::index_1d();
             let mut x = [<$ty>::INFINITY; 16];
-            let mut y = [<$ty>::INFINITY; 16];
             seq!(I in 0..16 {
                 x[I] = ((t.wrapping_mul(2_654_435_761).wrapping_add(I * 40_503)) >> 12) as $ty;
             });
             let mut n = 0;
             while n < iters {
                 seq!(I in 0..16 {
-                    y[I] = <$ty as Cell>::add_min(x[I], x[(I + 1) % 16], w);
+                    x[I] = <$ty as Cell>::add_min(x[I], x[(I + 1) % 16], w);
                 });
                 seq!(I in 0..16 {
-                    x[I] = <$ty as Cell>::add_min(y[I], y[(I + 5) % 16], w);
+                    x[I] = <$ty as Cell>::add_min(x[I], x[(I + 5) % 16], w);
                 });
                 n += 1;
             }

@@ -242,7 +242,12 @@ impl<'a> Sm90Launch<'a> {
         let (grid, sk_tiles, sk_last, work) = if sched.pair {
             // Pairs: 2·BM x BN tiles, two blocks each, no stream-K.
             let pairs = (g.m as u32).div_ceil(2 * BM) * (g.n as u32).div_ceil(BN);
-            (sched.pair_grid(max_active_clusters(gpu, &func, cfg)?, pairs), 0, false, None)
+            (
+                sched.pair_grid(max_active_clusters(gpu, &func, cfg)?, pairs),
+                0,
+                false,
+                None,
+            )
         } else {
             let tiles = (g.m as u32).div_ceil(BM) * (g.n as u32).div_ceil(BN);
             let sched = sched.resolve(tiles, sched.grid(gpu, tiles)?);
