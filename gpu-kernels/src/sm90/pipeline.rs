@@ -79,6 +79,12 @@ impl<const STAGES: u32> Ring<STAGES> {
         ring
     }
 
+    /// The one setup behind [`Ring::with_arrivals`] and [`Ring::new_pair`]: `producers`
+    /// arrivals a phase on each "full" barrier, `consumers` on each "empty" one; `pair` makes
+    /// [`Ring::release`] arrive in the other block of the cluster too.
+    ///
+    /// # Safety
+    /// As [`Ring::new`]; with `pair`, as [`Ring::new_pair`].
     #[inline(always)]
     unsafe fn init(stage_bytes: u32, producers: u32, consumers: u32, pair: bool) -> Ring<STAGES> {
         // cuda_std's dynamic-shared symbol is 16-byte aligned; the slices need 1024.
