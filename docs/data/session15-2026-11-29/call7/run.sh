@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 15, call 7: the Python package built from d4334d6's tree (maturin --release), re-zipped
+# here from its unpacked files, installed with pip into a fresh virtual environment; the GPU test
+# suite and bench.py quick (scripts/gpu-python.sh quick).
+set -u
+O=$OUT
+W=$O/w; mkdir -p $W/py
+date -u > $W/date.txt
+mkdir -p .device/unz .whl && tar -C .device/unz -xJf .device/whl/wheel.tar.xz
+python3 - <<'PY'
+import os, zipfile
+src = '.device/unz'
+name = '.whl/rust_gpu_kernels-0.1.0-cp39-abi3-manylinux_2_34_x86_64.whl'
+with zipfile.ZipFile(name, 'w', zipfile.ZIP_DEFLATED) as z:
+    for root, _, files in os.walk(src):
+        for f in files:
+            p = os.path.join(root, f)
+            z.write(p, os.path.relpath(p, src))
+PY
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv -lms 250 > $W/clock.csv 2>/dev/null &
+smi=$!
+OUT=$W/py timeout 400 bash scripts/gpu-python.sh quick > $W/py/run.txt 2>&1; echo "rc $?" >> $W/py/run.txt
+kill $smi
+cd $O && tar cJf s15_call7.tar.xz w && rm -rf w
+tar xJOf s15_call7.tar.xz w/py/run.txt | tail -25
