@@ -82,16 +82,7 @@ macro_rules! wgmma_kernels {
                         tid % 128 == 0,
                         &mut acc,
                         |acc, slot, first| {
-                            let a = slot + cw() * (BM / CONSUMERS) * 128;
-                            let b = slot + A_BYTES;
-                            wgmma_fence();
-                            seq!(KK in 0..4 {
-                                let scale = if KK == 0 && first { 0u32 } else { 1u32 };
-                                let da = desc_128b(a + 32 * KK, 16, ATOM);
-                                let db = wgmma_kernels!(@desc_b $major, b, KK);
-                                wgmma_kernels!(@mma $ptx, $major, (*acc), da, db, scale);
-                            });
-                            wgmma_commit();
+                            wgmma_kernels!(@slice $ptx, $major, (*acc), slot, first, cw());
                         },
                         |_, _| {},
                         |acc, u| {
@@ -99,12 +90,7 @@ macro_rules! wgmma_kernels {
                             let row0 = m0 + cluster_rank() * BM + cw() * (BM / CONSUMERS)
                                 + warp() * 16 + lane() / 4;
                             let col0 = n0 + (lane() % 4) * 2;
-                            seq!(J in 0..32 {
-                                seq!(I in 0..2 {
-                                    out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
-                                                   acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
-                                });
-                            });
+                            wgmma_kernels!(@store out, pairs, acc, row0, col0);
                         },
                     );
                 }
@@ -167,32 +153,43 @@ macro_rules! wgmma_kernels {
                         tid % 128 == 0,
                         &mut acc,
                         |acc, slot, first| {
-                            let a = slot + cw() * (BM / CONSUMERS) * 128;
-                            let b = slot + A_BYTES;
-                            wgmma_fence();
-                            seq!(KK in 0..4 {
-                                let scale = if KK == 0 && first { 0u32 } else { 1u32 };
-                                let da = desc_128b(a + 32 * KK, 16, ATOM);
-                                let db = wgmma_kernels!(@desc_b $major, b, KK);
-                                wgmma_kernels!(@mma $ptx, $major, (*acc), da, db, scale);
-                            });
-                            wgmma_commit();
+                            wgmma_kernels!(@slice $ptx, $major, (*acc), slot, first, cw());
                         },
                         |_, _| {},
                         |acc, u| sk.finish(acc, u, |acc, m0, n0| {
                             let row0 = m0 + cw() * (BM / CONSUMERS) + warp() * 16 + lane() / 4;
                             let col0 = n0 + (lane() % 4) * 2;
-                            seq!(J in 0..32 {
-                                seq!(I in 0..2 {
-                                    out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
-                                                   acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
-                                });
-                            });
+                            wgmma_kernels!(@store out, pairs, acc, row0, col0);
                         }),
                     );
                 }
             }
         }
+    };
+    // One consumer warp group's wgmmas of a slice: its `BM / CONSUMERS` rows of A's tile in
+    // `slot` (warp group `cw` of the consumers) against B's tile, four k16 steps, scale-d 0 on
+    // the first of a unit. Shared by the one-block and the pair kernels.
+    (@slice $ptx:literal, $major:ident, $acc:expr, $slot:expr, $first:expr, $cw:expr) => {{
+        let a = $slot + $cw * (BM / CONSUMERS) * 128;
+        let b = $slot + A_BYTES;
+        wgmma_fence();
+        seq!(KK in 0..4 {
+            let scale = if KK == 0 && $first { 0u32 } else { 1u32 };
+            let da = desc_128b(a + 32 * KK, 16, ATOM);
+            let db = wgmma_kernels!(@desc_b $major, b, KK);
+            wgmma_kernels!(@mma $ptx, $major, $acc, da, db, scale);
+        });
+        wgmma_commit();
+    }};
+    // A consumer thread's accumulators (wgmma's m64n256 fragment: rows `row0` and `row0 + 8`,
+    // column pairs `col0 + 8 J`) stored to C through `out`.
+    (@store $out:ident, $pairs:ident, $acc:ident, $row0:ident, $col0:ident) => {
+        seq!(J in 0..32 {
+            seq!(I in 0..2 {
+                $out.store_pair($pairs, $row0 + 8 * I, $col0 + 8 * J,
+                                $acc[J * 4 + I * 2], $acc[J * 4 + I * 2 + 1]);
+            });
+        })
     };
     // A pair's half of B, multicast to both blocks. Row-major: boxes 2r and 2r + 1 of the
     // four 64-column boxes; transposed: rows 128 r.. of the 256 (a map of 128-row boxes).
