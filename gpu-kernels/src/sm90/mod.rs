@@ -227,6 +227,8 @@ pub mod tf32;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod asm90;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
+mod epilogue;
+#[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod pipeline;
 #[cfg(all(target_arch = "nvptx64", feature = "hopper"))]
 mod stream_k;

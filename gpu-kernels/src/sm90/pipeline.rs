@@ -2,7 +2,7 @@
 //! 3xTF32 in `tf32_kernel.rs`): the ring of k-slices in shared memory with its mbarriers, the
 //! walk over C's tiles, the producer's loop and the consumers' loop. A kernel supplies what
 //! differs as closures: which TMA copies fill a slice, which wgmma multiply it, what happens
-//! after a slice (3xTF32's flush) and the epilogue.
+//! after a slice (3xTF32's flush) and the epilogue (`epilogue.rs`).
 //!
 //! The walk: block `b` of a grid of `g` takes tiles `b, b + g, b + 2g, …` in grouped order (runs
 //! of `group` tile rows walked down before moving right, so that a wave of blocks shares panels
@@ -14,10 +14,10 @@
 use cuda_std::{shared::dynamic_shared_mem, thread};
 
 use super::asm90::{
-    cluster_rank, cluster_sync, fence_mbarrier_init, grid_blocks, ld_global_v2, mbar_arrive,
-    mbar_arrive_cluster, mbar_arrive_expect_tx, mbar_init, mbar_wait, wgmma_wait,
+    cluster_rank, cluster_sync, fence_mbarrier_init, grid_blocks, mbar_arrive, mbar_arrive_cluster,
+    mbar_arrive_expect_tx, mbar_init, mbar_wait, wgmma_wait,
 };
-use crate::ptx::{fresh_ctaid_x, fresh_tid_x, ld_global, shared_addr, st_global};
+use crate::ptx::{fresh_ctaid_x, fresh_tid_x, shared_addr};
 
 /// Alignment of the slices (the 128-byte swizzle's period).
 const ALIGN: u32 = super::SWIZZLE_ALIGN;
@@ -443,70 +443,5 @@ pub(super) unsafe fn consume<const STAGES: u32, const DEPTH: u32, S>(
             }
         }
         finish(state, u);
-    }
-}
-
-/// Where a consumer stores its results: `c = alpha·acc + beta·c` inside `m x n`, rows `ldc` apart.
-#[derive(Clone, Copy)]
-pub(super) struct Out {
-    pub c: *mut f32,
-    pub m: u32,
-    pub n: u32,
-    pub ldc: u32,
-    pub alpha: f32,
-    pub beta: f32,
-}
-
-impl Out {
-    /// Whether two neighbours at an even column may be stored as one 8-byte access.
-    #[inline(always)]
-    pub(super) fn pairs(&self) -> bool {
-        self.ldc.is_multiple_of(2) && (self.c as usize).is_multiple_of(8)
-    }
-
-    /// Stores the f32 bits `v0`, `v1` at (row, col) and (row, col + 1), those inside C; `col`
-    /// is even, and with `pairs` ([`Out::pairs`]) both go in one 8-byte store.
-    ///
-    /// # Safety
-    /// `c` must be `m x n` f32 with rows `ldc` apart, (row, col..col + 2) written by no other
-    /// thread.
-    #[inline(always)]
-    pub(super) unsafe fn store_pair(&self, pairs: bool, row: u32, col: u32, v0: u32, v1: u32) {
-        if row >= self.m {
-            return;
-        }
-        // SAFETY: (row, col) is inside C when col < n (checked before each access), and with
-        // `pairs` (row·ldc + col)·4 is a multiple of 8 (even col and ldc, 8-byte aligned c).
-        unsafe {
-            let at = self.c.add(row as usize * self.ldc as usize + col as usize) as *mut u32;
-            let scale = |v: u32, old: u32| {
-                let mut x = self.alpha * f32::from_bits(v);
-                if self.beta != 0.0 {
-                    x += self.beta * f32::from_bits(old);
-                }
-                x.to_bits()
-            };
-            if pairs && col + 1 < self.n {
-                let old = if self.beta != 0.0 {
-                    ld_global_v2(at)
-                } else {
-                    [0, 0]
-                };
-                st_global::<2>(at, [scale(v0, old[0]), scale(v1, old[1])]);
-            } else {
-                if col < self.n {
-                    let old = if self.beta != 0.0 { ld_global(at) } else { 0 };
-                    st_global::<1>(at, [scale(v0, old)]);
-                }
-                if col + 1 < self.n {
-                    let old = if self.beta != 0.0 {
-                        ld_global(at.add(1))
-                    } else {
-                        0
-                    };
-                    st_global::<1>(at.add(1), [scale(v1, old)]);
-                }
-            }
-        }
     }
 }

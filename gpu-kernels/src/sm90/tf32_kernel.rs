@@ -9,7 +9,8 @@ use super::asm90::{
     acc_regs, acc_regs64, desc_128b, fence_tensormap, setmaxnreg_dec, setmaxnreg_inc, tf32_rna,
     tma_load_2d, wgmma_commit, wgmma_fence, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32,
 };
-use super::pipeline::{Out, Ring, Walk, consume, produce};
+use super::epilogue::{Out, store_fragment};
+use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
 use super::tf32::{
     SPLIT_TILE, SplitParams, TF32_BK, TF32_BM, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS,
@@ -167,12 +168,7 @@ macro_rules! tf32_kernels {
                 |_, _| {},
                 |acc, u| sk.finish(acc, u, |acc, m0, n0| {
                     let (row0, col0) = ($row(m0), $col(n0));
-                    seq!(J in 0..32 {
-                        seq!(I in 0..2 {
-                            $out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
-                                            acc[J * 4 + I * 2], acc[J * 4 + I * 2 + 1]);
-                        });
-                    });
+                    store_fragment!($out, pairs, acc, row0, col0, 32);
                 }),
             );
         }
@@ -223,12 +219,7 @@ macro_rules! tf32_kernels {
                 |st, u| {
                     let (m0, n0) = $walk.origin(u.tile);
                     let (row0, col0) = ($row(m0), $col(n0));
-                    seq!(J in 0..16 {
-                        seq!(I in 0..2 {
-                            $out.store_pair(pairs, row0 + 8 * I, col0 + 8 * J,
-                                            st.acc[J * 4 + I * 2], st.acc[J * 4 + I * 2 + 1]);
-                        });
-                    });
+                    store_fragment!($out, pairs, st.acc, row0, col0, 16);
                     // The next tile starts from zero (`after` flushed at the last slice, so
                     // `in_group` is 0 already).
                     seq!(I in 0..64 {

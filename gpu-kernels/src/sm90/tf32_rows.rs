@@ -23,7 +23,8 @@ use super::asm90::{
     acc_regs, desc_128b, fence_tensormap, setmaxnreg_dec, setmaxnreg_inc, tma_load_2d,
     wgmma_commit, wgmma_fence, wgmma_m64n256k8_tf32_rs, wgmma_wait,
 };
-use super::pipeline::{Out, Ring, Walk, consume, produce};
+use super::epilogue::Out;
+use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
 use super::tf32::{
     TF32_BK, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS, TF32_PRODUCER_REGISTERS, TF32_ROWS_BOX_N,
@@ -223,13 +224,26 @@ macro_rules! tf32_rows_kernels {
                             // Fragment element (row r, column 8J + 2t + e) of Cᵀ, r = g + 8I:
                             // C's row m0 + 8J + 2t + e, column n0 + col + I; the two I are
                             // neighbours in C's row.
+                            // Where all 64 rows and the pair are inside C (with 8-byte pairs
+                            // and beta 0), one address and a row step instead of a check per
+                            // pair (epilogue.rs).
                             let (row0, col) = (m0 + Frag::row(), n0 + Frag::col());
-                            seq!(J in 0..32 {
-                                seq!(E in 0..2 {
-                                    out.store_pair(pairs, row0 + 8 * J + E, col,
-                                                   acc[J * 4 + E], acc[J * 4 + 2 + E]);
+                            if out.whole(pairs, row0 + 8 * 31 + 1, col + 1) {
+                                let (p, ld) = (out.at(row0, col), out.ldc as usize);
+                                seq!(J in 0..32 {
+                                    seq!(E in 0..2 {
+                                        out.put_pair(p.wrapping_add((8 * J + E) * ld),
+                                                     acc[J * 4 + E], acc[J * 4 + 2 + E]);
+                                    });
                                 });
-                            });
+                            } else {
+                                seq!(J in 0..32 {
+                                    seq!(E in 0..2 {
+                                        out.store_pair(pairs, row0 + 8 * J + E, col,
+                                                       acc[J * 4 + E], acc[J * 4 + 2 + E]);
+                                    });
+                                });
+                            }
                         }),
                     );
                 }

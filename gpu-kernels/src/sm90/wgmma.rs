@@ -8,7 +8,8 @@ use super::asm90::{
     setmaxnreg_inc, tma_load_2d, tma_load_2d_multicast, wgmma_commit, wgmma_fence,
     wgmma_m64n256k16,
 };
-use super::pipeline::{Out, Ring, Walk, consume, produce};
+use super::epilogue::{Out, store_fragment};
+use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
 use super::{BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, WgmmaParams};
 use crate::ptx::fresh_tid_x;
@@ -184,12 +185,7 @@ macro_rules! wgmma_kernels {
     // A consumer thread's accumulators (wgmma's m64n256 fragment: rows `row0` and `row0 + 8`,
     // column pairs `col0 + 8 J`) stored to C through `out`.
     (@store $out:ident, $pairs:ident, $acc:ident, $row0:ident, $col0:ident) => {
-        seq!(J in 0..32 {
-            seq!(I in 0..2 {
-                $out.store_pair($pairs, $row0 + 8 * I, $col0 + 8 * J,
-                                $acc[J * 4 + I * 2], $acc[J * 4 + I * 2 + 1]);
-            });
-        })
+        store_fragment!($out, $pairs, $acc, $row0, $col0, 32)
     };
     // A pair's half of B, multicast to both blocks. Row-major: boxes 2r and 2r + 1 of the
     // four 64-column boxes; transposed: rows 128 r.. of the 256 (a map of 128-row boxes).

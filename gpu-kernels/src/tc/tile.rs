@@ -46,6 +46,15 @@ pub(super) fn mma_tile<const BF16: bool, const NT8: u32>(
     });
 }
 
+/// Whether a thread's fragment, its cells at or after its first (row, column) and at most
+/// `row_last` and `col_last`, may be stored without checks: all inside C, 8-byte pairs (`pair`)
+/// and `beta` 0 (C only written; the same bits as [`store2`]). The checked path cost ~20
+/// instructions a pair with the tensor cores idle (sm90/epilogue.rs says how much that was).
+#[inline(always)]
+pub(super) fn whole(p: &TcParams, pair: bool, row_last: u32, col_last: u32) -> bool {
+    pair && p.beta == 0.0 && row_last < p.m && col_last < p.n
+}
+
 /// Stores `v` to C at `(row, col)`, `(row, col + 1)` as `alpha·v + beta·C`, skipping cells
 /// outside C; one 8-byte store when `pair` (C allows it: `ldc` even, C 8-byte aligned).
 ///
