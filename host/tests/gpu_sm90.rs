@@ -32,6 +32,7 @@ use rgk_core::matmul::{
 /// with no slices), a wave more with the split slices after the whole tiles, every tile (runs
 /// of several whole tiles between a partial start and an owner's end); then the pair kernels
 /// (clusters of 2 blocks, B multicast) with a pair per tile and with 2 pairs walking the tiles.
+/// The third stores C from registers (`direct_store`), the others through TMA where they can.
 const SCHEDULES: [Schedule; 9] = [
     Schedule::CLASSIC,
     Schedule {
@@ -42,6 +43,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: false,
+        direct_store: false,
     },
     Schedule {
         depth: 1,
@@ -51,6 +53,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: false,
+        direct_store: true,
     },
     Schedule {
         depth: 0,
@@ -60,6 +63,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: false,
+        direct_store: false,
     },
     Schedule {
         depth: 0,
@@ -69,6 +73,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: false,
+        direct_store: false,
     },
     Schedule {
         depth: 1,
@@ -78,6 +83,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: true,
         sk_auto: false,
         pair: false,
+        direct_store: false,
     },
     Schedule {
         depth: 0,
@@ -87,6 +93,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: false,
+        direct_store: false,
     },
     Schedule {
         depth: 0,
@@ -96,6 +103,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: true,
+        direct_store: false,
     },
     Schedule {
         depth: 0,
@@ -105,6 +113,7 @@ const SCHEDULES: [Schedule; 9] = [
         sk_last: false,
         sk_auto: false,
         pair: true,
+        direct_store: false,
     },
 ];
 
@@ -137,6 +146,7 @@ fn stream_k_on_a_full_grid_is_right_and_repeats_bit_for_bit() {
             sk_last: last,
             sk_auto: false,
             pair: false,
+            direct_store: false,
         };
         // 1792 x 2560: 140 tiles, 8 past 132 blocks; k 200 is 4 slices, the last one partial,
         // so with `sk` the 8 tiles' 32 slices go one each to 32 blocks (a tile summed from 4)
@@ -282,6 +292,7 @@ fn tf32_stream_k_matches_the_reference() {
                         sk_last: last,
                         sk_auto: false,
                         pair: false,
+                        direct_store: false,
                     },
                     ..Tf32Options::default()
                 };

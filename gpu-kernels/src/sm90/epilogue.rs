@@ -8,9 +8,26 @@
 //! lies wholly inside C, with 8-byte pairs and `beta` 0 (C only written), takes the fast path:
 //! one address per fragment row, constant offsets, an `FMUL` pair and one 8-byte store per pair.
 //! Both paths store the same bits (`alpha·acc`, C not read).
-use crate::ptx::{ld_global, st_global};
+//!
+//! Even the fast path keeps the consumers ~7 % of their time (ncu, session 16): every SM stores
+//! its tile at about the same moment and the stores drain at L2's pace, with the tensor cores
+//! idle. So the one-block 16-bit kernels and the TMA-fed TF32 kernels store a whole tile with
+//! TMA where `beta` is 0 and C's rows are 16-byte aligned ([`Out::store_tma`]): a warp group
+//! writes its 64 x 256 fragment, 64 x 32 at a time, into a swizzled box in shared memory, and one
+//! thread hands each box to the copy engine, which writes it to C (clipping rows and columns past
+//! C) while the warp group goes on to the next tile: 0.7-1.8 points of cuBLAS more at 4096³
+//! than the fast path, about the same at 8192³ (session 17).
+use core::arch::asm;
 
-use super::asm90::ld_global_v2;
+use seq_macro::seq;
+
+use crate::ptx::{fresh_tid_x, ld_global, st_global, st_shared};
+
+use super::asm90::{fence_proxy_async_shared, fence_tensormap, ld_global_v2};
+use super::{EPI_BOX_COLS, EPI_BOX_ROWS};
+
+/// Bytes of one store box (64 rows of 128 bytes).
+const BOX_BYTES: u32 = EPI_BOX_COLS * EPI_BOX_ROWS * 4;
 
 /// Where a consumer stores its results: `c = alpha·acc + beta·c` inside `m x n`, rows `ldc` apart.
 #[derive(Clone, Copy)]
@@ -102,6 +119,148 @@ impl Out {
                 }
             }
         }
+    }
+}
+
+impl Out {
+    /// Stores a consumer warp group's m64n256 accumulators (`acc`, wgmma's fragment; scaled in
+    /// place, so they hold `alpha·acc` afterwards) as `alpha·acc` into C's rows `row..row + 64` and columns `n0..n0 + 256` (those inside C)
+    /// through the tensor map `map` ([`super::WgmmaParams::tmap_c`]): 8 boxes of 64 x 32, each
+    /// written by the warp group into `bufs` (two boxes, alternating) in the 128-byte swizzled
+    /// layout, then stored by the `lead` thread with `cp.async.bulk.tensor`. Before a box is
+    /// handed over, the lead waits until every earlier box has been read out of shared memory,
+    /// so the other buffer is free for the next box (and across tiles).
+    ///
+    /// # Safety
+    /// `beta` must be 0; every thread of the warp group calls this for the same tile, after
+    /// every wgmma writing `acc` retired; `bufs` is this warp group's `2 x BOX_BYTES`, 1024-byte
+    /// aligned, used by nothing else; `bar` a named barrier id of this warp group alone; `map` a
+    /// valid tensor map of C as the field says (fenced here), and the lead calls
+    /// [`bulk_wait_all`] before the block exits.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn store_tma(
+        &self,
+        map: *const u8,
+        bufs: u32,
+        bar: u32,
+        lead: bool,
+        acc: &mut [u32; 128],
+        row: u32,
+        n0: u32,
+    ) {
+        if lead {
+            // SAFETY: C's map is 128 bytes of global memory (the contract). Once a tile: the
+            // kernel keeps no register for the map across its main loop.
+            unsafe { fence_tensormap(map) };
+        }
+        let lane = fresh_tid_x() % 32;
+        let (g, t) = (lane / 4, lane % 4);
+        // This thread's rows of a box are `16 warp + g` and 8 below (+1024 bytes), 128 bytes
+        // each, both of swizzle phase g: the 16-byte chunk index `2 J + t / 2` of columns
+        // `8 J + 2 t ..` is XORed with g, which is `32 (J ^ g / 2)` bytes plus
+        // `16 (t / 2 ^ g % 2)`; the first part per J below, the rest in `at` (few registers
+        // beside the 128 accumulators).
+        let at =
+            ((fresh_tid_x() % 128) / 32 * 16 + g) * 128 + ((t / 2) ^ (g % 2)) * 16 + (t % 2) * 8;
+        let q = (g / 2) * 32;
+        seq!(B in 0..8 {
+            let dst = bufs + (B % 2) * BOX_BYTES + at;
+            // Fragment pairs 4 B + J of both rows, scaled in place (no temporaries: the
+            // accumulators are dead after this, and registers are short).
+            seq!(J in 0..4 {
+                seq!(I in 0..4 {
+                    acc[(4 * B + J) * 4 + I] = (self.alpha * f32::from_bits(acc[(4 * B + J) * 4 + I])).to_bits();
+                });
+                let p = dst + (q ^ (32 * J));
+                // SAFETY: inside this warp group's box (the caller's contract), which the copy
+                // engine finished reading (the lead's wait before the previous barrier).
+                unsafe {
+                    st_shared::<2>(p, [acc[(4 * B + J) * 4], acc[(4 * B + J) * 4 + 1]]);
+                    st_shared::<2>(p + 1024, [acc[(4 * B + J) * 4 + 2], acc[(4 * B + J) * 4 + 3]]);
+                }
+            });
+            // The box's writes before the copy engine's reads (async proxy), and the other
+            // buffer free: every earlier box read out (a no-op in the threads that issued no
+            // store; every thread waits, so that none branches around the barrier).
+            fence_proxy_async_shared();
+            bulk_wait_read_all();
+            warp_group_barrier(bar);
+            if lead {
+                // SAFETY: the box is complete (barrier) and stays untouched until the lead's
+                // next wait; `map` as the contract says.
+                unsafe { tma_store_2d(map, n0 + EPI_BOX_COLS * B, row, dst) };
+                bulk_commit();
+            }
+        });
+    }
+}
+
+/// `barrier.sync id, 128`: the warp group's barrier in its non-`.aligned` form, which stays
+/// right if the compiler duplicates it into divergent paths. The `.aligned` `bar.sync` of
+/// `asm90::named_barrier` does not: with the lead's wait before it in a branch, ptxas tail-duplicated
+/// it into both paths (two `BAR.SYNC` at different addresses in one warp) and the kernel hung
+/// (session 16, call 6).
+#[inline(always)]
+fn warp_group_barrier(id: u32) {
+    // SAFETY: a barrier; touches no memory of its own.
+    unsafe {
+        asm!("barrier.sync {i}, 128;", i = in(reg32) id, options(nostack, preserves_flags));
+    }
+}
+
+/// A TMA store of the box at shared address `src` to the element coordinates (`x` innermost,
+/// `y`) of the tensor map `map`, in this thread's current bulk group (elements past the
+/// tensor's bounds are not written).
+///
+/// # Safety
+/// `map` must be a valid, fenced tensor map; `src` a box-sized, 1024-byte aligned region of
+/// shared memory whose writes are ordered before (`fence.proxy.async`) and which nothing writes
+/// until the group's reads complete ([`bulk_wait_read_all`]).
+#[inline(always)]
+unsafe fn tma_store_2d(map: *const u8, x: u32, y: u32, src: u32) {
+    // SAFETY: the caller's contract; the copy reads only the box at `src`.
+    unsafe {
+        asm!("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [{m}, {{{x}, {y}}}], [{s}];",
+             m = in(reg64) map, x = in(reg32) x, y = in(reg32) y, s = in(reg32) src,
+             options(nostack, preserves_flags));
+    }
+}
+
+/// Closes this thread's current bulk group (the stores issued since the last commit).
+#[inline(always)]
+fn bulk_commit() {
+    // SAFETY: bookkeeping of this thread's bulk groups; touches no memory.
+    unsafe {
+        asm!(
+            "cp.async.bulk.commit_group;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Waits until every bulk group of this thread has finished reading its shared memory.
+#[inline(always)]
+fn bulk_wait_read_all() {
+    // SAFETY: a wait; touches no memory.
+    unsafe {
+        asm!(
+            "cp.async.bulk.wait_group.read 0;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Waits until every bulk group of this thread has completed (its writes to global memory
+/// done): before the block exits, whose shared memory the groups read.
+#[inline(always)]
+pub(super) fn bulk_wait_all() {
+    // SAFETY: a wait; touches no memory.
+    unsafe {
+        asm!(
+            "cp.async.bulk.wait_group 0;",
+            options(nostack, preserves_flags)
+        )
     }
 }
 

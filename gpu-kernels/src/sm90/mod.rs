@@ -102,7 +102,21 @@ pub struct WgmmaParams {
     /// Stream-K: 0 takes a block's stream-K slices first (its split tile's start after its
     /// data-parallel tiles), 1 takes them after its data-parallel tiles (`pipeline::Walk`).
     pub sk_last: u32,
+    /// A tensor map of C (f32, `m x n`, rows `ldc` apart, boxes of [`EPI_BOX_COLS`] x
+    /// [`EPI_BOX_ROWS`], 128-byte swizzle) through which the one-block 16-bit kernels store
+    /// whole tiles with TMA (`epilogue.rs`), or null: stores from registers. Only with
+    /// `beta == 0` (a TMA store cannot read C).
+    pub tmap_c: *const u8,
 }
+
+/// Columns of C in one TMA store box of the epilogue: 128 bytes of f32, one swizzle row.
+pub const EPI_BOX_COLS: u32 = 32;
+/// Rows of C in one TMA store box: a consumer warp group's rows of the tile.
+pub const EPI_BOX_ROWS: u32 = BM / CONSUMERS;
+/// Store boxes in flight per consumer warp group (one being written while one is read).
+pub const EPI_BUFFERS: u32 = 2;
+/// Shared bytes of the epilogue's boxes, after the ring (1024-byte aligned).
+pub const EPI_BYTES: u32 = CONSUMERS * EPI_BUFFERS * EPI_BOX_COLS * EPI_BOX_ROWS * 4;
 
 /// Words of one block's stream-K partial tile in the workspace (a `BM x BN` f32 fragment; the
 /// TF32 kernel's tile is the same size).
@@ -146,7 +160,9 @@ impl WgmmaConfig {
     /// Dynamic shared memory: room to align the slices to [`SWIZZLE_ALIGN`], the slices, then a
     /// "full" and an "empty" mbarrier (8 bytes each) per slice.
     pub const fn shared_bytes(&self) -> u32 {
-        SWIZZLE_ALIGN + self.stages * self.stage_bytes() + 16 * self.stages
+        // The ring's slices and barriers, the latter padded to the next 1024 bytes, then the
+        // epilogue's store boxes (`Ring::epilogue`).
+        SWIZZLE_ALIGN + self.stages * self.stage_bytes() + SWIZZLE_ALIGN + EPI_BYTES
     }
 
     /// The register cap at entry (`.maxnreg`): a whole register file for one block, which

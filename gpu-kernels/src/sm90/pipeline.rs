@@ -127,6 +127,14 @@ impl<const STAGES: u32> Ring<STAGES> {
         self.base + STAGES * self.stage_bytes + 8 * (STAGES + s)
     }
 
+    /// The shared address of the epilogue's store boxes (`epilogue.rs`): the first 1024-byte
+    /// boundary after the barriers (inside the 16-bit kernels' `shared_bytes`, not the f32
+    /// kernels').
+    #[inline(always)]
+    pub(super) fn epilogue(&self) -> u32 {
+        (self.base + STAGES * self.stage_bytes + 16 * STAGES + ALIGN - 1) & !(ALIGN - 1)
+    }
+
     /// Releases slot `s` (one consumer warp group's arrival; in a pair, in both blocks).
     ///
     /// # Safety

@@ -88,9 +88,14 @@ impl Tf32Config {
         (self.bm + self.bn) * self.bk * 4 * self.kind.parts()
     }
 
-    /// Alignment room, the slices, a "full" and an "empty" mbarrier per slice.
+    /// Alignment room, the slices, a "full" and an "empty" mbarrier per slice, the store boxes.
     pub const fn shared_bytes(&self) -> u32 {
-        TF32_SWIZZLE_ALIGN + self.stages * self.stage_bytes() + 16 * self.stages
+        // The ring's slices and barriers, the latter padded to the next 1024 bytes, then the
+        // epilogue's store boxes (`Ring::epilogue`), as the 16-bit kernels'.
+        TF32_SWIZZLE_ALIGN
+            + self.stages * self.stage_bytes()
+            + TF32_SWIZZLE_ALIGN
+            + super::EPI_BYTES
     }
 
     /// The register cap at entry: the whole register file for one block (for `setmaxnreg`).
@@ -213,6 +218,10 @@ pub struct Tf32Params {
     /// The `loads_b` kernel only: slices ahead of the producer's loads whose B rows it has the
     /// copy engine prefetch into L2 (0: none).
     pub prefetch: u32,
+    /// A tensor map of C as [`super::WgmmaParams`]'s `tmap_c`, through which the TF32 kernels
+    /// with 256-column tiles (one m64n256 fragment a consumer) store whole tiles with TMA, or
+    /// null (stores from registers; always for 3xTF32 and the transposed product).
+    pub tmap_c: *const u8,
 }
 
 /// Columns of B in one TMA box of the [`BMajor::N`] kernels (128 bytes: one swizzle row).

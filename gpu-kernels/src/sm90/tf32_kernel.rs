@@ -9,7 +9,7 @@ use super::asm90::{
     acc_regs, acc_regs64, desc_128b, fence_tensormap, setmaxnreg_dec, setmaxnreg_inc, tf32_rna,
     tma_load_2d, wgmma_commit, wgmma_fence, wgmma_m64n128k8_tf32, wgmma_m64n256k8_tf32,
 };
-use super::epilogue::{Out, store_fragment};
+use super::epilogue::{Out, bulk_wait_all, store_fragment};
 use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
 use super::tf32::{
@@ -17,6 +17,7 @@ use super::tf32::{
     TF32_PRODUCER_REGISTERS, Tf32Kind, Tf32Params,
 };
 use super::tf32_load::{LOAD_BN, load_full_arrivals, produce_loaded};
+use super::{EPI_BOX_COLS, EPI_BOX_ROWS, EPI_BUFFERS};
 use crate::ptx::{
     fresh_ctaid_x, fresh_tid_x, ld_global, ld_shared, shared_addr, st_global, st_shared,
 };
@@ -142,16 +143,20 @@ macro_rules! tf32_kernels {
      $out:ident, $a_at:ident, $b_at:ident, $row:ident, $col:ident) => {
         let pairs = $out.pairs();
         let sk = StreamK::new($p.work, $walk);
+        let lead = $tid % 128 == 0;
         let mut acc = [0u32; 128];
         // SAFETY: the descriptors address the slot the pipeline hands over (full, not yet
         // released); wgmma_fence precedes the slice's first wgmma; the epilogue runs after
         // every wgmma retired, in every thread of the warp group for the same unit (the stream-K
-        // contract; `work` is the launch's), and each element of C has one owner thread.
+        // contract; `work` is the launch's), and each element of C has one owner thread; with
+        // C's map (beta 0, the contract) each warp group stores through its own two boxes after
+        // the ring and named barrier 1 + cw (stream-K uses it only before), and its lead waits
+        // for the stores before exiting.
         unsafe {
             consume::<STAGES, $depth, _>(
                 $ring,
                 $walk,
-                $tid % 128 == 0,
+                lead,
                 &mut acc,
                 |acc, slot, first| {
                     let (a, b) = ($a_at(slot, 0), $b_at(slot, 0));
@@ -167,10 +172,20 @@ macro_rules! tf32_kernels {
                 },
                 |_, _| {},
                 |acc, u| sk.finish(acc, u, |acc, m0, n0| {
-                    let (row0, col0) = ($row(m0), $col(n0));
-                    store_fragment!($out, pairs, acc, row0, col0, 32);
+                    if !LOADS && !$p.tmap_c.is_null() {
+                        let cw = fresh_tid_x() / 128 - 1;
+                        let bufs = $ring.epilogue() + cw * EPI_BUFFERS * EPI_BOX_COLS * EPI_BOX_ROWS * 4;
+                        $out.store_tma($p.tmap_c, bufs, 1 + cw, lead, acc, m0 + cw * EPI_BOX_ROWS, n0);
+                    } else {
+                        let (row0, col0) = ($row(m0), $col(n0));
+                        store_fragment!($out, pairs, acc, row0, col0, 32);
+                    }
                 }),
             );
+            if lead {
+                // No-op without TMA stores (no bulk groups).
+                bulk_wait_all();
+            }
         }
     };
     // 3xTF32: per k8 step, hi·hi into `big` and lo·hi + hi·lo into `small` (m64n128k8), both

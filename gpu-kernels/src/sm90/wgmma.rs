@@ -8,10 +8,13 @@ use super::asm90::{
     setmaxnreg_inc, tma_load_2d, tma_load_2d_multicast, wgmma_commit, wgmma_fence,
     wgmma_m64n256k16,
 };
-use super::epilogue::{Out, store_fragment};
+use super::epilogue::{Out, bulk_wait_all, store_fragment};
 use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
-use super::{BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, WgmmaParams};
+use super::{
+    BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, EPI_BOX_COLS, EPI_BOX_ROWS, EPI_BUFFERS,
+    PRODUCER_REGISTERS, STAGES, WgmmaParams,
+};
 use crate::ptx::fresh_tid_x;
 
 /// Bytes of A's tile in a slice (`BM` rows of 128 bytes).
@@ -140,29 +143,43 @@ macro_rules! wgmma_kernels {
                 let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
                 let pairs = out.pairs();
                 let sk = StreamK::new(p.work, walk);
+                let lead = tid % 128 == 0;
+                // `p.tmap_c` is read only inside the epilogue (fenced there), so that no value
+                // of it stays live in registers across the main loop, which has none to spare.
                 let mut acc = [0u32; 128];
                 // SAFETY: the descriptors address this consumer's rows of A's tile and B's
                 // tile in the slot the pipeline hands over (full, not yet released);
                 // wgmma_fence precedes the slice's first wgmma; the epilogue runs after every
                 // wgmma retired, in every thread of the warp group for the same unit (the
                 // stream-K contract; `work` is the launch's), and each element of C has one
-                // owner thread.
+                // owner thread; with C's map (beta 0, the contract) each warp group stores
+                // through its own two boxes after the ring and named barrier 1 + cw (stream-K
+                // uses it only before), and its lead waits for the stores before exiting.
                 unsafe {
                     consume::<STAGES, $depth, _>(
                         ring,
                         walk,
-                        tid % 128 == 0,
+                        lead,
                         &mut acc,
                         |acc, slot, first| {
                             wgmma_kernels!(@slice $ptx, $major, (*acc), slot, first, cw());
                         },
                         |_, _| {},
                         |acc, u| sk.finish(acc, u, |acc, m0, n0| {
-                            let row0 = m0 + cw() * (BM / CONSUMERS) + warp() * 16 + lane() / 4;
-                            let col0 = n0 + (lane() % 4) * 2;
-                            wgmma_kernels!(@store out, pairs, acc, row0, col0);
+                            if !p.tmap_c.is_null() {
+                                let bufs = ring.epilogue() + cw() * EPI_BUFFERS * EPI_BOX_COLS * EPI_BOX_ROWS * 4;
+                                out.store_tma(p.tmap_c, bufs, 1 + cw(), lead, acc, m0 + cw() * EPI_BOX_ROWS, n0);
+                            } else {
+                                let row0 = m0 + cw() * (BM / CONSUMERS) + warp() * 16 + lane() / 4;
+                                let col0 = n0 + (lane() % 4) * 2;
+                                wgmma_kernels!(@store out, pairs, acc, row0, col0);
+                            }
                         }),
                     );
+                    if lead {
+                        // No-op without TMA stores (no bulk groups).
+                        bulk_wait_all();
+                    }
                 }
             }
         }

@@ -9,7 +9,6 @@ use cust::{
     function::{BlockSize, Function, GridSize},
     memory::{CopyDestination, DeviceBuffer, DeviceSlice},
 };
-use cust_raw::driver_sys;
 use gpu_kernels::{
     ModuleGroup,
     sm90::{BK, BM, BN, WgmmaConfig, WgmmaParams, stream_k_words, wgmma_config, wgmma_pair_config},
@@ -19,6 +18,7 @@ use rgk_core::bad_input;
 use crate::gpu::Gpu;
 
 pub mod check;
+mod cluster;
 pub mod schedule;
 mod tensor_map;
 pub mod tf32;
@@ -172,8 +172,9 @@ pub struct Sm90Launch<'a> {
     cfg: &'static WgmmaConfig,
     params: WgmmaParams,
     grid: u32,
-    /// A's tensor map, then B's (128 bytes each), read by the kernel (shared with the GPU's
-    /// cache of maps: a later call on the same operands reuses them).
+    /// A's tensor map, then B's, then C's where the epilogue stores with TMA (128 bytes each),
+    /// read by the kernel (shared with the GPU's cache of maps: a later call on the same
+    /// operands reuses them).
     _maps: Rc<DeviceBuffer<u8>>,
     /// The stream-K workspace (shared with the GPU's other launches), when tiles are split.
     _work: Option<Rc<DeviceBuffer<u32>>>,
@@ -232,18 +233,31 @@ impl<'a> Sm90Launch<'a> {
             g.input,
             pb,
         )?;
-        let mut bytes = Vec::with_capacity(256);
-        for map in [map_a, map_b] {
+        // C through TMA stores where the kernel can take them (the one-block kernels, C only
+        // written, its rows 16-byte aligned as TMA needs): a third map.
+        let pc = c.as_device_ptr().as_raw();
+        let tma_c =
+            !sched.pair && !sched.direct_store && tensor_map::c_takes_tma(pc, g.ldc, g.beta);
+        let map_c = if tma_c {
+            Some(tensor_map::encode_c(
+                tensor_map::c_view(g.m, g.n, g.ldc),
+                pc,
+            )?)
+        } else {
+            None
+        };
+        let mut bytes = Vec::with_capacity(384);
+        for map in [Some(map_a), Some(map_b), map_c].into_iter().flatten() {
             bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
         }
-        // cuMemAlloc returns 256-byte aligned memory: both maps are 128-byte aligned.
+        // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
         let maps = MapCache::get(gpu, &bytes)?;
         let base = maps.as_device_ptr().as_raw();
         let (grid, sk_tiles, sk_last, work) = if sched.pair {
             // Pairs: 2·BM x BN tiles, two blocks each, no stream-K.
             let pairs = (g.m as u32).div_ceil(2 * BM) * (g.n as u32).div_ceil(BN);
             (
-                sched.pair_grid(max_active_clusters(gpu, &func, cfg)?, pairs),
+                sched.pair_grid(cluster::max_active_clusters(gpu, &func, cfg)?, pairs),
                 0,
                 false,
                 None,
@@ -270,6 +284,11 @@ impl<'a> Sm90Launch<'a> {
             work: work_ptr(&work),
             sk_tiles,
             sk_last: u32::from(sk_last),
+            tmap_c: if tma_c {
+                (base + 256) as *const u8
+            } else {
+                std::ptr::null()
+            },
         };
         Ok(Sm90Launch {
             gpu,
@@ -309,88 +328,6 @@ impl<'a> Sm90Launch<'a> {
                 .launch(&self.func, grid, block, self.cfg.shared_bytes(), &args)
         }
         .with_context(|| format!("launching {}", self.cfg.name))
-    }
-}
-
-/// The `cuLaunchKernelEx` configuration of `cfg` in clusters of `cfg.cluster` blocks along x,
-/// `grid` blocks, on `stream`; `attr` receives the cluster dimension the config points to.
-fn cluster_config(
-    cfg: &WgmmaConfig,
-    grid: u32,
-    stream: driver_sys::CUstream,
-    attr: &mut driver_sys::CUlaunchAttribute,
-) -> driver_sys::CUlaunchConfig {
-    attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim = driver_sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-        x: cfg.cluster,
-        y: 1,
-        z: 1,
-    };
-    driver_sys::CUlaunchConfig {
-        gridDimX: grid,
-        gridDimY: 1,
-        gridDimZ: 1,
-        blockDimX: cfg.threads(),
-        blockDimY: 1,
-        blockDimZ: 1,
-        sharedMemBytes: cfg.shared_bytes(),
-        hStream: stream,
-        attrs: attr,
-        numAttrs: 1,
-    }
-}
-
-/// How many clusters of `cfg` the GPU holds at once (`cuOccupancyMaxActiveClusters`). Not the
-/// SM count over the cluster size: a cluster's blocks must share one GPC, and a GPC with an odd
-/// number of free SMs leaves one idle, so a persistent grid of `SMs / 2` pairs would start
-/// some pairs only after others finished (session 7's pair kernels at 56-73 % of cuBLAS).
-fn max_active_clusters(gpu: &Gpu, func: &Function, cfg: &WgmmaConfig) -> Result<u32> {
-    // SAFETY: a launch-attribute value is plain data; zero is a valid start for the union.
-    let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    let config = cluster_config(
-        cfg,
-        cfg.cluster * gpu.multiprocessors()?,
-        gpu.stream.as_inner() as driver_sys::CUstream,
-        &mut attr,
-    );
-    let mut n: std::os::raw::c_int = 0;
-    // SAFETY: `func` is a loaded kernel whose dynamic shared memory limit was raised to the
-    // config's (`function_with_shared`); `config` and `attr` outlive the call; `n` is written.
-    let status =
-        unsafe { driver_sys::cuOccupancyMaxActiveClusters(&mut n, func.to_raw(), &config) };
-    crate::gpu::check_driver(status, "cuOccupancyMaxActiveClusters")
-        .with_context(|| format!("clusters of {}", cfg.name))?;
-    match u32::try_from(n) {
-        Ok(n) if n > 0 => Ok(n),
-        _ => anyhow::bail!("{} fits no cluster on this GPU", cfg.name),
-    }
-}
-
-impl Sm90Launch<'_> {
-    /// A pair kernel's launch: clusters of `cfg.cluster` blocks along x (`cuLaunchKernelEx`;
-    /// cust launches without cluster dimensions).
-    fn launch_clusters(&self, args: &[*mut c_void; 1]) -> Result<()> {
-        // SAFETY: a launch-attribute value is plain data; zero is a valid start for the union.
-        let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-        let config = cluster_config(
-            self.cfg,
-            self.grid,
-            self.gpu.stream.as_inner() as driver_sys::CUstream,
-            &mut attr,
-        );
-        // SAFETY: as `launch` (the same argument, buffers, maps and shared memory); the grid is
-        // a multiple of the cluster size (`Schedule::pair_grid`), the kernel a pair kernel, which
-        // needs exactly these cluster dimensions; `config` and `attr` outlive the call.
-        let status = unsafe {
-            driver_sys::cuLaunchKernelEx(
-                &config,
-                self.func.to_raw(),
-                args.as_ptr() as *mut *mut c_void,
-                std::ptr::null_mut(),
-            )
-        };
-        crate::gpu::check_driver(status, "cuLaunchKernelEx")
-            .with_context(|| format!("launching {}", self.cfg.name))
     }
 }
 

@@ -46,6 +46,10 @@ pub struct Schedule {
     /// The 16-bit pair kernels: clusters of two blocks on 256 x 256 tiles, B's panel
     /// multicast (wait depth 0, no stream-K; the f32 kernels ignore it).
     pub pair: bool,
+    /// The 16-bit one-block kernels store C from registers even where the TMA store would do
+    /// (`beta` 0, C's rows 16-byte aligned; `gpu_kernels::sm90` `epilogue.rs`): token `ds`, for
+    /// measuring one against the other (the f32 kernels always store from registers).
+    pub direct_store: bool,
 }
 
 /// [`Schedule::resolve`] takes stream-K (`skl`) from this many whole waves of tiles up (tiles
@@ -71,6 +75,7 @@ impl Schedule {
         sk_last: false,
         sk_auto: false,
         pair: false,
+        direct_store: false,
     };
 
     /// Applies one `_`-separated token of a variant name: `w0`/`w1` (depth), `np` (a block per
@@ -78,8 +83,8 @@ impl Schedule {
     /// `sk` / `sk<W>` (stream-K over the last partial wave / and W full waves before it, W in
     /// 0..=4096), `skl` / `skl<W>` (the same, each block's split slices after its whole tiles),
     /// `dp` (no stream-K), `ska` (stream-K chosen by the tile count: [`Schedule::resolve`]),
-    /// `c1` / `c2` (one block a tile / pairs of blocks in clusters, B multicast).
-    /// False for a token it does not know (or a number out of range).
+    /// `c1` / `c2` (one block a tile / pairs of blocks in clusters, B multicast), `ds` (C
+    /// stored from registers, no TMA store). False for a token it does not know (or a number out of range).
     pub fn apply(&mut self, token: &str) -> bool {
         let number = |rest: &str| rest.parse::<u32>().ok().filter(|n| (1..=4096).contains(n));
         if token == "ska" {
@@ -102,6 +107,7 @@ impl Schedule {
             return true;
         }
         match token {
+            "ds" => self.direct_store = true,
             "c1" => self.pair = false,
             "c2" => self.pair = true,
             "w0" => self.depth = 0,
@@ -389,6 +395,8 @@ mod tests {
                     .unwrap()
                     .pair
         );
+        let s = Schedule::parse_name("wgmma_p_ds", base, none).unwrap();
+        assert!(s.direct_store && !base.direct_store && s.blocks == Blocks::PerSm);
         let s = Schedule::parse_name("wgmma_sk_dp", base, none).unwrap();
         assert_eq!(s.stream_k, None);
         let s = Schedule::parse_name("wgmma_p_ska", base, none).unwrap();

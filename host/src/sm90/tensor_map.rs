@@ -7,7 +7,7 @@ use cust_raw::driver_sys::{
     self, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use gpu_kernels::sm90::{BK, BM, BMajor, BN, Sm90Input};
+use gpu_kernels::sm90::{BK, BM, BMajor, BN, EPI_BOX_COLS, EPI_BOX_ROWS, Sm90Input};
 
 use crate::gpu::check_driver;
 
@@ -52,6 +52,36 @@ pub(crate) fn b_view(k: usize, n: usize, ldb: usize, major: BMajor, cluster: u32
             box_rows: BN / cluster,
         },
     }
+}
+
+/// C's view for the epilogue's TMA stores: `m x n` f32, boxes of `EPI_BOX_COLS` (128 bytes)
+/// by `EPI_BOX_ROWS` rows.
+pub(crate) fn c_view(m: usize, n: usize, ldc: usize) -> Tiled {
+    Tiled {
+        rows: m as u64,
+        cols: n as u64,
+        ld: ldc as u64,
+        box_cols: EPI_BOX_COLS,
+        box_rows: EPI_BOX_ROWS,
+    }
+}
+
+/// Whether the epilogue may store C (f32, rows `ldc` apart, at `ptr`) through TMA: C only
+/// written (`beta` 0: a TMA store cannot read C), its start and rows 16-byte aligned as TMA
+/// needs.
+pub(crate) fn c_takes_tma(ptr: u64, ldc: usize, beta: f32) -> bool {
+    beta == 0.0 && ptr.is_multiple_of(16) && (ldc * 4).is_multiple_of(16)
+}
+
+/// C's tensor map (f32, [`c_view`]) over the device memory at `ptr`; the caller has checked
+/// that `ptr` is 16-byte aligned and `ldc * 4` a multiple of 16.
+pub(crate) fn encode_c(view: Tiled, ptr: u64) -> Result<CUtensorMap> {
+    encode_typed(
+        view,
+        CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        4,
+        ptr,
+    )
 }
 
 fn data_type(input: Sm90Input) -> CUtensorMapDataType {
@@ -131,5 +161,11 @@ mod tests {
                 assert!(b.box_rows <= 256 && a.box_rows <= 256, "TMA box limit");
             }
         }
+        // C's store boxes: one 128-byte swizzle row of f32 by a warp group's 64 rows, and the
+        // tile's 256 columns in whole boxes (the epilogue stores 8 a warp group).
+        let c = c_view(1000, 300, 304);
+        assert_eq!((c.rows, c.cols, c.ld), (1000, 300, 304));
+        assert_eq!((c.box_cols * 4, c.box_rows), (128, BM / 2));
+        assert_eq!(BN % c.box_cols, 0);
     }
 }

@@ -24,7 +24,7 @@ use super::{
     check_holds,
     schedule::{MapCache, Schedule},
     span,
-    tensor_map::{Tiled, encode_typed},
+    tensor_map::{self, Tiled, encode_typed},
 };
 use crate::gpu::Gpu;
 
@@ -359,6 +359,18 @@ impl<'a> Tf32Launch<'a> {
             }
             splits.extend([sa.split, sb.split].into_iter().flatten());
         }
+        // C through TMA stores where the kernel can take them (the TMA-fed TF32 kernels, C
+        // only written, its rows 16-byte aligned as TMA needs): a fifth map, after the four.
+        let pc = c.as_device_ptr().as_raw();
+        let tma_c = g.kind == Tf32Kind::Tf32
+            && !in_place_rows
+            && !loaded_rows
+            && !opts.schedule.direct_store
+            && tensor_map::c_takes_tma(pc, g.ldc, g.beta);
+        if tma_c {
+            let map = tensor_map::encode_c(tensor_map::c_view(g.m, g.n, g.ldc), pc)?;
+            bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
+        }
         // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
         let maps = MapCache::get(gpu, &bytes)?;
         let tiles = (g.m as u32).div_ceil(cfg.bm) * (g.n as u32).div_ceil(cfg.bn);
@@ -394,6 +406,11 @@ impl<'a> Tf32Launch<'a> {
             },
             ldb: if loaded_rows { g.ldb as u32 } else { 0 },
             prefetch: opts.prefetch,
+            tmap_c: if tma_c {
+                (maps.as_device_ptr().as_raw() + 4 * 128) as *const u8
+            } else {
+                std::ptr::null()
+            },
         };
         Ok(Tf32Launch {
             gpu,

@@ -36,6 +36,7 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
     sk_last: false,
     sk_auto: true,
     pair: false,
+    direct_store: false,
 };
 
 /// How library calls read a row-major B in TF32 when A is row-major (the library's default
