@@ -339,12 +339,30 @@ pub fn tf32_rna(x: f32) -> f32 {
 /// `bar.sync id, count`: waits until `count` threads (a multiple of 32) of the block arrived at
 /// named barrier `id` (1..=15; 0 is `__syncthreads`'). Orders this thread's memory accesses
 /// before it against the other arrivals' after it (CTA scope).
+///
+/// `bar.sync` is `barrier.sync.aligned`: every thread of a warp must execute the same barrier
+/// instruction. With one thread's wait in a branch right before it, ptxas may tail-duplicate
+/// the barrier into both paths (two `BAR.SYNC` at different addresses in one warp: the
+/// TMA-store epilogue hung so in session 16, which is why it takes [`warp_group_barrier`]).
+/// Stream-K's partial sums have that shape (the lead's flag acquire, then this barrier); their
+/// SASS has one `BAR.SYNC` after the warp reconverges (`WARPSYNC.ALL`, session 17), and moving
+/// them to the non-aligned form made ptxas spill in the transposed TF32 kernel, so they stay.
 #[inline(always)]
 pub fn named_barrier(id: u32, count: u32) {
     // SAFETY: a barrier; touches no memory of its own.
     unsafe {
         asm!("bar.sync {i}, {c};", i = in(reg32) id, c = in(reg32) count,
              options(nostack, preserves_flags));
+    }
+}
+
+/// `barrier.sync id, 128`: a warp group's barrier in the non-`.aligned` form, which stays right
+/// where ptxas duplicates it into divergent paths (see [`named_barrier`]).
+#[inline(always)]
+pub fn warp_group_barrier(id: u32) {
+    // SAFETY: a barrier; touches no memory of its own.
+    unsafe {
+        asm!("barrier.sync {i}, 128;", i = in(reg32) id, options(nostack, preserves_flags));
     }
 }
 

@@ -23,7 +23,7 @@ use seq_macro::seq;
 
 use crate::ptx::{fresh_tid_x, ld_global, st_global, st_shared};
 
-use super::asm90::{fence_proxy_async_shared, fence_tensormap, ld_global_v2};
+use super::asm90::{fence_proxy_async_shared, fence_tensormap, ld_global_v2, warp_group_barrier};
 use super::{EPI_BOX_COLS, EPI_BOX_ROWS};
 
 /// Bytes of one store box (64 rows of 128 bytes).
@@ -193,19 +193,6 @@ impl Out {
                 bulk_commit();
             }
         });
-    }
-}
-
-/// `barrier.sync id, 128`: the warp group's barrier in its non-`.aligned` form, which stays
-/// right if the compiler duplicates it into divergent paths. The `.aligned` `bar.sync` of
-/// `asm90::named_barrier` does not: with the lead's wait before it in a branch, ptxas tail-duplicated
-/// it into both paths (two `BAR.SYNC` at different addresses in one warp) and the kernel hung
-/// (session 16, call 6).
-#[inline(always)]
-fn warp_group_barrier(id: u32) {
-    // SAFETY: a barrier; touches no memory of its own.
-    unsafe {
-        asm!("barrier.sync {i}, 128;", i = in(reg32) id, options(nostack, preserves_flags));
     }
 }
 

@@ -94,7 +94,7 @@ macro_rules! wgmma_kernels {
                             let row0 = m0 + cluster_rank() * BM + cw() * (BM / CONSUMERS)
                                 + warp() * 16 + lane() / 4;
                             let col0 = n0 + (lane() % 4) * 2;
-                            wgmma_kernels!(@store out, pairs, acc, row0, col0);
+                            store_fragment!(out, pairs, acc, row0, col0, 32);
                         },
                     );
                 }
@@ -172,7 +172,7 @@ macro_rules! wgmma_kernels {
                             } else {
                                 let row0 = m0 + cw() * (BM / CONSUMERS) + warp() * 16 + lane() / 4;
                                 let col0 = n0 + (lane() % 4) * 2;
-                                wgmma_kernels!(@store out, pairs, acc, row0, col0);
+                                store_fragment!(out, pairs, acc, row0, col0, 32);
                             }
                         }),
                     );
@@ -199,11 +199,6 @@ macro_rules! wgmma_kernels {
         });
         wgmma_commit();
     }};
-    // A consumer thread's accumulators (wgmma's m64n256 fragment: rows `row0` and `row0 + 8`,
-    // column pairs `col0 + 8 J`) stored to C through `out`.
-    (@store $out:ident, $pairs:ident, $acc:ident, $row0:ident, $col0:ident) => {
-        store_fragment!($out, $pairs, $acc, $row0, $col0, 32)
-    };
     // A pair's half of B, multicast to both blocks. Row-major: boxes 2r and 2r + 1 of the
     // four 64-column boxes; transposed: rows 128 r.. of the 256 (a map of 128-row boxes).
     (@load_half N, $b:expr, $p:expr, $kt:expr, $n0:expr, $r:expr, $bar:expr) => {

@@ -34,10 +34,8 @@
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
-use super::mma::{
-    cp_async16, cp_async16_full, ldmatrix_x4, mma_16x8x8_tf32, split_tf32, st_global_v2, tf32,
-};
-use super::tile::{f32_offset, mma_tile, piece_offset, store2, whole};
+use super::mma::{cp_async16, cp_async16_full, ldmatrix_x4, mma_16x8x8_tf32, split_tf32, tf32};
+use super::tile::{f32_offset, mma_tile, piece_offset, store_tile};
 use super::{TcKind, TcParams, row_pitch};
 use crate::ptx::{cp_async_commit, cp_async_wait, ld_shared, shared_addr};
 
@@ -462,44 +460,9 @@ macro_rules! tc_kernels {
             // SAFETY: waits only.
             unsafe { cp_async_wait::<0>() };
 
-            let pair = p.ldc % 2 == 0 && (p.c as usize) % 8 == 0;
-            let (row0, col0) = (m0 + wm0 + g, n0 + wn0 + 2 * t);
-            if whole(&p, pair, row0 + 56, col0 + 8 * (NT8 - 1) + 1) {
-                // The fast path (tile.rs, `whole`): one address, constant steps, no checks.
-                let base = p.c.wrapping_add(row0 as usize * p.ldc as usize + col0 as usize);
-                let r8 = 8 * p.ldc as usize;
-                seq!(MI in 0..4 {
-                    seq!(NI in 0..8 {{
-                        if NI < NT8 {
-                        let d = acc[MI * 8 + NI];
-                        let at = base.wrapping_add(2 * MI * r8 + 8 * NI);
-                        // SAFETY: `whole`: both rows and both columns of each pair are inside
-                        // C, `at` is 8-byte aligned (even ldc and column, 8-byte aligned C), and
-                        // the cells are this thread's fragment of this block's tile.
-                        unsafe {
-                            st_global_v2(at, [p.alpha * d[0], p.alpha * d[1]]);
-                            st_global_v2(at.wrapping_add(r8), [p.alpha * d[2], p.alpha * d[3]]);
-                        }
-                        }
-                    }});
-                });
-            } else {
-                seq!(MI in 0..4 {
-                    seq!(NI in 0..8 {{
-                        if NI < NT8 {
-                        let (row, col) = (row0 + 16 * MI, col0 + 8 * NI);
-                        let d = acc[MI * 8 + NI];
-                        // SAFETY: `p` is the launch's; the cells (row, col..col + 2) and 8 rows
-                        // below are this thread's fragment of this block's tile, stored by it
-                        // alone.
-                        unsafe {
-                            store2(&p, row, col, [d[0], d[1]], pair);
-                            store2(&p, row + 8, col, [d[2], d[3]], pair);
-                        }
-                        }
-                    }});
-                });
-            }
+            // SAFETY: `p` is the launch's; the cells are this thread's fragment of this block's
+            // tile (rows `row0 + 16 MI (+ 8)`, columns `col0 + 8 NI (+ 1)`), stored by it alone.
+            unsafe { store_tile::<{ NT8 }>(&p, &acc, m0 + wm0 + g, n0 + wn0 + 2 * t) };
         }
     )*};
 }

@@ -1,5 +1,5 @@
 //! The tensor-core kernels' per-thread helpers (`kernel.rs`): shared-memory offsets of the
-//! swizzled slices, one warp tile's `mma`, and the guarded store of two cells of C.
+//! swizzled slices, one warp tile's `mma`, and the store of a warp's accumulators to C.
 use seq_macro::seq;
 
 use super::TcParams;
@@ -51,7 +51,7 @@ pub(super) fn mma_tile<const BF16: bool, const NT8: u32>(
 /// and `beta` 0 (C only written; the same bits as [`store2`]). The checked path cost ~20
 /// instructions a pair with the tensor cores idle (sm90/epilogue.rs says how much that was).
 #[inline(always)]
-pub(super) fn whole(p: &TcParams, pair: bool, row_last: u32, col_last: u32) -> bool {
+fn whole(p: &TcParams, pair: bool, row_last: u32, col_last: u32) -> bool {
     pair && p.beta == 0.0 && row_last < p.m && col_last < p.n
 }
 
@@ -62,7 +62,7 @@ pub(super) fn whole(p: &TcParams, pair: bool, row_last: u32, col_last: u32) -> b
 /// `p` must be the launch's parameters (C of `m x n`, rows `ldc` apart), and the cells stored
 /// by this thread alone.
 #[inline(always)]
-pub(super) unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair: bool) {
+unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair: bool) {
     if row >= p.m || col >= p.n {
         return;
     }
@@ -90,5 +90,57 @@ pub(super) unsafe fn store2(p: &TcParams, row: u32, col: u32, v: [f32; 2], pair:
             // SAFETY: as above.
             unsafe { st_global::<1>(at.wrapping_add(1) as *mut u32, [out[1].to_bits()]) };
         }
+    }
+}
+
+/// Stores a warp's accumulators as `alpha·acc + beta·C`: `NT8` 16 x 8 tiles across (4 or 8) by 4
+/// down, tile (mi, ni) in `acc[mi * 8 + ni]`, this thread's pairs at rows `row0 + 16 mi` and
+/// `+ 8`, columns `col0 + 8 ni` and `+ 1`. Where [`whole`] holds for the whole fragment, one
+/// address and constant steps with no checks; every pair through [`store2`] otherwise.
+///
+/// # Safety
+/// `p` must be the launch's parameters, and the cells this thread's alone.
+#[inline(always)]
+pub(super) unsafe fn store_tile<const NT8: u32>(
+    p: &TcParams,
+    acc: &[[f32; 4]; 32],
+    row0: u32,
+    col0: u32,
+) {
+    let pair = p.ldc % 2 == 0 && (p.c as usize) % 8 == 0;
+    if whole(p, pair, row0 + 56, col0 + 8 * (NT8 - 1) + 1) {
+        let base =
+            p.c.wrapping_add(row0 as usize * p.ldc as usize + col0 as usize);
+        let r8 = 8 * p.ldc as usize;
+        seq!(MI in 0..4 {
+            seq!(NI in 0..8 {{
+                if NI < NT8 {
+                    let d = acc[MI * 8 + NI];
+                    let at = base.wrapping_add(2 * MI * r8 + 8 * NI);
+                    // SAFETY: `whole`: both rows and both columns of each pair are inside C,
+                    // `at` is 8-byte aligned (even ldc and column, 8-byte aligned C), and the
+                    // cells are this thread's (the caller's contract).
+                    unsafe {
+                        st_global_v2(at, [p.alpha * d[0], p.alpha * d[1]]);
+                        st_global_v2(at.wrapping_add(r8), [p.alpha * d[2], p.alpha * d[3]]);
+                    }
+                }
+            }});
+        });
+    } else {
+        seq!(MI in 0..4 {
+            seq!(NI in 0..8 {{
+                if NI < NT8 {
+                    let (row, col) = (row0 + 16 * MI, col0 + 8 * NI);
+                    let d = acc[MI * 8 + NI];
+                    // SAFETY: `p` is the launch's and the cells (row, col..col + 2) and 8 rows
+                    // below this thread's alone (the caller's contract).
+                    unsafe {
+                        store2(p, row, col, [d[0], d[1]], pair);
+                        store2(p, row + 8, col, [d[2], d[3]], pair);
+                    }
+                }
+            }});
+        });
     }
 }
