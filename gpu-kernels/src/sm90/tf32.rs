@@ -230,15 +230,15 @@ pub const TF32_ROWS_BOX_N: u32 = 32;
 /// The pass that writes an f32 matrix K-major for the kernels: TF32 hi part (round to nearest,
 /// `cvt.rna.tf32.f32`) and, for 3xTF32, the lo part `tf32(x - hi)`.
 pub const SPLIT_KERNEL: &str = "wgmma_tf32_split";
-/// Threads of a split block: 32 x 8, each moving 4 elements of a 32 x 32 tile.
+/// Threads of a split block, each moving 16 elements of a tile (four 16-byte vectors).
 pub const SPLIT_THREADS: u32 = 256;
 /// Side of a split block's tile.
-pub const SPLIT_TILE: u32 = 32;
+pub const SPLIT_TILE: u32 = 64;
 
 /// The split pass's argument: output `rows x cols` (K-major: `cols` = k) with rows `ld_out`
 /// apart in `hi` (and `lo` unless null); element (r, c) read from `src[r·ld_src + c]`, or with
-/// `transpose != 0` from `src[c·ld_src + r]`. One block per 32 x 32 tile, row-major order over
-/// `ceil(cols / 32)` tile columns.
+/// `transpose != 0` from `src[c·ld_src + r]`. One block per [`SPLIT_TILE`]² tile, row-major
+/// order over `ceil(cols / SPLIT_TILE)` tile columns.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SplitParams {

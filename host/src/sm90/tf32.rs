@@ -445,7 +445,8 @@ impl<'a> Tf32Launch<'a> {
             // SAFETY: the argument is the kernel's one `SplitParams` (checked against the PTX
             // by a test below); `new` made it over the borrowed source (its shape checked
             // against the buffer) and scratch this launch owns (`rows x ld_out`, ld_out ≥ k);
-            // one block of SPLIT_THREADS per 32 x 32 tile.
+            // one block of SPLIT_THREADS per SPLIT_TILE² tile; scratch rows are SCRATCH_ALIGN
+            // words apart and the buffers 256-byte aligned (the kernel's 16-byte accesses).
             unsafe {
                 self.gpu.stream.launch(
                     &self.split_func,
