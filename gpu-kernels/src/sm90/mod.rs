@@ -103,9 +103,9 @@ pub struct WgmmaParams {
     /// data-parallel tiles), 1 takes them after its data-parallel tiles (`pipeline::Walk`).
     pub sk_last: u32,
     /// A tensor map of C (f32, `m x n`, rows `ldc` apart, boxes of [`EPI_BOX_COLS`] x
-    /// [`EPI_BOX_ROWS`], 128-byte swizzle) through which the one-block 16-bit kernels store
-    /// whole tiles with TMA (`epilogue.rs`), or null: stores from registers. Only with
-    /// `beta == 0` (a TMA store cannot read C).
+    /// [`EPI_BOX_ROWS`], 128-byte swizzle) through which the one-block kernels store whole
+    /// tiles with TMA (`epilogue.rs`), or null: stores from registers (always in the pair
+    /// kernels). Only with `beta == 0` (a TMA store cannot read C).
     pub tmap_c: *const u8,
 }
 

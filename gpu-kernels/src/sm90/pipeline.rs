@@ -128,8 +128,8 @@ impl<const STAGES: u32> Ring<STAGES> {
     }
 
     /// The shared address of the epilogue's store boxes (`epilogue.rs`): the first 1024-byte
-    /// boundary after the barriers (inside the 16-bit kernels' `shared_bytes`, not the f32
-    /// kernels').
+    /// boundary after the barriers (inside every Hopper kernel's `shared_bytes`: `WgmmaConfig`'s
+    /// and `Tf32Config`'s count `EPI_BYTES` after the ring).
     #[inline(always)]
     pub(super) fn epilogue(&self) -> u32 {
         (self.base + STAGES * self.stage_bytes + 16 * STAGES + ALIGN - 1) & !(ALIGN - 1)
