@@ -257,6 +257,35 @@ impl StreamKWork {
     }
 }
 
+/// The TF32 split pass's scratch (`tf32.rs`): four parts (A's hi, B's hi, A's lo, B's lo),
+/// each grown on demand and reused by later launches on the GPU's one stream. Those run one
+/// after another, each launch's split pass before its product, so a part rewritten by a later
+/// launch is no longer read by an earlier one. A library call then neither allocates nor frees
+/// (cuMemFree synchronises the device), and the tensor maps over the scratch repeat (hits in
+/// [`MapCache`]); the price is the largest parts staying allocated. Kept per GPU
+/// (`Gpu::runner_state`).
+#[derive(Default)]
+pub(crate) struct SplitScratch(RefCell<[Option<Rc<DeviceBuffer<f32>>>; 4]>);
+
+impl SplitScratch {
+    /// Part `part` (0..4) with room for at least `words` f32; its contents are whatever an
+    /// earlier launch left (the split pass writes every element the kernel reads).
+    pub(crate) fn get(gpu: &Gpu, part: usize, words: usize) -> Result<Rc<DeviceBuffer<f32>>> {
+        let cache = gpu.runner_state::<SplitScratch>();
+        let mut slots = cache.0.borrow_mut();
+        if let Some(buf) = slots[part].as_ref().filter(|b| b.len() >= words) {
+            return Ok(buf.clone());
+        }
+        // SAFETY: f32 has no invalid bit patterns, and the split pass writes every element the
+        // kernel reads before it reads it.
+        let buf = unsafe { DeviceBuffer::<f32>::uninitialized(words) }
+            .context("allocating the f32 Hopper GEMM's scratch")?;
+        let buf = Rc::new(buf);
+        slots[part] = Some(buf.clone());
+        Ok(buf)
+    }
+}
+
 /// Tensor maps already in device memory, by their bytes: a library call with the operands of a
 /// previous one reuses them instead of allocating, copying and (with cuMemFree) synchronising
 /// on every call. Kept per GPU (`Gpu::runner_state`); a handful of entries, oldest dropped.

@@ -22,7 +22,7 @@ use rgk_core::bad_input;
 
 use super::{
     check_holds,
-    schedule::{MapCache, Schedule},
+    schedule::{MapCache, Schedule, SplitScratch},
     span,
     tensor_map::{self, Tiled, encode_typed},
 };
@@ -234,8 +234,9 @@ pub struct Tf32Launch<'a> {
     _maps: Rc<DeviceBuffer<u8>>,
     /// The stream-K workspace (TF32 with `sk`), shared with the GPU's other launches.
     _work: Option<Rc<DeviceBuffer<u32>>>,
-    /// The split operands' parts, written by the split pass and read by the kernel.
-    _scratch: Vec<DeviceBuffer<f32>>,
+    /// The split operands' parts, written by the split pass and read by the kernel (the GPU's
+    /// [`SplitScratch`], shared with later launches on its one stream).
+    _scratch: Vec<Rc<DeviceBuffer<f32>>>,
     _buffers: PhantomData<&'a DeviceSlice<f32>>,
 }
 
@@ -310,44 +311,45 @@ impl<'a> Tf32Launch<'a> {
         } else {
             let kp = g.k.next_multiple_of(SCRATCH_ALIGN);
             let three = g.kind == Tf32Kind::Tf32x3;
-            let mut source = |ptr: u64, ld: usize, rows: usize, k_major: bool| -> Result<Source> {
-                if k_major && !three {
-                    return Ok(Source {
-                        hi: (ptr, ld),
-                        lo: (ptr, ld),
-                        split: None,
-                        dtype: in_place_type,
-                    });
-                }
-                let mut part = || -> Result<u64> {
-                    // SAFETY: f32 has no invalid bit patterns; the split pass writes every element
-                    // the kernel reads (the `rows x k` part; TMA reads nothing past k).
-                    let buf = unsafe { DeviceBuffer::<f32>::uninitialized(rows * kp) }
-                        .context("allocating the f32 Hopper GEMM's scratch")?;
-                    let p = buf.as_device_ptr().as_raw();
-                    scratch.push(buf);
-                    Ok(p)
+            // `which`: 0 for A, 1 for B (the scratch parts A hi, B hi, A lo, B lo).
+            let mut source =
+                |ptr: u64, ld: usize, rows: usize, k_major: bool, which: usize| -> Result<Source> {
+                    if k_major && !three {
+                        return Ok(Source {
+                            hi: (ptr, ld),
+                            lo: (ptr, ld),
+                            split: None,
+                            dtype: in_place_type,
+                        });
+                    }
+                    // The split pass writes every element the kernel reads (the `rows x k` part;
+                    // TMA reads nothing past k), so reused scratch needs no clearing.
+                    let mut part = |slot: usize| -> Result<u64> {
+                        let buf = SplitScratch::get(gpu, slot, rows * kp)?;
+                        let p = buf.as_device_ptr().as_raw();
+                        scratch.push(buf);
+                        Ok(p)
+                    };
+                    let hi = part(which)?;
+                    let lo = if three { part(2 + which)? } else { 0 };
+                    Ok(Source {
+                        hi: (hi, kp),
+                        lo: (if three { lo } else { hi }, kp),
+                        split: Some(SplitParams {
+                            src: ptr as *const f32,
+                            hi: hi as *mut f32,
+                            lo: lo as *mut f32,
+                            rows: rows as u32,
+                            cols: g.k as u32,
+                            ld_src: ld as u32,
+                            ld_out: kp as u32,
+                            transpose: u32::from(!k_major),
+                        }),
+                        dtype: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                    })
                 };
-                let hi = part()?;
-                let lo = if three { part()? } else { 0 };
-                Ok(Source {
-                    hi: (hi, kp),
-                    lo: (if three { lo } else { hi }, kp),
-                    split: Some(SplitParams {
-                        src: ptr as *const f32,
-                        hi: hi as *mut f32,
-                        lo: lo as *mut f32,
-                        rows: rows as u32,
-                        cols: g.k as u32,
-                        ld_src: ld as u32,
-                        ld_out: kp as u32,
-                        transpose: u32::from(!k_major),
-                    }),
-                    dtype: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                })
-            };
-            let sa = source(pa, g.lda, g.m, g.a_k_major)?;
-            let sb = source(pb, g.ldb, g.n, g.b_k_major)?;
+            let sa = source(pa, g.lda, g.m, g.a_k_major, 0)?;
+            let sb = source(pb, g.ldb, g.n, g.b_k_major, 1)?;
             for (s, rows, box_rows, (ptr, ld)) in [
                 (&sa, g.m, cfg.bm, sa.hi),
                 (&sb, g.n, cfg.bn, sb.hi),
