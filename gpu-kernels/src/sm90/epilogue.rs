@@ -24,7 +24,7 @@ use seq_macro::seq;
 use crate::ptx::{fresh_tid_x, ld_global, st_global, st_shared};
 
 use super::asm90::{fence_proxy_async_shared, fence_tensormap, ld_global_v2, warp_group_barrier};
-use super::{EPI_BOX_COLS, EPI_BOX_ROWS};
+use super::{EPI_BOX_COLS, EPI_BOX_ROWS, EPI_BUFFERS};
 
 /// Bytes of one store box (64 rows of 128 bytes).
 const BOX_BYTES: u32 = EPI_BOX_COLS * EPI_BOX_ROWS * 4;
@@ -124,31 +124,38 @@ impl Out {
 
 impl Out {
     /// Stores a consumer warp group's m64n256 accumulators (`acc`, wgmma's fragment; scaled in
-    /// place, so they hold `alpha·acc` afterwards) as `alpha·acc` into C's rows `row..row + 64` and columns `n0..n0 + 256` (those inside C)
+    /// place, so they hold `alpha·acc` afterwards) as `alpha·acc` into C's columns
+    /// `n0..n0 + 256` of the warp group's 64 rows of the tile at row `m0` (those inside C)
     /// through the tensor map `map` ([`super::WgmmaParams::tmap_c`]): 8 boxes of 64 x 32, each
-    /// written by the warp group into `bufs` (two boxes, alternating) in the 128-byte swizzled
-    /// layout, then stored by the `lead` thread with `cp.async.bulk.tensor`. Before a box is
-    /// handed over, the lead waits until every earlier box has been read out of shared memory,
-    /// so the other buffer is free for the next box (and across tiles).
+    /// written by the warp group into its two boxes (alternating) after the ring's barriers
+    /// (`boxes`, [`super::pipeline::Ring::epilogue`]) in the 128-byte swizzled layout, then
+    /// stored by the `lead` thread with `cp.async.bulk.tensor`. Before a box is handed over, the
+    /// lead waits until every earlier box has been read out of shared memory, so the other
+    /// buffer is free for the next box (and across tiles). Warp group `cw` of the consumers
+    /// (threads `128 (cw + 1)..`) takes boxes `2 cw`, `2 cw + 1` and named barrier `1 + cw`.
     ///
     /// # Safety
     /// `beta` must be 0; every thread of the warp group calls this for the same tile, after
-    /// every wgmma writing `acc` retired; `bufs` is this warp group's `2 x BOX_BYTES`, 1024-byte
-    /// aligned, used by nothing else; `bar` a named barrier id of this warp group alone; `map` a
-    /// valid tensor map of C as the field says (fenced here), and the lead calls
-    /// [`bulk_wait_all`] before the block exits.
+    /// every wgmma writing `acc` retired; `boxes` holds [`EPI_BYTES`](super::EPI_BYTES),
+    /// 1024-byte aligned, used by nothing else; named barrier `1 + cw` is this warp group's
+    /// alone while it runs; `map` a valid tensor map of C as the field says (fenced here), and
+    /// the lead calls [`bulk_wait_all`] before the block exits.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn store_tma(
         &self,
         map: *const u8,
-        bufs: u32,
-        bar: u32,
+        boxes: u32,
         lead: bool,
         acc: &mut [u32; 128],
-        row: u32,
+        m0: u32,
         n0: u32,
     ) {
+        let cw = fresh_tid_x() / 128 - 1;
+        let (bufs, bar, row) = (
+            boxes + cw * EPI_BUFFERS * BOX_BYTES,
+            1 + cw,
+            m0 + cw * EPI_BOX_ROWS,
+        );
         if lead {
             // SAFETY: C's map is 128 bytes of global memory (the contract). Once a tile: the
             // kernel keeps no register for the map across its main loop.

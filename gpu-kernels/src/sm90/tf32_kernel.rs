@@ -17,7 +17,6 @@ use super::tf32::{
     TF32_CONSUMERS, TF32_PRODUCER_REGISTERS, Tf32Kind, Tf32Params,
 };
 use super::tf32_load::{LOAD_BN, load_full_arrivals, produce_loaded};
-use super::{EPI_BOX_COLS, EPI_BOX_ROWS, EPI_BUFFERS};
 use crate::ptx::{
     fresh_ctaid_x, fresh_tid_x, ld_global, ld_global_nc, ld_shared, shared_addr, st_global,
     st_shared,
@@ -174,9 +173,7 @@ macro_rules! tf32_kernels {
                 |_, _| {},
                 |acc, u| sk.finish(acc, u, |acc, m0, n0| {
                     if !LOADS && !$p.tmap_c.is_null() {
-                        let cw = fresh_tid_x() / 128 - 1;
-                        let bufs = $ring.epilogue() + cw * EPI_BUFFERS * EPI_BOX_COLS * EPI_BOX_ROWS * 4;
-                        $out.store_tma($p.tmap_c, bufs, 1 + cw, lead, acc, m0 + cw * EPI_BOX_ROWS, n0);
+                        $out.store_tma($p.tmap_c, $ring.epilogue(), lead, acc, m0, n0);
                     } else {
                         let (row0, col0) = ($row(m0), $col(n0));
                         store_fragment!($out, pairs, acc, row0, col0, 32);

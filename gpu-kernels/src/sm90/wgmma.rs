@@ -11,10 +11,7 @@ use super::asm90::{
 use super::epilogue::{Out, bulk_wait_all, store_fragment};
 use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
-use super::{
-    BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, EPI_BOX_COLS, EPI_BOX_ROWS, EPI_BUFFERS,
-    PRODUCER_REGISTERS, STAGES, WgmmaParams,
-};
+use super::{BK, BM, BN, CONSUMER_REGISTERS, CONSUMERS, PRODUCER_REGISTERS, STAGES, WgmmaParams};
 use crate::ptx::fresh_tid_x;
 
 /// Bytes of A's tile in a slice (`BM` rows of 128 bytes).
@@ -167,8 +164,7 @@ macro_rules! wgmma_kernels {
                         |_, _| {},
                         |acc, u| sk.finish(acc, u, |acc, m0, n0| {
                             if !p.tmap_c.is_null() {
-                                let bufs = ring.epilogue() + cw() * EPI_BUFFERS * EPI_BOX_COLS * EPI_BOX_ROWS * 4;
-                                out.store_tma(p.tmap_c, bufs, 1 + cw(), lead, acc, m0 + cw() * EPI_BOX_ROWS, n0);
+                                out.store_tma(p.tmap_c, ring.epilogue(), lead, acc, m0, n0);
                             } else {
                                 let row0 = m0 + cw() * (BM / CONSUMERS) + warp() * 16 + lane() / 4;
                                 let col0 = n0 + (lane() % 4) * 2;

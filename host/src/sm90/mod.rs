@@ -235,16 +235,10 @@ impl<'a> Sm90Launch<'a> {
         )?;
         // C through TMA stores where the kernel can take them (the one-block kernels, C only
         // written, its rows 16-byte aligned as TMA needs): a third map.
-        let pc = c.as_device_ptr().as_raw();
-        let tma_c =
-            !sched.pair && !sched.direct_store && tensor_map::c_takes_tma(pc, g.ldc, g.beta);
-        let map_c = if tma_c {
-            Some(tensor_map::encode_c(
-                tensor_map::c_view(g.m, g.n, g.ldc),
-                pc,
-            )?)
-        } else {
+        let map_c = if sched.pair || sched.direct_store {
             None
+        } else {
+            tensor_map::c_map(c.as_device_ptr().as_raw(), g.m, g.n, g.ldc, g.beta)?
         };
         let mut bytes = Vec::with_capacity(384);
         for map in [Some(map_a), Some(map_b), map_c].into_iter().flatten() {
@@ -284,7 +278,7 @@ impl<'a> Sm90Launch<'a> {
             work: work_ptr(&work),
             sk_tiles,
             sk_last: u32::from(sk_last),
-            tmap_c: if tma_c {
+            tmap_c: if map_c.is_some() {
                 (base + 256) as *const u8
             } else {
                 std::ptr::null()

@@ -56,7 +56,7 @@ pub(crate) fn b_view(k: usize, n: usize, ldb: usize, major: BMajor, cluster: u32
 
 /// C's view for the epilogue's TMA stores: `m x n` f32, boxes of `EPI_BOX_COLS` (128 bytes)
 /// by `EPI_BOX_ROWS` rows.
-pub(crate) fn c_view(m: usize, n: usize, ldc: usize) -> Tiled {
+fn c_view(m: usize, n: usize, ldc: usize) -> Tiled {
     Tiled {
         rows: m as u64,
         cols: n as u64,
@@ -66,22 +66,21 @@ pub(crate) fn c_view(m: usize, n: usize, ldc: usize) -> Tiled {
     }
 }
 
-/// Whether the epilogue may store C (f32, rows `ldc` apart, at `ptr`) through TMA: C only
-/// written (`beta` 0: a TMA store cannot read C), its start and rows 16-byte aligned as TMA
-/// needs.
-pub(crate) fn c_takes_tma(ptr: u64, ldc: usize, beta: f32) -> bool {
-    beta == 0.0 && ptr.is_multiple_of(16) && (ldc * 4).is_multiple_of(16)
-}
-
-/// C's tensor map (f32, [`c_view`]) over the device memory at `ptr`; the caller has checked
-/// that `ptr` is 16-byte aligned and `ldc * 4` a multiple of 16.
-pub(crate) fn encode_c(view: Tiled, ptr: u64) -> Result<CUtensorMap> {
-    encode_typed(
-        view,
-        CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-        4,
-        ptr,
-    )
+/// The tensor map through which the epilogue stores C (`m x n` f32, rows `ldc` apart, at
+/// `ptr`; [`c_view`]), or `None` where C cannot take TMA stores: `beta` not 0 (a TMA store
+/// cannot read C), or its start or rows not 16-byte aligned as TMA needs.
+pub(crate) fn c_map(
+    ptr: u64,
+    m: usize,
+    n: usize,
+    ldc: usize,
+    beta: f32,
+) -> Result<Option<CUtensorMap>> {
+    if beta != 0.0 || !ptr.is_multiple_of(16) || !(ldc * 4).is_multiple_of(16) {
+        return Ok(None);
+    }
+    let dtype = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    encode_typed(c_view(m, n, ldc), dtype, 4, ptr).map(Some)
 }
 
 fn data_type(input: Sm90Input) -> CUtensorMapDataType {

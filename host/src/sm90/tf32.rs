@@ -363,14 +363,16 @@ impl<'a> Tf32Launch<'a> {
         }
         // C through TMA stores where the kernel can take them (the TMA-fed TF32 kernels, C
         // only written, its rows 16-byte aligned as TMA needs): a fifth map, after the four.
-        let pc = c.as_device_ptr().as_raw();
         let tma_c = g.kind == Tf32Kind::Tf32
             && !in_place_rows
             && !loaded_rows
-            && !opts.schedule.direct_store
-            && tensor_map::c_takes_tma(pc, g.ldc, g.beta);
-        if tma_c {
-            let map = tensor_map::encode_c(tensor_map::c_view(g.m, g.n, g.ldc), pc)?;
+            && !opts.schedule.direct_store;
+        let map_c = if tma_c {
+            tensor_map::c_map(c.as_device_ptr().as_raw(), g.m, g.n, g.ldc, g.beta)?
+        } else {
+            None
+        };
+        if let Some(map) = map_c {
             bytes.extend(map.opaque.iter().flat_map(|w| w.to_le_bytes()));
         }
         // cuMemAlloc returns 256-byte aligned memory: every map is 128-byte aligned.
@@ -408,7 +410,7 @@ impl<'a> Tf32Launch<'a> {
             },
             ldb: if loaded_rows { g.ldb as u32 } else { 0 },
             prefetch: opts.prefetch,
-            tmap_c: if tma_c {
+            tmap_c: if map_c.is_some() {
                 (maps.as_device_ptr().as_raw() + 4 * 128) as *const u8
             } else {
                 std::ptr::null()
