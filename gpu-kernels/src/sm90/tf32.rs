@@ -110,7 +110,9 @@ impl Tf32Config {
 /// of the compute_90a PTX and one row of [`WGMMA_TF32`] (and so of the registry). 3xTF32 has
 /// depth 0 only: its flush reads the temporaries, which needs every wgmma retired. The `N`
 /// kernel's consumers split the tile's columns (n64 each of Bᵀ's rows), so its tile is 256 x 128;
-/// depth 0 only (its A fragments in registers are rewritten each slice, after the wait).
+/// depth 1 only: its A fragments come from registers, and each k8 step is a group of its own,
+/// retired while the next runs (at depth 0, two halves of a slice retired in turn, it ran
+/// 7-10 % slower: docs/sm90.md, Session 18).
 #[macro_export]
 macro_rules! for_each_wgmma_tf32 {
     ($m:ident) => {
@@ -118,7 +120,7 @@ macro_rules! for_each_wgmma_tf32 {
             (wgmma_tf32_kk_128x256x32_s4, Tf32, K, 128, 256, 4, 0),
             (wgmma_tf32_kk_128x256x32_s4w1, Tf32, K, 128, 256, 4, 1),
             (wgmma_3xtf32_kk_128x128x32_s3, Tf32x3, K, 128, 128, 3, 0),
-            (wgmma_tf32_kn_256x128x32_s4, Tf32, N, 256, 128, 4, 0),
+            (wgmma_tf32_kn_256x128x32_s4w1, Tf32, N, 256, 128, 4, 1),
             (wgmma_tf32_kl_128x256x32_s4, Tf32, L, 128, 256, 4, 0),
             (wgmma_tf32_kl_128x256x32_s4h, Tf32, H, 128, 256, 4, 0),
         }
@@ -162,13 +164,19 @@ macro_rules! tf32_table {
 for_each_wgmma_tf32!(tf32_table);
 
 /// The kernel of `kind` reading B as `b_major` with wait depth `depth`, or the deepest one
-/// below it that exists (3xTF32 and the `N` kernel have depth 0 only); `None` where no kernel
-/// reads that layout (3xTF32 with `N`: its operands always go through the split pass).
+/// below it that exists (3xTF32 has depth 0 only), or else the shallowest one (the `N` kernel
+/// has depth 1 only); `None` where no kernel reads that layout (3xTF32 with `N`: its operands
+/// always go through the split pass).
 pub fn tf32_config(kind: Tf32Kind, b_major: BMajor, depth: u32) -> Option<&'static Tf32Config> {
-    WGMMA_TF32
-        .iter()
-        .filter(|c| c.kind == kind && c.b_major == b_major && !c.loads_b && c.depth <= depth)
+    let fits = || {
+        WGMMA_TF32
+            .iter()
+            .filter(move |c| c.kind == kind && c.b_major == b_major && !c.loads_b)
+    };
+    fits()
+        .filter(|c| c.depth <= depth)
         .max_by_key(|c| c.depth)
+        .or_else(|| fits().min_by_key(|c| c.depth))
 }
 
 /// The TF32 kernel that loads a row-major B with its producer's threads (A row-major through
@@ -272,7 +280,7 @@ mod tests {
                 BMajor::N => {
                     assert_eq!(
                         (c.bn, c.kind, c.depth),
-                        (64 * c.consumers, Tf32Kind::Tf32, 0)
+                        (64 * c.consumers, Tf32Kind::Tf32, 1)
                     );
                     assert!(c.bm <= 256, "A's TMA box and wgmma n limit");
                     assert_eq!(c.bn % TF32_ROWS_BOX_N, 0);
@@ -281,10 +289,11 @@ mod tests {
             assert_eq!(c.stage_bytes() % TF32_SWIZZLE_ALIGN, 0);
             assert!(c.bn <= 256, "TMA box and wgmma n limit");
             // Accumulators a consumer thread holds: wgmma's n/2 per set (n = bn, or bm for the
-            // transposed product), three sets for 3xTF32; `N` also holds 16 A-fragment words.
+            // transposed product), three sets for 3xTF32; `N` also holds two k8 steps' A
+            // fragments (8 words).
             let (sets, wn, frag) = match (c.kind, c.b_major) {
                 (Tf32Kind::Tf32, BMajor::K) => (1, c.bn, 0),
-                (Tf32Kind::Tf32, BMajor::N) => (1, c.bm, 16),
+                (Tf32Kind::Tf32, BMajor::N) => (1, c.bm, 8),
                 (Tf32Kind::Tf32x3, _) => (3, c.bn, 0),
             };
             assert!(
@@ -307,8 +316,11 @@ mod tests {
         }
         assert!(tf32_load_config(3).is_none());
         assert!(!k(Tf32Kind::Tf32, 0).loads_b && !k(Tf32Kind::Tf32, 1).loads_b);
-        let n = tf32_config(Tf32Kind::Tf32, BMajor::N, 1).unwrap();
-        assert_eq!((n.b_major, n.depth), (BMajor::N, 0));
+        // The N kernel has depth 1 only: a schedule of depth 0 gets it too.
+        for depth in [0, 1] {
+            let n = tf32_config(Tf32Kind::Tf32, BMajor::N, depth).unwrap();
+            assert_eq!((n.b_major, n.depth), (BMajor::N, 1));
+        }
         assert!(tf32_config(Tf32Kind::Tf32x3, BMajor::N, 0).is_none());
     }
 }

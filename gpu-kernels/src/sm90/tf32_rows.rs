@@ -112,6 +112,72 @@ fn rna(x: u32) -> u32 {
     r
 }
 
+/// One slice of a consumer: each k8 step loads its fragment of Bᵀ (4 registers), rounds it and
+/// issues its `wgmma` as a group of its own, then waits until only that group is in flight. So
+/// at most two steps' fragments are live (8 registers beside the 128 accumulators: ptxas holds
+/// this kernel's consumers at 168, docs/sm90.md, Session 18) while the tensor core always has
+/// this warp group's next step queued (session 8's kernel retired two halves of a slice in turn,
+/// draining it between them). The slice's last step is left in flight: `consume` waits at depth
+/// 1 (retiring the step before it) and releases the slot once that last step retired too.
+///
+/// # Safety
+/// `slot` is a full slot of the ring (not yet released), `bt_bytes` its B part.
+#[inline(always)]
+unsafe fn rows_slice_rolling(acc: &mut [u32; 128], slot: u32, bt_bytes: u32, first: bool) {
+    let (f0, f1) = Frag::at(slot);
+    let b = slot + bt_bytes;
+    seq!(Q in 0..4 {
+        // SAFETY: inside the slot's boxes (`Frag`), full (the caller).
+        let (lo, hi) = unsafe { (ld_shared::<2>(f0 + Q * ATOM), ld_shared::<2>(f1 + Q * ATOM)) };
+        let frag = [rna(lo[0]), rna(lo[1]), rna(hi[0]), rna(hi[1])];
+        wgmma_fence();
+        let scale = if Q == 0 && first { 0u32 } else { 1u32 };
+        // K-major A (wgmma's B), 128-byte swizzle: a k8 step is 32 bytes along the row.
+        let db = desc_128b(b + 32 * Q, 16, ATOM);
+        // SAFETY: the descriptor addresses the slot's A part (the caller); the fence above
+        // orders the fragment's writes before the wgmma that reads it.
+        unsafe {
+            wgmma_m64n256k8_tf32_rs!((*acc), frag, db, scale);
+        }
+        wgmma_commit();
+        if Q < 3 {
+            wgmma_wait::<1>();
+        }
+    });
+}
+
+/// Stores a consumer's accumulators, Cᵀ's fragment of the tile at (`n0`, `m0`), into C.
+/// Fragment element (row r, column 8J + 2t + e) of Cᵀ, r = g + 8I, is C's row m0 + 8J + 2t + e,
+/// column n0 + col + I; the two I are neighbours in C's row. Where all 64 rows and the pair are
+/// inside C (with 8-byte pairs and beta 0), one address and a row step instead of a check per
+/// pair (epilogue.rs).
+///
+/// # Safety
+/// Every wgmma writing `acc` has retired; the caller owns these elements of C (the stream-K
+/// contract).
+#[inline(always)]
+unsafe fn store_ct(out: &Out, pairs: bool, acc: &[u32; 128], n0: u32, m0: u32) {
+    let (row0, col) = (m0 + Frag::row(), n0 + Frag::col());
+    // SAFETY: the caller's contract; `Out` checks each element against C's bounds (or, on the
+    // fast path, `whole` did for all of them).
+    unsafe {
+        if out.whole(pairs, row0 + 8 * 31 + 1, col + 1) {
+            let (p, ld) = (out.at(row0, col), out.ldc as usize);
+            seq!(J in 0..32 {
+                seq!(E in 0..2 {
+                    out.put_pair(p.wrapping_add((8 * J + E) * ld), acc[J * 4 + E], acc[J * 4 + 2 + E]);
+                });
+            });
+        } else {
+            seq!(J in 0..32 {
+                seq!(E in 0..2 {
+                    out.store_pair(pairs, row0 + 8 * J + E, col, acc[J * 4 + E], acc[J * 4 + 2 + E]);
+                });
+            });
+        }
+    }
+}
+
 macro_rules! tf32_rows_kernels {
     ($(($name:ident, $kind:ident, $major:ident, $bm:literal, $bn:literal, $stages:literal, $depth:tt)),* $(,)?) => {$(
         tf32_rows_kernels!(@kernel $major, $name, $bm, $bn, $stages, $depth);
@@ -120,7 +186,7 @@ macro_rules! tf32_rows_kernels {
     (@kernel K, $($rest:tt)*) => {};
     (@kernel L, $($rest:tt)*) => {};
     (@kernel H, $($rest:tt)*) => {};
-    (@kernel N, $name:ident, $bm:literal, $bn:literal, $stages:literal, 0) => {
+    (@kernel N, $name:ident, $bm:literal, $bn:literal, $stages:literal, 1) => {
         /// # Safety
         /// `p` must satisfy the [`Tf32Params`] contract for this kernel (map 0 over B `k x n`
         /// row-major, map 1 over A `m x k` row-major, C of `m x n`), and the launch must use
@@ -166,85 +232,34 @@ macro_rules! tf32_rows_kernels {
                 }
             } else {
                 setmaxnreg_inc::<TF32_CONSUMER_REGISTERS>();
-                let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
-                let pairs = out.pairs();
                 let sk = StreamK::new(p.work, walk);
                 let mut acc = [0u32; 128];
                 // SAFETY: the fragment loads and the descriptor address the slot the pipeline
                 // hands over (full, not yet released; the addresses are inside its boxes,
-                // `Frag`); wgmma_fence separates the fragment registers' writes (and the
-                // epilogue's reads of the accumulators) from each half's wgmma, and every wgmma
-                // is retired (the first half's by its wait, the second's by depth 0) before
-                // the registers it reads are rewritten, the slot is released and the next slice
-                // loads; the epilogue runs after every
+                // `Frag`); wgmma_fence separates each step's fragment writes (and the
+                // epilogue's reads of the accumulators) from its wgmma, and a step's fragment
+                // registers stay untouched until the wait after the next step retires it
+                // (ptxas sees the wgmma reading them until that wait); a slot is released after
+                // its last step retired (`consume` at depth 1); the epilogue runs after every
                 // wgmma retired, in every thread of the warp group for the same unit (the
                 // stream-K contract; `work` is the launch's), and each element of C has one
                 // owner thread.
                 unsafe {
-                    consume::<STAGES, 0, _>(
+                    consume::<STAGES, 1, _>(
                         ring,
                         walk,
                         tid % 128 == 0,
                         &mut acc,
-                        |acc, slot, first| {
-                            let (f0, f1) = Frag::at(slot);
-                            let b = slot + BT_BYTES;
-                            // Two halves of two k8 steps, the first retired before the second's
-                            // fragments are loaded: 8 fragment registers live beside the 128
-                            // accumulators, not 16 (with 16, ptxas at the launch's 168
-                            // registers spilled and serialised every wgmma; the other consumer
-                            // warp group keeps the tensor cores busy across the wait).
-                            seq!(H in 0..2 {
-                                let mut a = [0u32; 8];
-                                seq!(Q in 0..2 {
-                                    let lo = ld_shared::<2>(f0 + (2 * H + Q) * ATOM);
-                                    let hi = ld_shared::<2>(f1 + (2 * H + Q) * ATOM);
-                                    a[Q * 4] = rna(lo[0]);
-                                    a[Q * 4 + 1] = rna(lo[1]);
-                                    a[Q * 4 + 2] = rna(hi[0]);
-                                    a[Q * 4 + 3] = rna(hi[1]);
-                                });
-                                wgmma_fence();
-                                seq!(Q in 0..2 {
-                                    let scale = if H == 0 && Q == 0 && first { 0u32 } else { 1u32 };
-                                    // K-major A (wgmma's B), 128-byte swizzle: a k8 step is 32
-                                    // bytes along the row.
-                                    let db = desc_128b(b + 32 * (2 * H + Q), 16, ATOM);
-                                    let frag = [a[Q * 4], a[Q * 4 + 1], a[Q * 4 + 2], a[Q * 4 + 3]];
-                                    wgmma_m64n256k8_tf32_rs!((*acc), frag, db, scale);
-                                });
-                                wgmma_commit();
-                                if H == 0 {
-                                    wgmma_wait::<0>();
-                                }
-                            });
-                        },
+                        |acc, slot, first| rows_slice_rolling(acc, slot, BT_BYTES, first),
                         |_, _| {},
-                        |acc, u| sk.finish(acc, u, |acc, n0, m0| {
-                            // Fragment element (row r, column 8J + 2t + e) of Cᵀ, r = g + 8I:
-                            // C's row m0 + 8J + 2t + e, column n0 + col + I; the two I are
-                            // neighbours in C's row.
-                            // Where all 64 rows and the pair are inside C (with 8-byte pairs
-                            // and beta 0), one address and a row step instead of a check per
-                            // pair (epilogue.rs).
-                            let (row0, col) = (m0 + Frag::row(), n0 + Frag::col());
-                            if out.whole(pairs, row0 + 8 * 31 + 1, col + 1) {
-                                let (p, ld) = (out.at(row0, col), out.ldc as usize);
-                                seq!(J in 0..32 {
-                                    seq!(E in 0..2 {
-                                        out.put_pair(p.wrapping_add((8 * J + E) * ld),
-                                                     acc[J * 4 + E], acc[J * 4 + 2 + E]);
-                                    });
-                                });
-                            } else {
-                                seq!(J in 0..32 {
-                                    seq!(E in 0..2 {
-                                        out.store_pair(pairs, row0 + 8 * J + E, col,
-                                                       acc[J * 4 + E], acc[J * 4 + 2 + E]);
-                                    });
-                                });
-                            }
-                        }),
+                        |acc, u| {
+                            sk.finish(acc, u, |acc, n0, m0| {
+                                // C's view made here: nothing of it stays live through the k
+                                // loop beside the accumulators and fragments.
+                                let out = Out { c: p.c, m: p.m, n: p.n, ldc: p.ldc, alpha: p.alpha, beta: p.beta };
+                                store_ct(&out, out.pairs(), acc, n0, m0)
+                            })
+                        },
                     );
                 }
             }

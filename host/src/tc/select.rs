@@ -40,12 +40,13 @@ pub const HOPPER_SCHEDULE: Schedule = Schedule {
 };
 
 /// How library calls read a row-major B in TF32 when A is row-major (the library's default
-/// layouts). The one place that chooses it. Split first: on the H200 the kernel that reads B in
-/// place (`RowMajorB::InPlace`, the transposed product) ran at 90.7-93.6 % of cuBLAS TF32
-/// against the split path's 94.9-96.8 % at 4096² and 8192² (docs/sm90.md, "Session 8"), and
-/// the K-major kernel whose producer threads load B (`RowMajorB::Load`, session 9) at 25-42 %,
-/// so neither is the default.
-pub const TF32_ROW_MAJOR_B: RowMajorB = RowMajorB::Split;
+/// layouts). The one place that chooses it. In place (the transposed product, no pass): since
+/// session 18 its k8 steps retire one by one (`wgmma_tf32_kn_256x128x32_s4w1`) and on the H200
+/// it ran at 101.2 / 101.8 % of cuBLAS TF32 at 4096² / 8192² against the split pass's 97.2 /
+/// 101.5 % in the same rounds (docs/sm90.md, "Session 18"); before, with two halves of a slice
+/// retired in turn, it was the slower one (90.7-94.3 %, sessions 8 and 17). The K-major kernel
+/// whose producer threads load B (`RowMajorB::Load`, session 9) ran at 25-42 %.
+pub const TF32_ROW_MAJOR_B: RowMajorB = RowMajorB::InPlace;
 
 /// The f32 Hopper GEMM's options in library calls: [`Tf32Options::default`] on
 /// [`HOPPER_SCHEDULE`], B row-major read as [`TF32_ROW_MAJOR_B`] says.
