@@ -230,7 +230,7 @@ fn ptxas_report(
 /// `wgmma_tf32_kn_256x128x32_s4w1` (the TF32 kernel reading a row-major B in place): its
 /// consumers hold 128 accumulators and two k8 steps' A fragments within ptxas's 168 registers
 /// (ptxas keeps the consumers at the entry's count despite `setmaxnreg`; docs/sm90.md, Session
-/// 18), and it keeps six of the tile walk's values (tile counts, the stream-K start) in local
+/// 18), and it keeps three of the tile walk's values (tile counts, the stream-K start) in local
 /// memory: stored once at the start, read at each tile's start and in the stream-K fix-up. Its
 /// k loop has no local access (docs/sm90.md, Session 18).
 const SPILL_ALLOWED: &[(&str, u32, u32, u32)] = &[("wgmma_tf32_kn_256x128x32_s4w1", 16, 12, 12)];
