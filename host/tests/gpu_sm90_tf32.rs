@@ -177,34 +177,25 @@ fn row_major_b_in_place_matches_the_reference_and_the_split_pass_bit_for_bit() {
             };
             let (split, kernel, passes) = run(&gpu, &g, &ops, opts(RowMajorB::Split));
             assert_eq!(passes, 1, "{kernel}: B alone is split");
-            for depth in [0, 1] {
-                let sched = Schedule { depth, ..sched };
-                let opts = Tf32Options {
-                    schedule: sched,
-                    row_b: RowMajorB::InPlace,
-                    ..tf32_options()
-                };
-                let (c, kernel, passes) = run(&gpu, &g, &ops, opts);
-                assert_eq!((kernel, passes), (IN_PLACE_KERNEL, 0), "{g:?}");
-                check(&g, &r, &c, &format!("in place, {sched:?}"));
-                let differ: Vec<usize> = (0..c.len())
-                    .filter(|&j| {
-                        c[j].to_bits() != split[j].to_bits()
-                            && !(c[j].is_nan() && split[j].is_nan())
-                    })
-                    .collect();
-                let max = differ
-                    .iter()
-                    .map(|&j| (c[j] - split[j]).abs())
-                    .fold(0f32, f32::max);
-                assert!(
-                    differ.is_empty(),
-                    "{g:?} {sched:?}: {} of {} cells differ from the split path (max |diff| {max:e}, first at {})",
-                    differ.len(),
-                    c.len(),
-                    differ[0]
-                );
-            }
+            let (c, kernel, passes) = run(&gpu, &g, &ops, opts(RowMajorB::InPlace));
+            assert_eq!((kernel, passes), (IN_PLACE_KERNEL, 0), "{g:?}");
+            check(&g, &r, &c, &format!("in place, {sched:?}"));
+            let differ: Vec<usize> = (0..c.len())
+                .filter(|&j| {
+                    c[j].to_bits() != split[j].to_bits() && !(c[j].is_nan() && split[j].is_nan())
+                })
+                .collect();
+            let max = differ
+                .iter()
+                .map(|&j| (c[j] - split[j]).abs())
+                .fold(0f32, f32::max);
+            assert!(
+                differ.is_empty(),
+                "{g:?} {sched:?}: {} of {} cells differ from the split path (max |diff| {max:e}, first at {})",
+                differ.len(),
+                c.len(),
+                differ[0]
+            );
         }
     }
 }
@@ -292,16 +283,13 @@ fn row_major_b_in_place_with_stream_k_matches_the_reference() {
         let g = gemm(m, n, k, pad, alpha, beta);
         let ops = operands(&g, 60 + i as u64);
         let r = expected(&g, &ops);
-        for (blocks, w, last, depth) in [
-            (Blocks::AtMost(3), Some(0), false, 0),
-            (Blocks::AtMost(5), Some(4096), false, 0),
-            (Blocks::PerSm, Some(1), true, 0),
-            (Blocks::AtMost(3), Some(0), false, 1),
-            (Blocks::PerSm, Some(1), true, 1),
+        for (blocks, w, last) in [
+            (Blocks::AtMost(3), Some(0), false),
+            (Blocks::AtMost(5), Some(4096), false),
+            (Blocks::PerSm, Some(1), true),
         ] {
             let opts = Tf32Options {
                 schedule: Schedule {
-                    depth,
                     blocks,
                     stream_k: w,
                     sk_last: last,
