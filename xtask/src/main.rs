@@ -22,8 +22,8 @@ commands:
                          source tree DIR into ~/.cache/rust-gpu-kernels/llvm-7.1 and record it
   build-ptx [--arch A]   build gpu-kernels to the committed gpu-kernels/ptx/gpu_kernels.ptx and its
                          freshness stamp (compute_80; another A writes target/ptx/gpu_kernels.A.ptx
-                         instead) and print the ptxas report; fails on spills, stack use (beyond
-                         tasks.rs' SPILL_ALLOWED) or generic ld/st
+                         instead) and print the ptxas report; fails on spills, stack use or
+                         generic ld/st
   ci                     fmt, clippy -D warnings, doc, Markdown links, the PTX checked against its
                          stamp (and, with LLVM 7, rebuilt and compared), all tests, fuzz smoke run
   check-links            every Markdown link to a local file (README.md, docs/, ...) resolves

@@ -224,44 +224,10 @@ fn ptxas_report(
     Ok((reports, text))
 }
 
-/// A kernel allowed a few spilled words: the most it may use, in bytes; anything above fails as
-/// any other spill.
-struct SpillAllowance {
-    kernel: &'static str,
-    stack: u32,
-    stores: u32,
-    loads: u32,
-}
-
-/// The kernels with a [`SpillAllowance`].
-///
-/// `wgmma_tf32_kn_256x128x32_s4w1` (the TF32 kernel reading a row-major B in place): its
-/// consumers hold 128 accumulators and two k8 steps' A fragments within ptxas's 168 registers
-/// (ptxas keeps the consumers at the entry's count despite `setmaxnreg`; docs/sm90.md, Session
-/// 18), and it keeps three of the tile walk's values (tile counts, the stream-K start) in local
-/// memory: stored once at the start, read at each tile's start and in the stream-K fix-up. Its
-/// k loop has no local access (docs/sm90.md, Session 18).
-const SPILL_ALLOWED: &[SpillAllowance] = &[SpillAllowance {
-    kernel: "wgmma_tf32_kn_256x128x32_s4w1",
-    stack: 16,
-    stores: 12,
-    loads: 12,
-}];
-
-/// Spills and stack frames, each a failure (`context` says under which ptxas options), except
-/// within [`SPILL_ALLOWED`].
+/// Spills and stack frames, each a failure (`context` says under which ptxas options).
 fn resource_problems(reports: &[ptxas::KernelReport], context: &str) -> Vec<String> {
     let mut problems = Vec::new();
     for k in reports {
-        let allowed = SPILL_ALLOWED
-            .iter()
-            .find(|a| a.kernel == k.name)
-            .is_some_and(|a| {
-                k.stack_bytes <= a.stack && k.spill_stores <= a.stores && k.spill_loads <= a.loads
-            });
-        if allowed {
-            continue;
-        }
         if k.spill_stores > 0 || k.spill_loads > 0 {
             problems.push(format!(
                 "{} spills ({} B stored, {} B loaded){context}",

@@ -46,8 +46,22 @@ pub const TF32_PRODUCER_REGISTERS: u32 = 40;
 /// Consumer warp groups.
 pub const TF32_CONSUMERS: u32 = 2;
 /// Registers a consumer thread gets (what the producer gave away, a multiple of 8).
-pub const TF32_CONSUMER_REGISTERS: u32 =
-    ((65536 - 128 * TF32_PRODUCER_REGISTERS) / (128 * TF32_CONSUMERS)) & !7;
+pub const TF32_CONSUMER_REGISTERS: u32 = tf32_consumer_registers(TF32_PRODUCER_REGISTERS);
+/// Registers a producer thread of the in-place kernel (`tf32_rows.rs`, B row-major) keeps. Not
+/// [`TF32_PRODUCER_REGISTERS`]: with 40 ptxas spills 12 bytes of that kernel's consumers (three
+/// of the tile walk's values; 20 bytes with 24, none with 56), though those consumers use
+/// at most R165 either way; the other TF32 kernels keep 40, which their SASS was measured with
+/// (docs/sm90.md, Session 19).
+pub const TF32_ROWS_PRODUCER_REGISTERS: u32 = 56;
+/// Registers a consumer thread of the in-place kernel gets.
+pub const TF32_ROWS_CONSUMER_REGISTERS: u32 = tf32_consumer_registers(TF32_ROWS_PRODUCER_REGISTERS);
+
+/// What each consumer thread gets when a producer thread keeps `producer` registers: the
+/// producer warp group's registers given away, shared among the consumers, a multiple of 8
+/// (`setmaxnreg` counts in eights).
+pub const fn tf32_consumer_registers(producer: u32) -> u32 {
+    ((65536 - 128 * producer) / (128 * TF32_CONSUMERS)) & !7
+}
 /// Alignment of the slices' tiles (the 128-byte swizzle repeats every 1024 bytes).
 pub const TF32_SWIZZLE_ALIGN: u32 = super::SWIZZLE_ALIGN;
 
@@ -269,10 +283,14 @@ mod tests {
         for c in WGMMA_TF32 {
             assert!(c.shared_bytes() <= 227 * 1024, "{}", c.name);
             assert!(c.entry_registers() * c.threads() <= 65536);
-            assert!(
-                128 * TF32_PRODUCER_REGISTERS + 128 * c.consumers * TF32_CONSUMER_REGISTERS
-                    <= 65536
-            );
+            for (producer, consumer) in [
+                (TF32_PRODUCER_REGISTERS, TF32_CONSUMER_REGISTERS),
+                (TF32_ROWS_PRODUCER_REGISTERS, TF32_ROWS_CONSUMER_REGISTERS),
+            ] {
+                assert!(128 * producer + 128 * c.consumers * consumer <= 65536);
+                // Each consumer at least keeps the entry's count (`setmaxnreg.inc` only adds).
+                assert!(consumer >= c.entry_registers());
+            }
             assert_eq!(c.bk * 4, 128, "one 128-byte swizzle row");
             // m64 per consumer warp group: of C's rows, or for `N` of Cᵀ's (C's columns).
             match c.b_major {
@@ -296,11 +314,11 @@ mod tests {
                 (Tf32Kind::Tf32, BMajor::N) => (1, c.bm, 8),
                 (Tf32Kind::Tf32x3, _) => (3, c.bn, 0),
             };
-            assert!(
-                sets * wn / 2 + frag + 24 <= TF32_CONSUMER_REGISTERS,
-                "{}",
-                c.name
-            );
+            let consumer = match c.b_major {
+                BMajor::K => TF32_CONSUMER_REGISTERS,
+                BMajor::N => TF32_ROWS_CONSUMER_REGISTERS,
+            };
+            assert!(sets * wn / 2 + frag + 24 <= consumer, "{}", c.name);
         }
         let k = |kind, depth| tf32_config(kind, BMajor::K, depth).unwrap();
         for kind in [Tf32Kind::Tf32, Tf32Kind::Tf32x3] {

@@ -27,8 +27,8 @@ use super::epilogue::Out;
 use super::pipeline::{Ring, Walk, consume, produce};
 use super::stream_k::StreamK;
 use super::tf32::{
-    TF32_BK, TF32_CONSUMER_REGISTERS, TF32_CONSUMERS, TF32_PRODUCER_REGISTERS, TF32_ROWS_BOX_N,
-    Tf32Params,
+    TF32_BK, TF32_CONSUMERS, TF32_ROWS_BOX_N, TF32_ROWS_CONSUMER_REGISTERS,
+    TF32_ROWS_PRODUCER_REGISTERS, Tf32Params,
 };
 use crate::ptx::{fresh_tid_x, ld_shared};
 
@@ -213,7 +213,7 @@ macro_rules! tf32_rows_kernels {
             let walk = Walk::new(p.n, p.m, p.k, BN, BM, TF32_BK, p.group, p.sk_tiles, p.sk_last);
             let tid = fresh_tid_x();
             if tid / 128 == 0 {
-                setmaxnreg_dec::<TF32_PRODUCER_REGISTERS>();
+                setmaxnreg_dec::<TF32_ROWS_PRODUCER_REGISTERS>();
                 if tid == 0 {
                     // SAFETY: the tensor maps are 128-byte blocks of global memory (the
                     // contract); a slice's boxes (four of B, BK rows by 32 columns each, then
@@ -231,7 +231,7 @@ macro_rules! tf32_rows_kernels {
                     }
                 }
             } else {
-                setmaxnreg_inc::<TF32_CONSUMER_REGISTERS>();
+                setmaxnreg_inc::<TF32_ROWS_CONSUMER_REGISTERS>();
                 let sk = StreamK::new(p.work, walk);
                 let mut acc = [0u32; 128];
                 // SAFETY: the fragment loads and the descriptor address the slot the pipeline
