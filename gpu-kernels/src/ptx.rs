@@ -324,6 +324,24 @@ pub unsafe fn atom_add_acq_rel_gpu(p: *mut u32, v: u32) -> u32 {
     old
 }
 
+/// `*p += v` at GPU scope, relaxed (no ordering of this thread's other accesses): for a
+/// counter that hands out numbers and publishes no data; returns the old value.
+///
+/// # Safety
+/// `p` must point to a 4-byte aligned, writable u32 of global memory that other threads access
+/// only atomically.
+#[inline(always)]
+pub unsafe fn atom_add_relaxed_gpu(p: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    // SAFETY: `p` is an aligned u32 accessed only atomically (the caller's contract); the `atom`
+    // is itself atomic.
+    unsafe {
+        asm!("atom.relaxed.gpu.global.add.u32 {o}, [{p}], {v};", o = out(reg32) old,
+             p = in(reg64) p, v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    old
+}
+
 /// Stores a word at GPU scope (relaxed).
 ///
 /// # Safety

@@ -5,11 +5,14 @@
 //! free. With the static assignment a round's `n² − 1` items, more than the co-resident blocks,
 //! ran in uneven waves (a block with a slow item delays every later item of its own); pulled,
 //! a free block always takes the earliest item not yet taken, which is the order of priority
-//! (the next pivot block, its row and column first). A block takes its next ticket only once
-//! its item is published: taken earlier (at the start of the item, to hide the atomic's
-//! latency), the next pivot block's item waited behind whatever bulk item its block was busy
-//! with (measured on the H200, 2026-11-24: 42.0% of `apsp-peak` at V = 2000 against 47.8% for
-//! the static order; docs/apsp.md). The other blocks on the SM cover the atomic's latency.
+//! (the next pivot block, its row and column first). A block takes its next ticket once its
+//! item's cells are final, just before it stores them: the atomic's round trip then overlaps
+//! the stores and the publication (session 19: with the ticket taken after the publication
+//! the block's warps waited at the barrier behind the lead's fence and atomic, 8 % of the
+//! kernel's stall samples at V = 5000; docs/apsp.md). Taken earlier (at the start of the item),
+//! the next pivot block's item waited behind whatever bulk item its block was busy with
+//! (measured on the H200, 2026-11-24: 42.0% of `apsp-peak` at V = 2000 against 47.8% for the
+//! static order).
 //!
 //! Deadlock: a block holds at most one item. Tickets are taken in order, so the earliest
 //! unfinished item u has been taken, by a block that is working on it; every item it depends
@@ -30,8 +33,8 @@ use seq_macro::seq;
 use super::offsets::{block_at, in_block};
 use super::small_flow::{flow_item, publish, wait_for};
 use crate::ptx::{
-    add_min, atom_add_acq_rel_gpu, cp_async_16, cp_async_wait_all, ld_global_v4, ld_shared,
-    shared_addr, st_global, st_shared,
+    add_min, atom_add_acq_rel_gpu, atom_add_relaxed_gpu, cp_async_16, cp_async_wait_all,
+    ld_global_v4, ld_shared, shared_addr, st_global, st_shared,
 };
 
 macro_rules! fw_pull_kernels {
@@ -81,7 +84,14 @@ macro_rules! fw_pull_kernel {
                 // SAFETY: `done` is the launch's zeroed counters (the kernel's contract).
                 unsafe { wait_for(done, n, it, $t) };
                 small_tile_item!($b, $c, $q, d, pitch, own: it.own, a: it.a, b: it.b,
-                    close: it.close);
+                    close: it.close, before_store: {
+                        if lead {
+                            // SAFETY: the ticket, as above (relaxed: it orders nothing; the
+                            // next item's data waits on the counters); NEXT: every thread read
+                            // it before `wait_for`'s barrier.
+                            unsafe { st_shared::<1>(next_at, [atom_add_relaxed_gpu(ticket, 1)]) };
+                        }
+                    });
                 let value = match (t, it.close) {
                     (0, _) => 1,
                     (_, true) => it.round + 2,
@@ -89,13 +99,7 @@ macro_rules! fw_pull_kernel {
                 };
                 // SAFETY: as above; this block wrote `own` for this item alone.
                 unsafe { publish(done, n, it.own, value) };
-                if lead {
-                    // SAFETY: the ticket, as above; NEXT: every thread read it before the
-                    // barriers of this item.
-                    unsafe { st_shared::<1>(next_at, [atom_add_acq_rel_gpu(ticket, 1)]) };
-                }
-                thread::sync_threads();
-                // SAFETY: as above, written before the barrier just passed.
+                // SAFETY: NEXT, written by the lead before `publish`'s barrier.
                 t = unsafe { ld_shared::<1>(next_at)[0] };
             }
         }

@@ -9,10 +9,17 @@
 /// of `fw_tile_update!` in `fw.rs`, whose comment says why (at C = 4 simply rows `4 ty + 0..4`).
 /// `$q`: the copy steps of one operand (`q · T² = B · B / 4` quads). Starts with a barrier (the
 /// previous item's threads are done with the tiles) and ends with the own block's stores; the
-/// caller orders them before any other block's reads.
+/// caller orders them before any other block's reads. `before_store` (optional) runs in every
+/// thread after the update (and closure), before those stores: the pull kernels take their
+/// next ticket there, so that its latency overlaps the stores and the publication.
 macro_rules! small_tile_item {
     ($b:tt, $c:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
-        close: $close:expr) => {{
+        close: $close:expr) => {
+        small_tile_item!($b, $c, $q, $d, $pitch, own: $own, a: $a, b: $bb, close: $close,
+            before_store: {})
+    };
+    ($b:tt, $c:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
+        close: $close:expr, before_store: $pre:block) => {{
         const B: u32 = $b;
         const C: u32 = $c;
         const T: u32 = B / C;
@@ -156,6 +163,7 @@ macro_rules! small_tile_item {
                 kk += 1;
             }
         }
+        $pre
         let own = block_at::<B>(d, pitch, oi, oj);
         seq!(R in 0..$c { seq!(Q in 0..$c {
             v[Q % 4] = cell[R][Q] as u32;
