@@ -1,48 +1,37 @@
 //! The tensor-core GEMM kernels (see `mod.rs` for the contract, docs/tensor-cores.md for the
 //! design and its measurements).
 //!
-//! Structure (why):
-//! - A block of 8 warps computes a 128 x 128 tile of C, each warp 64 x 32 of it: 4 x 4 tiles of
-//!   16 x 8 accumulators (64 f32 registers per thread), so each A fragment feeds 4 `mma` and
-//!   each B fragment 4. The `_w64` kernels (16-bit) give each warp 64 x 64 (4 x 8 tiles, 128
-//!   accumulators): 8 `ldmatrix.x4` per 32 `mma` instead of 6 per 16.
-//! - `prefetch` (16-bit): the fragments of k-step `s + 1` are loaded before the `mma` of step
-//!   `s` are issued, across slices too: the wait and barrier for the next slice come before the
-//!   current slice's last k-step, whose fragments are already in registers (CUTLASS's sm_80
-//!   multistage loop), so no warp waits on `ldmatrix` after a barrier.
-//! - `lean` (session 7): the prefetching loop with each thread's copy sources, destinations and
-//!   `ldmatrix` offsets computed once before the k-loop; per slice a copy costs one address
-//!   add, and slices of tiles wholly inside C skip the bounds checks (`cp.async` with no
-//!   source size). Session 6's SASS had ~190 integer instructions per 64 HMMA in the loop,
-//!   which is what kept 2 warps per scheduler from feeding the tensor pipe. Session 8: `lean`
-//!   without `prefetch` (64 x 32 warp tiles under 128 registers, so 4 warps per scheduler:
-//!   128 x 128 tiles two blocks per SM, or 128 x 256 tiles of 16 warps) runs the plain loop
-//!   with the same copies and addresses.
-//! - Global → shared moves in 16-byte `cp.async.cg` pieces (no register holds the data), one
-//!   commit group per 32-deep k-slice, `STAGES` slices in flight, one barrier per slice.
-//!   Operand slices are stored with their contiguous dimension as in global memory, so every
-//!   copy is 16 contiguous bytes whatever the layout; edges (rows past M or N, k past K) copy
-//!   fewer bytes and the hardware zero-fills the rest (`src-size`), so partial tiles add exact
-//!   zeros and no thread branches around an `mma`.
-//! - 16-bit kinds: fragments come from `ldmatrix.x4` (`.trans` where the slice is stored
-//!   M- or N-contiguous). Rows of a slice are XOR-swizzled in 16-byte pieces (`piece_offset`),
-//!   so that the 8 rows one `ldmatrix` matrix reads lie in 8 different bank groups.
-//! - TF32 kinds: `ldmatrix` cannot transpose 32-bit elements, so fragments are 32-bit `ld.shared`
-//!   from padded rows (`row_pitch`: 4 words along k, 8 along M or N), which puts the 32 lanes of
-//!   each load on 32 banks in both layouts. Each value is rounded with `cvt.rna.tf32.f32` (3xTF32: split in hi and lo).
-//! - C is written from the accumulators (alpha, beta) with 8-byte stores where C allows.
+//! Structure (why; docs/tensor-cores.md has the measurements):
+//! - 8 warps per block, each 64 x 32 of C (4 x 4 tiles of 16 x 8, 64 f32 accumulators) or, in
+//!   the `_w64` kernels, 64 x 64 (4 x 8 tiles, 128 accumulators: 8 `ldmatrix.x4` per 32 `mma`).
+//! - `prefetch`: the fragments of k-step `s + 1` are loaded before the `mma` of step `s`, across
+//!   slices too (the next slice's wait and barrier come before the current slice's last k-step),
+//!   so no warp waits on `ldmatrix` after a barrier. `lean` (session 7): each thread's copy
+//!   sources, destinations and `ldmatrix` offsets computed once before the k-loop, and slices of
+//!   tiles wholly inside C copied with no bounds arithmetic (session 6 spent ~190 integer
+//!   instructions per 64 HMMA on them); without `prefetch` (session 8) the plain loop, for 64 x 32
+//!   warp tiles under 128 registers. `TcOrder::Interleaved` (session 20): CUTLASS's loop order.
+//! - Global → shared in 16-byte `cp.async.cg` pieces, one commit group per k-slice, `STAGES` in
+//!   flight, one barrier per slice; slices stored with their contiguous dimension as in memory, so
+//!   every copy is 16 contiguous bytes; edges copy fewer bytes and the hardware zero-fills the
+//!   rest (`src-size`), so partial tiles add exact zeros and no thread branches around an `mma`.
+//! - 16-bit kinds: fragments from `ldmatrix.x4` (`.trans` for M- or N-contiguous slices), rows
+//!   XOR-swizzled in 16-byte pieces (`piece_offset`): an 8-row matrix spans 8 bank groups. TF32:
+//!   32-bit `ld.shared` from padded rows (`row_pitch`; `ldmatrix` cannot transpose 32-bit
+//!   elements), 32 banks per load either way, each value rounded (`cvt.rna.tf32.f32`; 3xTF32
+//!   split in hi and lo). C is written from the accumulators with 8-byte stores where C allows.
 use cuda_std::{kernel, shared::dynamic_shared_mem, thread};
 use seq_macro::seq;
 
 use super::mma::{cp_async16, cp_async16_full, ldmatrix_x4, mma_16x8x8_tf32, split_tf32, tf32};
-use super::tile::{f32_offset, mma_tile, piece_offset, store_tile};
-use super::{TcKind, TcParams, row_pitch};
+use super::tile::{f32_offset, mma_tile, mma_tile_serpentine, piece_offset, store_tile};
+use super::{TcKind, TcOrder, TcParams, row_pitch};
 use crate::ptx::{cp_async_commit, cp_async_wait, ld_shared, shared_addr};
 
 macro_rules! tc_kernels {
     ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
         swizzle: $sw:tt, tile: [$bm:tt, $bn:tt, $bk:tt], warps: [$wm:tt, $wn:tt],
-        prefetch: $pf:tt, lean: $ln:tt, library: $lib:tt })),* $(,)?) => {$(
+        prefetch: $pf:tt, lean: $ln:tt, library: $lib:tt, order: $ord:ident })),* $(,)?) => {$(
         /// # Safety
         /// `p` must satisfy the [`TcParams`] contract for this kernel's kind and layouts (A, B
         /// and C inside their buffers, leading dimensions multiples of 16 bytes, A and B 16-byte
@@ -69,6 +58,7 @@ macro_rules! tc_kernels {
             const KG: u32 = BK / 16;
             const PREFETCH: bool = $pf;
             const LEAN: bool = $ln;
+            const INTERLEAVE: bool = matches!(TcOrder::$ord, TcOrder::Interleaved);
             const AR: bool = $ar;
             const BR: bool = $br;
             const SW: bool = $sw;
@@ -92,6 +82,8 @@ macro_rules! tc_kernels {
                 assert!(E == 2 || (WTN == 32 && BK == 32 && !PREFETCH));
                 // `lean`: a thread's copies are 8k stored rows apart (the swizzle's period).
                 assert!(!LEAN || (E == 2 && (NT / PA) % 8 == 0 && (NT / PB) % 8 == 0));
+                // `TcOrder::Interleaved`: two fragment sets by k-step parity, the same at every slice.
+                assert!(!INTERLEAVE || (LEAN && PREFETCH && KG % 2 == 0 && NT8 == 8));
             };
 
             let (m, n, k) = (p.m, p.n, p.k);
@@ -320,7 +312,50 @@ macro_rules! tc_kernels {
                     read = next_stage(read);
                     kt += 1;
                 }
-                if PREFETCH {
+                if INTERLEAVE {
+                    // CUTLASS's sm_80 order (session 20): k-step `s + 1`'s fragments go to set
+                    // `(s + 1) % 2` while step `s`'s `mma` run from set `s % 2` (KG even: no
+                    // register moves at the loop edge); the copies follow the first step's `mma`.
+                    // SAFETY: waits only (slice 0 landed: STAGES - 1 groups committed).
+                    unsafe { cp_async_wait::<{ $st - 2 }>() };
+                    thread::sync_threads();
+                    let mut f0 = frags(0, 0);
+                    let mut f1 = f0;
+                    while kt < ktiles {
+                        seq!(KK in 0..4 {
+                            if KK < KG {
+                                let at = if KK + 1 < KG {
+                                    (read, KK + 1)
+                                } else {
+                                    // Slice kt + 1 landed (STAGES + kt groups committed, at
+                                    // most STAGES - 2 pending) and every warp holds its last
+                                    // fragments of slice kt; past the last slice the read is
+                                    // of a stage no copy writes, and unused.
+                                    // SAFETY: waits only.
+                                    unsafe { cp_async_wait::<{ $st - 2 }>() };
+                                    thread::sync_threads();
+                                    read = next_stage(read);
+                                    (read, 0)
+                                };
+                                if KK % 2 == 0 {
+                                    f1 = frags(at.0, at.1);
+                                    mma_tile_serpentine::<{ BF16 }>(&mut acc, &f0.0, &f0.1);
+                                } else {
+                                    f0 = frags(at.0, at.1);
+                                    mma_tile_serpentine::<{ BF16 }>(&mut acc, &f1.0, &f1.1);
+                                }
+                                if KK == 0 {
+                                    // The stage written held slice kt - 1, which every warp
+                                    // finished reading before the previous round's barrier.
+                                    copy(kt + STAGES - 1, write);
+                                    write = next_stage(write);
+                                }
+                            }
+                        });
+                        kt += 1;
+                    }
+                }
+                if PREFETCH && !INTERLEAVE {
                     // The prefetching loop below, with these copies and addresses.
                     // SAFETY: waits only.
                     unsafe { cp_async_wait::<{ $st - 2 }>() };

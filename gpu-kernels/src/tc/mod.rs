@@ -95,6 +95,22 @@ pub struct TcConfig {
     pub prefetch: bool,
     pub lean: bool,
     pub library: bool,
+    /// Where a `prefetch` + `lean` main loop issues a slice's copies ([`TcOrder`]).
+    pub order: TcOrder,
+}
+
+/// The order of a prefetching `lean` main loop (session 20, docs/tensor-cores.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcOrder {
+    /// A slice's copies first, then its `mma` (sessions 6–8; every kernel without `lean` and
+    /// `prefetch` too).
+    CopiesFirst,
+    /// CUTLASS's sm_80 multistage order: the copies after the slice's first k-step's `mma`,
+    /// the fragments in two fixed register sets by k-step parity, each warp tile's `mma` in
+    /// serpentine order. (A loop of its own for the slices whose copies are whole, with no
+    /// branch around them, so that ptxas spread them among the `mma`, measured 8–12 % slower:
+    /// session 20, call 3.)
+    Interleaved,
 }
 
 /// Bytes between stored rows of an operand's slice of `cols` elements per row: 16-bit rows are
@@ -158,7 +174,7 @@ impl TcConfig {
 pub const TC_MAX_REGISTERS: u32 = 128;
 
 /// Invokes `$m!` with every tensor-core kernel: `(name { kind, a_rows, b_rows, stages,
-/// swizzle, tile: [bm, bn, bk], warps: [rows, columns], prefetch, lean, library })`.
+/// swizzle, tile: [bm, bn, bk], warps: [rows, columns], prefetch, lean, library, order })`.
 /// The `_s2` / `_s2_lin` BF16 rows are rungs of the ladder in docs/tensor-cores.md (two stages;
 /// linear, unswizzled shared memory); the `_w64` rows (128 x 256 tiles, 8 warps of 64 x 64)
 /// and the BF16 variants after them are session 6's steps toward the `mma.sync` ceiling.
@@ -167,69 +183,78 @@ pub const TC_MAX_REGISTERS: u32 = 128;
 macro_rules! for_each_tc {
     ($m:ident) => {
         $m! {
-            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true }),
-            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: false }),
-            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: false }),
+            (tc_bf16_rr_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_bf16_rc_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_bf16_cr_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_bf16_cc_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_fp16_rr_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_fp16_rc_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_fp16_cr_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_fp16_cc_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32_rr_s3 { kind: Tf32, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32_rc_s3 { kind: Tf32, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32_cr_s3 { kind: Tf32, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32_cc_s3 { kind: Tf32, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32x3_rr_s3 { kind: Tf32x3, a_rows: true, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32x3_rc_s3 { kind: Tf32x3, a_rows: true, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32x3_cr_s3 { kind: Tf32x3, a_rows: false, b_rows: true, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_tf32x3_cc_s3 { kind: Tf32x3, a_rows: false, b_rows: false, stages: 3, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: true, order: CopiesFirst }),
+            (tc_bf16_rr_s2 { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_s2_lin { kind: Bf16, a_rows: true, b_rows: true, stages: 2, swizzle: false, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: false, library: false, order: CopiesFirst }),
             // Session 6: 64 x 64 warp tiles with fragment prefetch (docs/tensor-cores.md).
-            (tc_bf16_rr_w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_bf16_rc_w64_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_bf16_cr_w64_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_bf16_cc_w64_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_fp16_rr_w64_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_fp16_rc_w64_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_fp16_cr_w64_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_fp16_cc_w64_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false }),
-            (tc_bf16_rr_w64_s4_np { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: false, lean: false, library: false }),
-            (tc_bf16_rr_t256_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: false, library: false }),
-            (tc_bf16_rr_t128w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: false, library: false }),
+            (tc_bf16_rr_w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_rc_w64_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_cr_w64_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_cc_w64_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_fp16_rr_w64_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_fp16_rc_w64_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_fp16_cr_w64_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_fp16_cc_w64_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_w64_s4_np { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: false, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_t256_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: false, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_t128w64_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: false, library: false, order: CopiesFirst }),
             // Session 7: the same loops with every copy and fragment address computed once per
             // thread (`lean`): interior tiles copy with no bounds arithmetic (docs/tensor-cores.md).
-            (tc_bf16_rr_w64l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_bf16_rc_w64l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_bf16_cr_w64l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_bf16_cc_w64l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_fp16_rr_w64l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_fp16_rc_w64l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_fp16_cr_w64l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_fp16_cc_w64l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false }),
-            (tc_bf16_rr_t256l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: true, library: false }),
-            (tc_bf16_rr_t128l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: true, library: false }),
+            (tc_bf16_rr_w64l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rc_w64l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_cr_w64l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_cc_w64l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_rr_w64l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_rc_w64l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_cr_w64l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_cc_w64l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            // Session 20: the `lean` prefetching loop in CUTLASS's order (`order`, `TcOrder`).
+            (tc_bf16_rr_w64i_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_bf16_rc_w64i_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_bf16_cr_w64i_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_bf16_cc_w64i_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_fp16_rr_w64i_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_fp16_rc_w64i_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_fp16_cr_w64i_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_fp16_cc_w64i_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 4], prefetch: true, lean: true, library: false, order: Interleaved }),
+            (tc_bf16_rr_t256l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [256, 128, 32], warps: [4, 2], prefetch: true, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_t128l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 2], prefetch: true, lean: true, library: false, order: CopiesFirst }),
             // Session 8: lean addressing with 64 x 32 warp tiles under 128 registers, no prefetch:
             // 4 warps per scheduler (`_l`: 128 x 128, two blocks of 8 warps per SM; `_w32l`: 128 x 256,
             // one block of 16 warps), and 64-deep slices (`_k64_s3`).
-            (tc_bf16_rr_l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_bf16_rr_w32l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_bf16_rc_l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_bf16_rc_w32l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_bf16_cr_l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_bf16_cr_w32l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_bf16_cc_l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_bf16_cc_w32l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_fp16_rr_l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_fp16_rr_w32l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_fp16_rc_l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_fp16_rc_w32l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_fp16_cr_l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_fp16_cr_w32l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_fp16_cc_l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_fp16_cc_w32l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false }),
-            (tc_bf16_rr_l_k64_s3 { kind: Bf16, a_rows: true, b_rows: true, stages: 3, swizzle: true, tile: [128, 128, 64], warps: [2, 4], prefetch: false, lean: true, library: false }),
-            (tc_bf16_rr_w32l_k64_s3 { kind: Bf16, a_rows: true, b_rows: true, stages: 3, swizzle: true, tile: [128, 256, 64], warps: [2, 8], prefetch: false, lean: true, library: false }),
+            (tc_bf16_rr_l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_w32l_s4 { kind: Bf16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rc_l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rc_w32l_s4 { kind: Bf16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_cr_l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_cr_w32l_s4 { kind: Bf16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_cc_l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_cc_w32l_s4 { kind: Bf16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_rr_l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_rr_w32l_s4 { kind: Fp16, a_rows: true, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_rc_l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_rc_w32l_s4 { kind: Fp16, a_rows: true, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_cr_l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_cr_w32l_s4 { kind: Fp16, a_rows: false, b_rows: true, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_cc_l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 128, 32], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_fp16_cc_w32l_s4 { kind: Fp16, a_rows: false, b_rows: false, stages: 4, swizzle: true, tile: [128, 256, 32], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_l_k64_s3 { kind: Bf16, a_rows: true, b_rows: true, stages: 3, swizzle: true, tile: [128, 128, 64], warps: [2, 4], prefetch: false, lean: true, library: false, order: CopiesFirst }),
+            (tc_bf16_rr_w32l_k64_s3 { kind: Bf16, a_rows: true, b_rows: true, stages: 3, swizzle: true, tile: [128, 256, 64], warps: [2, 8], prefetch: false, lean: true, library: false, order: CopiesFirst }),
         }
     };
 }
@@ -237,12 +262,12 @@ macro_rules! for_each_tc {
 macro_rules! tc_table {
     ($(($name:ident { kind: $kind:ident, a_rows: $ar:tt, b_rows: $br:tt, stages: $st:tt,
         swizzle: $sw:tt, tile: [$bm:tt, $bn:tt, $bk:tt], warps: [$wm:tt, $wn:tt],
-        prefetch: $pf:tt, lean: $ln:tt, library: $lib:tt })),* $(,)?) => {
+        prefetch: $pf:tt, lean: $ln:tt, library: $lib:tt, order: $ord:ident })),* $(,)?) => {
         /// Every tensor-core kernel.
         pub const TC: &[TcConfig] = &[$(TcConfig {
             name: stringify!($name), kind: TcKind::$kind, bm: $bm, bn: $bn, bk: $bk,
             warps: [$wm, $wn], stages: $st, a_rows: $ar, b_rows: $br, swizzle: $sw,
-            prefetch: $pf, lean: $ln, library: $lib,
+            prefetch: $pf, lean: $ln, library: $lib, order: TcOrder::$ord,
         }),*];
     };
 }

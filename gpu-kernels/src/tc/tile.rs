@@ -46,6 +46,24 @@ pub(super) fn mma_tile<const BF16: bool, const NT8: u32>(
     });
 }
 
+/// [`mma_tile`] for 64 x 64 warp tiles (8 columns of tiles) in serpentine order, CUTLASS's:
+/// odd rows walk the columns backwards, so each row's first `mma` reuses the B fragment of the
+/// row before's last (and every `mma` of a row the A fragment).
+#[inline(always)]
+pub(super) fn mma_tile_serpentine<const BF16: bool>(
+    acc: &mut [[f32; 4]; 32],
+    af: &[[u32; 4]; 4],
+    bf: &[[u32; 2]; 8],
+) {
+    seq!(MI in 0..4 {
+        seq!(J in 0..8 {
+            // Column NI of this step: J on even rows, 7 - J on odd ones.
+            let ni = if MI % 2 == 0 { J } else { 7 - J };
+            mma_16x8x16::<BF16>(&mut acc[MI * 8 + ni], af[MI], bf[ni]);
+        });
+    });
+}
+
 /// Whether a thread's fragment, its cells at or after its first (row, column) and at most
 /// `row_last` and `col_last`, may be stored without checks: all inside C, 8-byte pairs (`pair`)
 /// and `beta` 0 (C only written; the same bits as [`store2`]). The checked path cost ~20

@@ -8,7 +8,7 @@ use cust::{
     function::{BlockSize, Function, GridSize},
     memory::DeviceSlice,
 };
-use gpu_kernels::tc::{TC, TcConfig, TcKind, TcParams};
+use gpu_kernels::tc::{TC, TcConfig, TcKind, TcOrder, TcParams};
 use rgk_core::matmul::precision::Precision;
 
 use super::problem::{Layout, Operand, TcGemm, check_buffers};
@@ -33,17 +33,19 @@ pub const fn kind_of(p: Precision) -> Option<TcKind> {
 /// (session 7) the 128 x 256 `_w64l_s4` was 25–29 % faster than session 6's `_w64_s4` at 4096²
 /// and 8192² in every layout, BF16 and FP16, and that one 3–5 % faster than `_s4` at 2048² but
 /// 27 % slower at 1000³, where 32 tiles of 128 x 256 leave most SMs idle
-/// (docs/tensor-cores.md, "The mma.sync ceiling on Hopper").
+/// (docs/tensor-cores.md, "The mma.sync ceiling on Hopper"); session 20's `_w64i_s4` (the same
+/// tile in CUTLASS's loop order) is 6–8 % faster than `_w64l_s4` at 4096² and 8192².
 pub const WIDE_MIN_TILES: u32 = 256;
 
 /// The shape of a `lean` kernel row (`gpu_kernels::tc::TC`): block tile `[bm, bn, bk]`, warps,
-/// pipeline stages, fragment prefetch.
+/// pipeline stages, fragment prefetch, main-loop order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeanShape {
     pub tile: [u32; 3],
     pub warps: [u32; 2],
     pub stages: u32,
     pub prefetch: bool,
+    pub order: TcOrder,
 }
 
 impl LeanShape {
@@ -53,6 +55,7 @@ impl LeanShape {
             && c.warps == self.warps
             && c.stages == self.stages
             && c.prefetch == self.prefetch
+            && c.order == self.order
     }
 }
 
@@ -63,6 +66,7 @@ pub const LARGE: LeanShape = LeanShape {
     warps: [2, 4],
     stages: 4,
     prefetch: true,
+    order: TcOrder::Interleaved,
 };
 
 /// The pipelined kernel of `precision` for the layouts of `op` (the library's kernel): the
