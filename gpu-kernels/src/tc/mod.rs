@@ -108,7 +108,7 @@ pub enum TcOrder {
     /// CUTLASS's sm_80 multistage order: the copies after the slice's first k-step's `mma`,
     /// the fragments in two fixed register sets by k-step parity, each warp tile's `mma` in
     /// serpentine order. (A loop of its own for the slices whose copies are whole, with no
-    /// branch around them, so that ptxas spread them among the `mma`, measured 8–12 % slower:
+    /// branch around them, so that ptxas spread them among the `mma`, measured 10–20 % slower:
     /// session 20, call 3.)
     Interleaved,
 }
