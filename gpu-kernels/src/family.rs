@@ -72,11 +72,14 @@ pub enum Family {
     Wgmma,
     /// Predecessors of solved float distances, one search level per launch (`apsp/float_pred.rs`).
     FloatPred,
+    /// Johnson's reweighting of signed f32 matrices for the `nonneg` kernels
+    /// (`apsp/float_reweight.rs`).
+    FloatReweight,
 }
 
 impl Family {
     /// Every family, in the order of [`crate::registry::KERNELS`].
-    pub const ALL: [Family; 32] = [
+    pub const ALL: [Family; 33] = [
         Family::Naive,
         Family::Coalesced,
         Family::Tiled,
@@ -109,6 +112,7 @@ impl Family {
         Family::ApspBatch,
         Family::Wgmma,
         Family::FloatPred,
+        Family::FloatReweight,
     ];
 
     /// The family's one name: on the command line (`--kernel tiled`), in bench records and
@@ -147,6 +151,7 @@ impl Family {
             Family::ApspBatch => "apsp_batch",
             Family::Wgmma => "wgmma",
             Family::FloatPred => "apsp_float_pred",
+            Family::FloatReweight => "apsp_float_reweight",
         }
     }
 

@@ -11,6 +11,7 @@ use crate::apsp::{
     STATS_THREADS, STATS_TILES_KERNEL,
     float::{FLOAT_NONNEG_PEAK, FLOAT_PEAK_THREADS, FLOAT_TYPES, FW_FLOAT},
     float_pred::{FLOAT_PRED_KERNELS, FLOAT_PRED_THREADS},
+    float_reweight::{POTENTIAL_KERNEL, POTENTIAL_THREADS, REWEIGHT_KERNEL, REWEIGHT_THREADS},
 };
 pub use crate::family::Family;
 use crate::matmul::{
@@ -332,6 +333,10 @@ const PARTS: &[&[KernelSpec]] = &[
     }),
     &[flat(SPLIT_KERNEL, Family::Wgmma, SPLIT_THREADS)],
     &rows!(FLOAT_PRED_KERNELS, c => flat(c.1, Family::FloatPred, FLOAT_PRED_THREADS)),
+    &[
+        flat(POTENTIAL_KERNEL, Family::FloatReweight, POTENTIAL_THREADS),
+        flat(REWEIGHT_KERNEL, Family::FloatReweight, REWEIGHT_THREADS),
+    ],
 ];
 
 const COUNT: usize = {

@@ -3,9 +3,14 @@
 use gpu_kernels::apsp::float::{fw_float_config, fw_float_config_nonneg, fw_float_variants};
 use host::{
     Error,
-    apsp::float::{
-        GpuWeight, addmin_peak, addmin_peak_nonneg, solve_dense, solve_dense_with,
-        solve_dense_with_blocks,
+    apsp::{
+        float::{
+            GpuWeight, Plan, solve_dense, solve_dense_reweighted, solve_dense_with,
+            solve_dense_with_blocks,
+        },
+        float_bench::{Signs, bench},
+        float_peak::{addmin_peak, addmin_peak_nonneg},
+        float_reweight::REWEIGHT_MIN_V,
     },
     gpu::gpu_for_test,
 };
@@ -257,9 +262,12 @@ fn sustained_ceiling_is_timed_once_per_repetition() {
     let Some(gpu) = gpu_for_test("sustained_ceiling_is_timed_once_per_repetition") else {
         return;
     };
-    let variants: Vec<_> = fw_float_variants("f32").take(1).collect();
+    let variants: Vec<_> = fw_float_variants("f32")
+        .take(1)
+        .map(Plan::Kernels)
+        .collect();
     let reps = 3;
-    let r = host::apsp::float_bench::bench::<f32>(&gpu, 2000, &variants, None, reps, true).unwrap();
+    let r = bench::<f32>(&gpu, 2000, &variants, Signs::Positive, None, reps, true).unwrap();
     let s = r.sustained_ceiling.expect("asked for");
     assert_eq!(s.runs_s.len(), reps, "{s:?}");
     assert!(
@@ -279,8 +287,7 @@ fn sustained_ceiling_is_timed_once_per_repetition() {
             "{t:?}"
         );
     }
-    let plain =
-        host::apsp::float_bench::bench::<f32>(&gpu, 200, &variants, None, 1, false).unwrap();
+    let plain = bench::<f32>(&gpu, 200, &variants, Signs::Positive, None, 1, false).unwrap();
     assert!(plain.sustained_ceiling.is_none());
     assert!(
         plain
@@ -288,4 +295,185 @@ fn sustained_ceiling_is_timed_once_per_repetition() {
             .iter()
             .all(|t| t.percent_of_sustained_ceiling.is_none())
     );
+}
+
+/// A graph whose weights are integers `w0` in 10..=30 shifted by integer potentials `p` in
+/// 0..=30, `w0 + p(u) − p(v)`: signed, without a negative cycle (a cycle keeps its `w0` weight),
+/// every sum exact in f32. A path from the virtual source beats its 0 edge only with fewer than
+/// 3 edges (each costs ≥ 10, the potentials differ by ≤ 30), so Bellman–Ford converges within
+/// 4 launches.
+fn shifted_matrix(n: usize, p: f64, seed: u64) -> Vec<f32> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let pot: Vec<i32> = (0..n).map(|_| rng.gen_range(0..=30)).collect();
+    let mut d = vec![f32::INFINITY; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == j {
+                d[i * n + j] = 0.0;
+            } else if rng.gen_bool(p) {
+                d[i * n + j] = (rng.gen_range(10..=30) + pot[i] - pot[j]) as f32;
+            }
+        }
+    }
+    d
+}
+
+/// Johnson's reweighting (`solve_dense_reweighted`): on signed integer matrices the potentials
+/// and the reweighted weights are integers, exact in f32, so the `nonneg` kernels' distances
+/// reweighted back equal the CPU reference bit for bit. Where the potentials do not converge
+/// within the launch cap (long chains of negative edges in `random_matrix`'s DAG), the general
+/// kernels run on the matrix as given, exact as well.
+#[test]
+fn reweighted_solves_match_the_cpu_reference() {
+    let Some(gpu) = gpu_for_test("reweighted_solves_match_the_cpu_reference") else {
+        return;
+    };
+    for (n, p, seed) in [
+        (1, 0.5, 21),
+        (63, 0.1, 22),
+        (65, 0.3, 23),
+        (200, 0.05, 24),
+        (300, 0.2, 25),
+    ] {
+        for (kind, input) in [
+            ("shifted", shifted_matrix(n, p, seed)),
+            ("dag", random_matrix::<f32>(n, p, seed)),
+        ] {
+            let mut want = input.clone();
+            assert!(floyd_warshall(&mut want, n).is_empty());
+            let mut got = input.clone();
+            let sol = solve_dense_reweighted(&gpu, &mut got, n)
+                .unwrap_or_else(|e| panic!("{kind} n = {n}: {e}"));
+            let r = sol.reweight.expect("potentials searched for");
+            assert!(sol.negative_cycle.is_empty(), "{kind} n = {n}");
+            assert_eq!(sol.nonneg, r.converged, "{kind} n = {n}: {r:?}");
+            if kind == "shifted" {
+                assert!(r.converged && r.iterations <= 4, "{kind} n = {n}: {r:?}");
+            }
+            assert_rows_equal(&got, &want, n, "f32", &format!("{kind} reweighted {r:?}"));
+        }
+    }
+}
+
+/// Real-valued signed weights: the reweighted route rounds differently from the CPU's f32
+/// sums, so the two agree within f32 rounding (a missed reweighting back is off by the
+/// potentials, ~1).
+#[test]
+fn reweighted_solves_round_like_f32() {
+    let Some(gpu) = gpu_for_test("reweighted_solves_round_like_f32") else {
+        return;
+    };
+    let n = 257;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let pot: Vec<f32> = (0..n).map(|_| rng.gen_range(0.0..2.0)).collect();
+    let mut input = vec![f32::INFINITY; n * n];
+    for i in 0..n {
+        input[i * n + i] = 0.0;
+        for j in 0..n {
+            if i != j && rng.gen_bool(0.1) {
+                input[i * n + j] = rng.gen_range(0.0f32..1.0) + pot[i] - pot[j];
+            }
+        }
+    }
+    assert!(input.iter().filter(|&&w| w < 0.0).count() > n);
+    let mut want = input.clone();
+    assert!(floyd_warshall(&mut want, n).is_empty());
+    let mut got = input.clone();
+    let sol = solve_dense_reweighted(&gpu, &mut got, n).unwrap();
+    assert!(
+        sol.nonneg && sol.reweight.is_some_and(|r| r.converged),
+        "{sol:?}"
+    );
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let ok = if w.is_finite() {
+            (g - w).abs() <= 1e-5 * (4.0 + w.abs())
+        } else {
+            g == w
+        };
+        assert!(ok, "cell ({}, {}): {g} against {w}", k / n, k % n);
+    }
+}
+
+/// Where potentials cannot be found the general kernels run on the matrix as given: a negative
+/// cycle (found as before), and a chain of 299 negative edges (more launches than the cap).
+#[test]
+fn reweighting_falls_back_to_the_general_kernels() {
+    let Some(gpu) = gpu_for_test("reweighting_falls_back_to_the_general_kernels") else {
+        return;
+    };
+    let n = 150;
+    let mut d = vec![f32::INFINITY; n * n];
+    for i in 0..n {
+        d[i * n + i] = 0.0;
+    }
+    d[10 * n + 70] = 1.0;
+    d[70 * n + 130] = -3.0;
+    d[130 * n + 10] = 1.0;
+    let sol = solve_dense_reweighted(&gpu, &mut d, n).unwrap();
+    assert!(
+        !sol.nonneg && sol.reweight.is_some_and(|r| !r.converged),
+        "{sol:?}"
+    );
+    for v in [10, 70, 130] {
+        assert!(sol.negative_cycle.contains(&v), "{:?}", sol.negative_cycle);
+    }
+
+    let n = 300;
+    let mut input = vec![f32::INFINITY; n * n];
+    for i in 0..n {
+        input[i * n + i] = 0.0;
+        if i + 1 < n {
+            input[i * n + i + 1] = -1.0;
+        }
+    }
+    let mut want = input.clone();
+    assert!(floyd_warshall(&mut want, n).is_empty());
+    let mut got = input.clone();
+    let sol = solve_dense_reweighted(&gpu, &mut got, n).unwrap();
+    let r = sol.reweight.unwrap();
+    assert!(!r.converged && !sol.nonneg && r.iterations >= 16, "{r:?}");
+    assert_rows_equal(&got, &want, n, "f32", "chain");
+}
+
+#[test]
+fn only_f32_matrices_without_nan_are_reweighted() {
+    let Some(gpu) = gpu_for_test("only_f32_matrices_without_nan_are_reweighted") else {
+        return;
+    };
+    let mut d64 = vec![0.0f64, -1.0, 1.0, 0.0];
+    match solve_dense_reweighted(&gpu, &mut d64, 2) {
+        Err(Error::BadInput(m)) => assert!(m.contains("f32"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    for bad in [f32::NAN, f32::NEG_INFINITY] {
+        let mut d = vec![0.0f32, bad, -1.0, 0.0];
+        match solve_dense_reweighted(&gpu, &mut d, 2) {
+            Err(Error::BadInput(m)) => assert!(m.contains("NaN"), "{m}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+        assert!(d[2] == -1.0, "untouched");
+    }
+}
+
+/// `solve_dense` itself reweights a signed f32 matrix from `REWEIGHT_MIN_V` on: on an integer
+/// one both routes are exact, so its distances equal the general kernels' bit for bit.
+#[test]
+fn solve_dense_reweights_large_signed_matrices() {
+    let Some(gpu) = gpu_for_test("solve_dense_reweights_large_signed_matrices") else {
+        return;
+    };
+    let n = REWEIGHT_MIN_V;
+    let input = shifted_matrix(n, 16.0 / n as f64, 41);
+    assert!(input.iter().filter(|&&w| w < 0.0).count() > n);
+    let mut got = input.clone();
+    let sol = solve_dense(&gpu, &mut got, n).unwrap();
+    assert!(
+        sol.nonneg && sol.reweight.is_some_and(|r| r.converged),
+        "{sol:?}"
+    );
+    let mut want = input;
+    let general = fw_float_config("f32").unwrap();
+    let plain = solve_dense_with(&gpu, &mut want, n, general).unwrap();
+    assert!(plain.reweight.is_none() && sol.negative_cycle.is_empty());
+    assert_rows_equal(&got, &want, n, "f32", "solve_dense at REWEIGHT_MIN_V");
 }

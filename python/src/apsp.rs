@@ -44,8 +44,8 @@ fn dtype(s: &str) -> PyResult<Dtype> {
 
 /// What `solve_float` reports: where it ran, why not on the GPU, the vertices on a negative
 /// cycle, the GPU compute time in seconds (0 on the CPU), and whether the GPU ran the
-/// `nonneg` kernels (the matrix had no negative value; their ceiling is `float_peak(...,
-/// nonneg=True)`).
+/// `nonneg` kernels (the matrix had no negative value, or a large signed float32 one was
+/// reweighted to have none; their ceiling is `float_peak(..., nonneg=True)`).
 type SolveReport = (&'static str, Option<String>, Vec<usize>, f64, bool);
 
 fn solve<W: host::apsp::float::GpuWeight>(
@@ -242,7 +242,7 @@ fn float_peak(
     reps: usize,
     nonneg: bool,
 ) -> PyResult<f64> {
-    use host::apsp::float::{addmin_peak, addmin_peak_nonneg};
+    use host::apsp::float_peak::{addmin_peak, addmin_peak_nonneg};
     let dt = self::dtype(dtype)?;
     py.detach(move || {
         let gpu = crate::gpu()?;

@@ -12,6 +12,7 @@ mod float_words;
 pub mod float;
 mod float_geometry;
 pub mod float_pred;
+pub mod float_reweight;
 pub mod format;
 pub mod offsets;
 // Before the kernels that expand its `for_each_*!` lists.

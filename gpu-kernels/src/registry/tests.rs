@@ -101,6 +101,8 @@ fn every_table_row_is_in_the_registry_with_its_family() {
     expected.extend(WGMMA_TF32.iter().map(|c| (c.name, Family::Wgmma)));
     expected.push((SPLIT_KERNEL, Family::Wgmma));
     expected.extend(FLOAT_PRED_KERNELS.iter().map(|c| (c.1, Family::FloatPred)));
+    expected.push((POTENTIAL_KERNEL, Family::FloatReweight));
+    expected.push((REWEIGHT_KERNEL, Family::FloatReweight));
     assert_eq!(expected.len(), KERNELS.len());
     for (name, family) in expected {
         assert_eq!(family_of(name), Some(family), "{name}");

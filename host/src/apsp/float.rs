@@ -1,5 +1,5 @@
 //! Floyd–Warshall on float weights (f32, f64) on the GPU, for a dense matrix in host memory
-//! (the Python package's `floyd_warshall`), and the add-min ceiling of each weight type. The
+//! (the Python package's `floyd_warshall`); their ceilings: [`super::float_peak`]. The
 //! kernels and their conventions: `gpu_kernels::apsp::float`; the CPU reference and the
 //! predecessors rebuilt from distances: [`rgk_core::minplus`].
 use std::time::Instant;
@@ -12,15 +12,18 @@ use cust::{
     memory::{CopyDestination, DeviceBuffer, DeviceCopy, DevicePointer},
 };
 use gpu_kernels::apsp::{
-    float::{FLOAT_PEAK_THREADS, FwFloatConfig, fw_float_config, fw_float_config_nonneg},
+    float::{FwFloatConfig, fw_float_config, fw_float_config_nonneg},
     offsets::block_row_fits,
 };
 use rayon::prelude::*;
 use rgk_core::minplus::{Weight, negative_diagonal};
 use serde::Serialize;
 
-use super::{peak::AddMinPeak, phases::prefer_shared_memory};
-use crate::gpu::{Gpu, check_free_memory, time_on_stream};
+use super::{
+    float_reweight::{REWEIGHT_MIN_V, ReweightReport, max_iterations, potentials, reweight},
+    phases::prefer_shared_memory,
+};
+use crate::gpu::{Gpu, check_free_memory};
 
 /// A weight type with float Floyd–Warshall kernels.
 pub trait GpuWeight: Weight + DeviceCopy {
@@ -35,12 +38,61 @@ pub trait GpuWeight: Weight + DeviceCopy {
     /// Whether every value of `d` is in +0 ..= +inf (no negative value, -0 or NaN): the
     /// domain of the [`FwFloatConfig::nonneg`] kernels.
     fn all_nonneg(d: &[Self]) -> bool;
-    /// The kernels `solve_dense` runs on `d`: the type's `nonneg` default where it has one
-    /// and `d` is in its domain (one parallel pass over `d`), else [`GpuWeight::config`].
-    fn config_for(d: &[Self]) -> FwFloatConfig {
+    /// Whether a signed `d` may be reweighted for the `nonneg` kernels
+    /// ([`super::float_reweight`]): the type has reweighting kernels (f32) and no value of `d`
+    /// is NaN or -inf.
+    fn reweightable(_d: &[Self]) -> bool {
+        false
+    }
+    /// Whether the type has reweighting kernels (`gpu_kernels::apsp::float_reweight`).
+    const REWEIGHTS: bool = false;
+    /// What `solve_dense` runs on `d` (`n` vertices): the type's `nonneg` default where it has
+    /// one and `d` is in its domain (one parallel pass over `d`); a signed `d` reweighted for
+    /// it from [`REWEIGHT_MIN_V`] on where [`GpuWeight::reweightable`]; else
+    /// [`GpuWeight::config`].
+    fn plan_for(d: &[Self], n: usize) -> Plan {
         match fw_float_config_nonneg(Self::NAME) {
-            Some(c) if c.nonneg && Self::all_nonneg(d) => c,
-            _ => Self::config(),
+            Some(c) if c.nonneg && Self::all_nonneg(d) => Plan::Kernels(c),
+            Some(c) if c.nonneg && n >= REWEIGHT_MIN_V && Self::reweightable(d) => {
+                Plan::Reweighted {
+                    nonneg: c,
+                    general: Self::config(),
+                }
+            }
+            _ => Plan::Kernels(Self::config()),
+        }
+    }
+}
+
+/// What a float solve runs on the matrix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Plan {
+    /// These kernels on the matrix as given.
+    Kernels(FwFloatConfig),
+    /// Bellman–Ford potentials first (at most [`max_iterations`] launches); with them the
+    /// `nonneg` kernels on the reweighted matrix, the distances reweighted back after; without
+    /// them (a negative cycle, or paths of more edges from the virtual source) the `general`
+    /// kernels on the matrix as given.
+    Reweighted {
+        nonneg: FwFloatConfig,
+        general: FwFloatConfig,
+    },
+}
+
+impl Plan {
+    /// The kernels that run on the matrix as given (which fix its padding).
+    pub fn given(&self) -> FwFloatConfig {
+        match *self {
+            Plan::Kernels(c) => c,
+            Plan::Reweighted { general, .. } => general,
+        }
+    }
+
+    /// The kernels meant to close the matrix (those of a reweighted one: `nonneg`).
+    pub fn intended(&self) -> FwFloatConfig {
+        match *self {
+            Plan::Kernels(c) => c,
+            Plan::Reweighted { nonneg, .. } => nonneg,
         }
     }
 }
@@ -48,6 +100,10 @@ pub trait GpuWeight: Weight + DeviceCopy {
 impl GpuWeight for f32 {
     const NAME: &'static str = "f32";
     const MINUS_ONE: f32 = -1.0;
+    const REWEIGHTS: bool = true;
+    fn reweightable(d: &[f32]) -> bool {
+        d.par_iter().all(|x| !x.is_nan() && *x != f32::NEG_INFINITY)
+    }
     /// +0 is the pattern 0 and +inf 0x7f80_0000; every pattern between is a positive finite
     /// value, every other one negative, -0 or NaN.
     fn all_nonneg(d: &[f32]) -> bool {
@@ -84,8 +140,12 @@ pub struct FloatSolve {
     pub padded: usize,
     /// The phase-2/3 tile shape that ran (`FwFloatConfig::variant`).
     pub variant: &'static str,
-    /// Whether it was a [`FwFloatConfig::nonneg`] shape (the matrix had no negative value).
+    /// Whether it was a [`FwFloatConfig::nonneg`] shape (the matrix had no negative value, or
+    /// was reweighted to have none).
     pub nonneg: bool,
+    /// Where potentials were searched for ([`Plan::Reweighted`]): how many launches, and
+    /// whether the `nonneg` kernels then ran on the reweighted matrix.
+    pub reweight: Option<ReweightReport>,
     pub times: FloatTimes,
 }
 
@@ -93,11 +153,42 @@ pub struct FloatSolve {
 /// finite weight (negative ones too) an edge, and the caller sets the diagonal (scipy sets it
 /// to 0). With a negative cycle the distances are meaningless and [`FloatSolve::negative_cycle`]
 /// names the vertices whose diagonal went negative. A matrix without negative values runs the
-/// faster `nonneg` kernels where the type has them ([`GpuWeight::config_for`]); the distances
-/// are the same bits either way.
+/// faster `nonneg` kernels where the type has them, with the same bits as the general kernels;
+/// a large signed f32 matrix runs them after Johnson's reweighting, its distances then equal
+/// to the general kernels' within f32 rounding ([`GpuWeight::plan_for`]).
 pub fn solve_dense<W: GpuWeight>(gpu: &Gpu, d: &mut [W], n: usize) -> crate::Result<FloatSolve> {
     check_cells(d, n)?;
-    Ok(solve(gpu, d, n, W::config_for(d), None)?)
+    Ok(solve(gpu, d, n, W::plan_for(d, n), None)?)
+}
+
+/// [`solve_dense`] with a signed matrix reweighted for the `nonneg` kernels at any V
+/// (`solve_dense` does it from [`REWEIGHT_MIN_V`] on); bad input where the type has no such
+/// kernels (f64) or a value is NaN or -inf.
+pub fn solve_dense_reweighted<W: GpuWeight>(
+    gpu: &Gpu,
+    d: &mut [W],
+    n: usize,
+) -> crate::Result<FloatSolve> {
+    check_cells(d, n)?;
+    match fw_float_config_nonneg(W::NAME) {
+        Some(nonneg) if nonneg.nonneg && W::reweightable(d) => {
+            let general = W::config();
+            Ok(solve(
+                gpu,
+                d,
+                n,
+                Plan::Reweighted { nonneg, general },
+                None,
+            )?)
+        }
+        Some(c) if c.nonneg => Err(crate::Error::BadInput(
+            "a matrix with NaN or -inf cannot be reweighted".into(),
+        )),
+        _ => Err(crate::Error::BadInput(format!(
+            "reweighting is for f32 matrices: the {} kernels have no nonneg shape",
+            W::NAME
+        ))),
+    }
 }
 
 /// The bad-input error unless `d` holds the `n x n` cells of a matrix.
@@ -138,7 +229,7 @@ pub fn solve_dense_with<W: GpuWeight>(
     );
     check_cells(d, n)?;
     check_domain(d, &cfg)?;
-    Ok(solve(gpu, d, n, cfg, None)?)
+    Ok(solve(gpu, d, n, Plan::Kernels(cfg), None)?)
 }
 
 /// [`solve_dense_with`] with a persistent phase 3 (`cfg.persistent`) of at most `max_blocks`
@@ -156,7 +247,7 @@ pub fn solve_dense_with_blocks<W: GpuWeight>(
     );
     check_cells(d, n)?;
     check_domain(d, &cfg)?;
-    Ok(solve(gpu, d, n, cfg, Some(max_blocks))?)
+    Ok(solve(gpu, d, n, Plan::Kernels(cfg), Some(max_blocks))?)
 }
 
 /// The padded size and row pitch (cells) of an `n`-vertex matrix for `cfg`'s kernels, or the
@@ -235,19 +326,21 @@ fn solve<W: GpuWeight>(
     gpu: &Gpu,
     d: &mut [W],
     n: usize,
-    cfg: FwFloatConfig,
+    plan: Plan,
     max_blocks: Option<u32>,
 ) -> Result<FloatSolve> {
+    let given = plan.given();
     if n == 0 {
         return Ok(FloatSolve {
             negative_cycle: vec![],
             padded: 0,
-            variant: cfg.variant,
-            nonneg: cfg.nonneg,
+            variant: given.variant,
+            nonneg: given.nonneg,
+            reweight: None,
             times: FloatTimes::default(),
         });
     }
-    let (padded, pitch) = padded_size(&cfg, n)?;
+    let (padded, pitch) = padded_size(&given, n)?;
     check_free_memory(
         padded * pitch * size_of::<W>(),
         format_args!("V = {n} ({padded} x {pitch} {} distances)", W::NAME),
@@ -261,23 +354,14 @@ fn solve<W: GpuWeight>(
     let dev = DeviceBuffer::from_slice(&host).context("copying the matrix to the GPU")?;
     let host_to_device_s = t0.elapsed().as_secs_f64();
 
-    let rounds = (padded / cfg.block as usize) as u32;
-    let stream = &gpu.stream;
+    let rounds = (padded / given.block as usize) as u32;
     let (start, stop) = (
         Event::new(EventFlags::DEFAULT)?,
         Event::new(EventFlags::DEFAULT)?,
     );
-    start.record(stream)?;
-    launch_rounds(
-        gpu,
-        &cfg,
-        dev.as_device_ptr(),
-        pitch,
-        rounds,
-        rounds,
-        max_blocks,
-    )?;
-    stop.record(stream)?;
+    start.record(&gpu.stream)?;
+    let (cfg, reweight) = run_plan(gpu, &plan, dev.as_device_ptr(), pitch, rounds, max_blocks)?;
+    stop.record(&gpu.stream)?;
     stop.synchronize()
         .context("the float Floyd–Warshall kernels failed")?;
     let compute_s = stop.elapsed_time_f32(&start)? as f64 * 1e-3;
@@ -293,6 +377,7 @@ fn solve<W: GpuWeight>(
         padded,
         variant: cfg.variant,
         nonneg: cfg.nonneg,
+        reweight,
         times: FloatTimes {
             host_to_device_s,
             compute_s,
@@ -301,82 +386,75 @@ fn solve<W: GpuWeight>(
     })
 }
 
-/// The add-min ceiling of weight type `W`'s default kernels (`apsp_addmin_peak_f32` / `_f64`),
-/// measured as [`super::peak::addmin_peak`] measures the int32 one: one full wave of blocks, one
-/// warm-up and `reps` timed launches of `iterations` iterations.
-pub fn addmin_peak<W: GpuWeight>(gpu: &Gpu, iterations: u32, reps: usize) -> Result<AddMinPeak> {
-    addmin_peak_launches::<W>(gpu, &W::config(), iterations, 1, reps)
-}
-
-/// [`addmin_peak`] of the kernels `solve_dense` runs on a matrix without negative values (the
-/// type's `nonneg` default; its default where it has none).
-pub fn addmin_peak_nonneg<W: GpuWeight>(
+/// Runs `plan` on the padded square matrix at `ptr` (`rounds` blocks a side, row pitch `pitch`
+/// = its size) on the GPU's stream: the rounds are queued without waiting, the potentials'
+/// launches waited for one by one. Returns the kernels that closed it and, for
+/// [`Plan::Reweighted`], the potentials' report.
+pub(crate) fn run_plan<W: GpuWeight>(
     gpu: &Gpu,
-    iterations: u32,
-    reps: usize,
-) -> Result<AddMinPeak> {
-    let cfg = fw_float_config_nonneg(W::NAME).expect("every GpuWeight has kernels");
-    addmin_peak_launches::<W>(gpu, &cfg, iterations, 1, reps)
-}
-
-/// The ceiling of `cfg`'s kernels (`cfg.peak`: the `nonneg` shapes have their own), with
-/// `warmup` untimed launches (0 for one launch timed as it comes, as `float_bench`'s sustained
-/// ceiling times one long launch between solves).
-pub fn addmin_peak_launches<W: GpuWeight>(
-    gpu: &Gpu,
-    cfg: &FwFloatConfig,
-    iterations: u32,
-    warmup: usize,
-    reps: usize,
-) -> Result<AddMinPeak> {
-    anyhow::ensure!(
-        cfg.weight == W::NAME,
-        "{} is not a {} variant",
-        cfg.variant,
-        W::NAME
-    );
-    let f = gpu.function(cfg.peak)?;
-    let info = gpu.info()?;
-    let threads = BlockSize::x(FLOAT_PEAK_THREADS);
-    let per_sm = f.max_active_blocks_per_multiprocessor(threads, 0)?.max(1);
-    let blocks = per_sm * info.multiprocessors;
-    let out = DeviceBuffer::from_slice(&[W::ZERO])?;
-    let stream = &gpu.stream;
-    let timing = time_on_stream(stream, warmup, reps, || {
-        // SAFETY: the peak kernel takes (out, w, iterations) and writes only out[0], a live
-        // one-cell buffer kept until the timing (which waits for the stream) is done.
-        unsafe {
-            launch!(f<<<GridSize::x(blocks), threads, 0, stream>>>(
-                out.as_device_ptr(),
-                W::MINUS_ONE,
-                iterations
-            ))?
-        };
-        Ok(())
-    })
-    .with_context(|| format!("the {} add-min peak kernel {} failed", W::NAME, cfg.peak))?;
-    let updates_per_launch = blocks as f64
-        * FLOAT_PEAK_THREADS as f64
-        * iterations as f64
-        * cfg.peak_updates_per_iteration() as f64;
-    let updates_per_s = updates_per_launch / (timing.median_ms * 1e-3);
-    Ok(AddMinPeak {
-        updates_per_s,
-        per_sm_per_clock: updates_per_s
-            / (info.multiprocessors as f64 * info.clock_mhz as f64 * 1e6),
-        clock_mhz: info.clock_mhz,
-        multiprocessors: info.multiprocessors,
-        blocks,
-        threads_per_block: FLOAT_PEAK_THREADS,
-        iterations,
-        updates_per_launch,
-        timing,
-    })
+    plan: &Plan,
+    ptr: DevicePointer<W>,
+    pitch: usize,
+    rounds: u32,
+    max_blocks: Option<u32>,
+) -> Result<(FwFloatConfig, Option<ReweightReport>)> {
+    let run = |cfg: FwFloatConfig| launch_rounds(gpu, &cfg, ptr, pitch, rounds, rounds, max_blocks);
+    match *plan {
+        Plan::Kernels(cfg) => {
+            run(cfg)?;
+            Ok((cfg, None))
+        }
+        Plan::Reweighted { nonneg, general } => {
+            anyhow::ensure!(
+                W::REWEIGHTS && nonneg.block == general.block,
+                "{} matrices are not reweighted",
+                W::NAME
+            );
+            let raw = ptr.as_raw();
+            let (h, report) = potentials(gpu, raw, pitch, max_iterations(pitch))?;
+            match h {
+                Some(h) => {
+                    reweight(gpu, raw, pitch, &h, false)?;
+                    run(nonneg)?;
+                    reweight(gpu, raw, pitch, &h, true)?;
+                    // `h` is freed on return: the kernels that read it must be done.
+                    gpu.stream
+                        .synchronize()
+                        .context("the reweighted float Floyd–Warshall kernels failed")?;
+                    Ok((nonneg, Some(report)))
+                }
+                None => {
+                    run(general)?;
+                    Ok((general, Some(report)))
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::GpuWeight;
+    use super::{GpuWeight, Plan, REWEIGHT_MIN_V};
+
+    /// Non-negative matrices run the `nonneg` kernels at any V, signed f32 ones are reweighted
+    /// from `REWEIGHT_MIN_V` on unless a value is NaN or -inf, f64 never.
+    #[test]
+    fn the_plan_follows_the_signs_and_the_size() {
+        let (pos, neg) = ([0.0f32, 1.0, f32::INFINITY], [0.0f32, -1.0, 2.0]);
+        let (big, small) = (REWEIGHT_MIN_V, REWEIGHT_MIN_V - 1);
+        let nonneg = |p: Plan| matches!(p, Plan::Kernels(c) if c.nonneg);
+        let general = |p: Plan| matches!(p, Plan::Kernels(c) if !c.nonneg);
+        assert!(nonneg(f32::plan_for(&pos, 3)) && nonneg(f32::plan_for(&pos, big)));
+        assert!(general(f32::plan_for(&neg, small)));
+        assert!(
+            matches!(f32::plan_for(&neg, big), Plan::Reweighted { nonneg, general }
+            if nonneg.nonneg && !general.nonneg)
+        );
+        for bad in [f32::NAN, f32::NEG_INFINITY] {
+            assert!(general(f32::plan_for(&[0.0, bad], big)), "{bad}");
+        }
+        assert!(general(f64::plan_for(&[0.0, -1.0], big)));
+    }
 
     /// The `nonneg` kernels' domain is +0 ..= +inf, where the bit patterns as signed integers
     /// are ordered as the values; every other pattern (negative, -0, NaN) is outside it.

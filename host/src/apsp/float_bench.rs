@@ -1,18 +1,23 @@
 //! Timing the float Floyd–Warshall kernels' tile shapes against their add-min ceiling in one
 //! process (`host apsp-float`): one random graph uploaded once, each variant's rounds timed
 //! with CUDA events on a fresh device copy of it, variants interleaved within each repetition.
+//! A variant is a [`Plan`]: a reweighted one is timed whole (potentials, both reweighting
+//! passes and every round) and against the ceiling of the `nonneg` kernels it runs.
 use anyhow::{Context as _, Result};
 use cust::{
     event::{Event, EventFlags},
-    memory::{AsyncCopyDestination, DeviceBuffer},
+    memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer},
 };
-use gpu_kernels::apsp::float::FwFloatConfig;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::float::{GpuWeight, addmin_peak_launches, launch_rounds, padded_size};
+use gpu_kernels::apsp::float::FwFloatConfig;
+
+use super::float::{GpuWeight, Plan, launch_rounds, padded_size, run_plan};
+use super::float_peak::addmin_peak_launches;
+use super::float_reweight::ReweightReport;
 use super::peak::AddMinPeak;
 use crate::gpu::{Gpu, Timing, check_free_memory};
 
@@ -46,6 +51,12 @@ pub struct VariantTiming {
     pub padded: usize,
     /// Rounds timed (of `padded / B`; every round costs the same, one full phase-3 grid).
     pub rounds_timed: u32,
+    /// The potentials' search of the last repetition ([`Plan::Reweighted`]; when it did not
+    /// converge the general kernels ran, and the ceiling is still the `nonneg` one).
+    pub reweight: Option<ReweightReport>,
+    /// The largest |difference| of its distances from the first variant's, both after a full
+    /// solve of the last repetition (when every round is timed and it is not the first).
+    pub max_abs_diff_to_first: Option<f64>,
     /// Seconds of each repetition, in order.
     pub runs_s: Vec<f64>,
     pub median_s: f64,
@@ -96,29 +107,54 @@ pub struct FloatBench {
     pub variants: Vec<VariantTiming>,
 }
 
+/// The largest |a − b| over cells where either is finite (+inf against a finite value is
+/// +inf: a path one found and the other did not).
+fn max_abs_diff<W: GpuWeight>(a: &[W], b: &[W]) -> f64 {
+    a.par_iter()
+        .zip(b)
+        .map(|(&x, &y)| {
+            let (x, y) = (x.to_f64(), y.to_f64());
+            if x == y { 0.0 } else { (x - y).abs() }
+        })
+        .reduce(|| 0.0, f64::max)
+}
+
 /// The median of a non-empty sample, as [`Timing`] takes it (units pass through).
 fn median(xs: &[f64]) -> f64 {
     Timing::from_samples(xs.to_vec()).median_ms
 }
 
+/// The timed graph's signs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signs {
+    /// Weights uniform in [1, 100): in the domain of the `nonneg` shapes too.
+    Positive,
+    /// Those weights shifted by potentials `p(u) − p(v)`, `p` uniform in [0, 50): about 8 % of
+    /// the edges negative, no negative cycle, the same shortest paths.
+    Shifted,
+}
+
 /// Times `variants` (all of weight `W`) at `n` vertices: `reps` repetitions of rounds
-/// `0..rounds` (all rounds when `None`), each on a fresh copy of one random graph
-/// (`EDGES_PER_VERTEX` edges per vertex, weights uniform in [1, 100), zero diagonal: in the
-/// domain of the `nonneg` shapes too); each against its own ceiling kernel; with `sustained`,
-/// every ceiling kernel also after each timed repetition ([`SustainedCeiling`]).
+/// `0..rounds` (all rounds when `None`; a reweighted plan always runs all), each on a fresh copy
+/// of one random graph (`EDGES_PER_VERTEX` edges per vertex, weights as `signs` says, zero
+/// diagonal); each against the ceiling kernel of the kernels it means to run; with
+/// `sustained`, every ceiling kernel also after each timed repetition ([`SustainedCeiling`]).
 pub fn bench<W: GpuWeight + From<f32>>(
     gpu: &Gpu,
     n: usize,
-    variants: &[FwFloatConfig],
+    variants: &[Plan],
+    signs: Signs,
     rounds: Option<u32>,
     reps: usize,
     sustained: bool,
 ) -> Result<FloatBench> {
-    let cfg0 = variants.first().context("no variant to time")?;
+    let given0 = variants.first().context("no variant to time")?.given();
+    let cfg0 = &given0;
+    let intended: Vec<_> = variants.iter().map(Plan::intended).collect();
     // One ceiling per ceiling kernel among the variants (a `nonneg` shape has its own), the
     // first variant's first; each variant is measured against its own.
     let mut peaks: Vec<&FwFloatConfig> = Vec::new();
-    for c in variants {
+    for c in &intended {
         if !peaks.iter().any(|p| p.peak == c.peak) {
             peaks.push(c);
         }
@@ -127,7 +163,10 @@ pub fn bench<W: GpuWeight + From<f32>>(
         .iter()
         .map(|c| addmin_peak_launches::<W>(gpu, c, 16384, 1, 5))
         .collect::<Result<Vec<_>>>()?;
-    let ceiling_of = |c: &FwFloatConfig| peaks.iter().position(|p| p.peak == c.peak).unwrap_or(0);
+    let ceiling_of = |i: usize| {
+        let peak = intended[i].peak;
+        peaks.iter().position(|p| p.peak == peak).unwrap_or(0)
+    };
     let (padded, pitch) = padded_size(cfg0, n)?;
     let total_rounds = (padded / cfg0.block as usize) as u32;
     let rounds_timed = rounds.unwrap_or(total_rounds).min(total_rounds);
@@ -135,14 +174,20 @@ pub fn bench<W: GpuWeight + From<f32>>(
         2 * padded * pitch * size_of::<W>(),
         format_args!("two {padded} x {pitch} {} matrices", W::NAME),
     )?;
+    let potential = |v: usize| match signs {
+        Signs::Positive => 0.0,
+        Signs::Shifted => ChaCha8Rng::seed_from_u64(!(v as u64)).gen_range(0.0f32..50.0),
+    };
     let mut host = vec![W::INF; padded * pitch];
     host.par_chunks_mut(pitch)
         .enumerate()
         .take(n)
         .for_each(|(i, row)| {
             let mut rng = ChaCha8Rng::seed_from_u64(i as u64);
+            let pi = potential(i);
             for _ in 0..EDGES_PER_VERTEX {
-                row[rng.gen_range(0..n)] = W::from(rng.gen_range(1.0f32..100.0));
+                let j = rng.gen_range(0..n);
+                row[j] = W::from(rng.gen_range(1.0f32..100.0) + pi - potential(j));
             }
             row[i] = W::ZERO;
         });
@@ -156,9 +201,16 @@ pub fn bench<W: GpuWeight + From<f32>>(
     let mut sustained_launch: Vec<Option<(u32, f64)>> = vec![None; peaks.len()];
     let mut sustained_runs: Vec<Vec<f64>> = vec![Vec::new(); peaks.len()];
     let stream = &gpu.stream;
+    let timed_rounds = |v: usize| match variants[v] {
+        Plan::Kernels(_) => rounds_timed,
+        Plan::Reweighted { .. } => total_rounds,
+    };
+    let mut reweights = vec![None; variants.len()];
+    let (mut first, mut diffs): (Option<Vec<W>>, _) = (None, vec![None; variants.len()]);
     // One untimed pass of every variant first (module load, clocks up), of a few rounds.
     for rep in 0..=reps {
-        for (cfg, out) in variants.iter().zip(runs.iter_mut()) {
+        for (v, (plan, out)) in variants.iter().zip(runs.iter_mut()).enumerate() {
+            let cfg = intended[v];
             anyhow::ensure!(
                 cfg.weight == W::NAME,
                 "{} is not a {} variant",
@@ -176,25 +228,36 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 Event::new(EventFlags::DEFAULT)?,
             );
             start.record(stream)?;
-            let run = if rep == 0 {
-                rounds_timed.min(WARM_UP_ROUNDS)
-            } else {
-                rounds_timed
-            };
-            launch_rounds(
-                gpu,
-                cfg,
-                work.as_device_ptr(),
-                pitch,
-                total_rounds,
-                run,
-                None,
-            )?;
+            match plan {
+                Plan::Kernels(c) => {
+                    let run = if rep == 0 {
+                        rounds_timed.min(WARM_UP_ROUNDS)
+                    } else {
+                        rounds_timed
+                    };
+                    let ptr = work.as_device_ptr();
+                    launch_rounds(gpu, c, ptr, pitch, total_rounds, run, None)?;
+                }
+                Plan::Reweighted { .. } => {
+                    let ptr = work.as_device_ptr();
+                    reweights[v] = run_plan(gpu, plan, ptr, pitch, total_rounds, None)?.1;
+                }
+            }
             stop.record(stream)?;
             stop.synchronize()
                 .with_context(|| format!("the {} kernels ({}) failed", W::NAME, cfg.variant))?;
             if rep > 0 {
                 out.push(stop.elapsed_time_f32(&start)? as f64 * 1e-3);
+            }
+            if rep == reps && variants.len() > 1 && timed_rounds(v) == total_rounds {
+                let mut d = vec![W::ZERO; padded * pitch];
+                work.copy_to(&mut d[..])
+                    .context("copying the distances back")?;
+                match &first {
+                    None if v == 0 => first = Some(d),
+                    None => {}
+                    Some(f) => diffs[v] = Some(max_abs_diff(f, &d)),
+                }
             }
         }
         if sustained && rep > 0 {
@@ -232,15 +295,17 @@ pub fn bench<W: GpuWeight + From<f32>>(
             })
         })
         .collect();
-    let updates = (padded as f64).powi(2) * cfg0.block as f64 * rounds_timed as f64;
-    let variants = variants
+    let variants = intended
         .iter()
         .zip(runs)
-        .map(|(c, runs_s)| {
+        .enumerate()
+        .map(|(v, (c, runs_s))| {
+            let rounds_timed = timed_rounds(v);
+            let updates = (padded as f64).powi(2) * cfg0.block as f64 * rounds_timed as f64;
             let median_s = median(&runs_s);
             let updates_per_s = updates / median_s;
             let (ceiling, sustained) =
-                (&ceilings[ceiling_of(c)], &sustained_ceilings[ceiling_of(c)]);
+                (&ceilings[ceiling_of(v)], &sustained_ceilings[ceiling_of(v)]);
             VariantTiming {
                 weight: c.weight,
                 variant: c.variant,
@@ -256,6 +321,8 @@ pub fn bench<W: GpuWeight + From<f32>>(
                 v: n,
                 padded,
                 rounds_timed,
+                reweight: reweights[v],
+                max_abs_diff_to_first: diffs[v],
                 runs_s,
                 median_s,
                 updates_per_s,

@@ -3,7 +3,13 @@
 use anyhow::{Result, bail};
 use clap::Args;
 use gpu_kernels::apsp::float::{FwFloatConfig, fw_float_config_nonneg, fw_float_variants};
-use host::{apsp::float_bench::bench, gpu::Gpu};
+use host::{
+    apsp::{
+        float::Plan,
+        float_bench::{Signs, bench},
+    },
+    gpu::Gpu,
+};
 
 use super::PtxArg;
 
@@ -15,7 +21,8 @@ pub struct ApspFloatArgs {
     #[arg(long, default_value = "f32,f64", value_delimiter = ',')]
     pub weight: Vec<String>,
     /// Tile shapes to time: `default`, `nonneg` (the default for matrices without negative
-    /// values), `all`, or names (`FW_FLOAT`'s `variant`), comma-separated.
+    /// values), `reweighted` (f32: Johnson's potentials, then the `nonneg` default; timed whole),
+    /// `all`, or names (`FW_FLOAT`'s `variant`), comma-separated.
     #[arg(long, default_value = "default", value_delimiter = ',')]
     pub variants: Vec<String>,
     /// Time only the first N rounds (every round costs the same); all by default.
@@ -28,6 +35,10 @@ pub struct ApspFloatArgs {
     /// solve after each timed repetition (the board at its power limit, as during the solves).
     #[arg(long)]
     pub sustained_ceiling: bool,
+    /// Shift the weights by potentials p(u) − p(v), p uniform in [0, 50): a signed graph
+    /// without negative cycles (for the general kernels and `reweighted`; `nonneg` refuses it).
+    #[arg(long)]
+    pub signed: bool,
     /// Print one JSON object (docs/json.md) instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -35,26 +46,45 @@ pub struct ApspFloatArgs {
     pub ptx: PtxArg,
 }
 
-/// The variants of `weight` that `names` picks, the default first when picked.
-fn pick(weight: &str, names: &[String]) -> Result<Vec<FwFloatConfig>> {
+/// The variants of `weight` that `names` picks, the default first when picked; on a signed
+/// graph none of the `nonneg` shapes, which would refuse it.
+fn pick(weight: &str, names: &[String], signed: bool) -> Result<Vec<Plan>> {
     let all: Vec<FwFloatConfig> = fw_float_variants(weight).collect();
     if all.is_empty() {
         bail!("no float kernels for weight type {weight:?} (f32 or f64)");
     }
     if names.iter().any(|n| n == "all") {
-        return Ok(all);
+        let keep = |c: &&FwFloatConfig| !(signed && c.nonneg);
+        return Ok(all.iter().filter(keep).map(|&c| Plan::Kernels(c)).collect());
     }
+    let nonneg = fw_float_config_nonneg(weight).filter(|c| c.nonneg);
     let mut out = Vec::new();
     for n in names {
         let c = if n == "default" {
-            all[0]
-        } else if n == "nonneg" {
-            fw_float_config_nonneg(weight).unwrap_or(all[0])
-        } else {
-            match all.iter().find(|c| c.variant == n) {
-                Some(c) => *c,
-                None => bail!("{weight} has no tile shape {n:?}"),
+            Plan::Kernels(all[0])
+        } else if n == "reweighted" {
+            match nonneg {
+                Some(nonneg) if weight == "f32" => Plan::Reweighted {
+                    nonneg,
+                    general: all[0],
+                },
+                _ => bail!("only f32 matrices are reweighted, not {weight}"),
             }
+        } else {
+            let c = match n.as_str() {
+                "nonneg" => nonneg.unwrap_or(all[0]),
+                _ => match all.iter().find(|c| c.variant == n) {
+                    Some(c) => *c,
+                    None => bail!("{weight} has no tile shape {n:?}"),
+                },
+            };
+            if signed && c.nonneg {
+                bail!(
+                    "the {} kernels take no negative weight (--signed)",
+                    c.variant
+                );
+            }
+            Plan::Kernels(c)
         };
         if !out.contains(&c) {
             out.push(c);
@@ -67,19 +97,24 @@ pub fn run(args: &ApspFloatArgs) -> Result<()> {
     if args.v == 0 {
         bail!("V must be at least 1");
     }
-    let picked: Vec<(String, Vec<FwFloatConfig>)> = args
+    let picked: Vec<(String, Vec<Plan>)> = args
         .weight
         .iter()
-        .map(|w| Ok((w.clone(), pick(w, &args.variants)?)))
+        .map(|w| Ok((w.clone(), pick(w, &args.variants, args.signed)?)))
         .collect::<Result<_>>()?;
     let gpu = Gpu::new(args.ptx.ptx.as_deref())?;
     let info = gpu.info()?;
     let mut results = Vec::new();
     let sustained = args.sustained_ceiling;
+    let signs = if args.signed {
+        Signs::Shifted
+    } else {
+        Signs::Positive
+    };
     for (w, cfgs) in &picked {
         let r = match w.as_str() {
-            "f32" => bench::<f32>(&gpu, args.v, cfgs, args.rounds, args.reps, sustained)?,
-            _ => bench::<f64>(&gpu, args.v, cfgs, args.rounds, args.reps, sustained)?,
+            "f32" => bench::<f32>(&gpu, args.v, cfgs, signs, args.rounds, args.reps, sustained)?,
+            _ => bench::<f64>(&gpu, args.v, cfgs, signs, args.rounds, args.reps, sustained)?,
         };
         if !args.json {
             for k in &r.ceilings {
@@ -110,6 +145,22 @@ pub fn run(args: &ApspFloatArgs) -> Result<()> {
                 );
                 if let Some(p) = t.percent_of_sustained_ceiling {
                     println!("  {:<12} {p:.1}% of the sustained ceiling", "");
+                }
+                if let Some(rw) = &t.reweight {
+                    println!(
+                        "  {:<12} reweighted: {} Bellman–Ford launches in {:.4} s, converged {}",
+                        "", rw.iterations, rw.potentials_s, rw.converged
+                    );
+                    for k in r.ceilings.iter().filter(|k| k.peak != t.peak) {
+                        let p = 100.0 * t.updates_per_s / k.ceiling.updates_per_s;
+                        println!("  {:<12} {p:.1}% of {}", "", k.peak);
+                    }
+                }
+                if let Some(d) = t.max_abs_diff_to_first {
+                    println!(
+                        "  {:<12} distances within {d:.3e} of the first variant's",
+                        ""
+                    );
                 }
             }
         }
