@@ -6,7 +6,7 @@ from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycleError
 from scipy.sparse.csgraph import floyd_warshall as scipy_fw
 
 import rust_gpu_kernels as rgk
-from conftest import device
+from conftest import device, requires_gpu
 
 
 def fw(*args, **kw):
@@ -125,6 +125,27 @@ def test_float32_dtype():
     got = fw(g.astype(np.float32), dtype=np.float32)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, scipy_fw(g.astype(np.float32)), rtol=1e-5)
+
+
+@requires_gpu
+def test_large_signed_float32_is_reweighted():
+    # From V = 6144 a signed float32 matrix runs Johnson's reweighting, then the nonneg kernels
+    # (docs/python.md, Session 21); its distances agree with the float64 solve within f32
+    # rounding. Weights in [1, 100) shifted by potentials p(u) - p(v), p in [0, 50): about 8 %
+    # negative, no negative cycle.
+    n, rng = 6144, np.random.default_rng(21)
+    p = rng.uniform(0.0, 50.0, n)
+    g = np.full((n, n), np.inf)
+    u = np.repeat(np.arange(n), 40)
+    v = rng.integers(0, n, n * 40)
+    g[u, v] = rng.uniform(1.0, 100.0, n * 40) + p[u] - p[v]
+    np.fill_diagonal(g, 0.0)
+    assert (g < 0).sum() > n
+    d32 = np.ascontiguousarray(g, dtype=np.float32)
+    place, _, negative, _, nonneg = rgk._native.solve_float(d32.ctypes.data, n, "float32", "gpu")
+    assert place == "gpu" and not negative and nonneg
+    want = fw(g)
+    np.testing.assert_allclose(d32, want, rtol=1e-5, atol=1e-4)
 
 
 def test_overwrite_writes_into_a_float64_c_array():
