@@ -122,6 +122,15 @@ pub fn ptx_kernel_names(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// The parameter list of entry `name` in PTX text (between its parentheses), if it is there:
+/// what a kernel that takes one `#[repr(C)]` struct by value must show as one `.param` of the
+/// struct's size (the host passes a pointer to the struct as the only argument).
+pub fn ptx_entry_params<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
+    let head = format!(".visible .entry {name}(");
+    let rest = &ptx[ptx.find(&head)? + head.len()..];
+    Some(&rest[..rest.find(')')?])
+}
+
 /// GPUs the driver sees (after [`init_driver`]).
 pub fn device_count() -> Result<u32> {
     Device::num_devices().context("counting GPUs")
@@ -313,6 +322,12 @@ mod tests {
             ptx_kernel_names(ptx),
             vec!["matmul_tiled_t16", "fw_phase1_b64"]
         );
+        assert_eq!(
+            ptx_entry_params(ptx, "matmul_tiled_t16"),
+            Some("\n.param .u64 a\n")
+        );
+        assert_eq!(ptx_entry_params(ptx, "fw_phase1_b64"), None, "unclosed");
+        assert_eq!(ptx_entry_params(ptx, "matmul_tiled"), None);
     }
 
     #[test]

@@ -216,20 +216,24 @@ fn persistent_phase_3_walks_several_items_per_block() {
     check_persistent::<f64>(&gpu);
 }
 
+/// No edge but a cycle 10 -> 70 -> 130 -> 10 of weight -1 across three blocks of 64 (`n` > 130).
+fn negative_cycle_matrix<W: Weight + From<i16>>(n: usize) -> Vec<W> {
+    let mut d = vec![W::INF; n * n];
+    for i in 0..n {
+        d[i * n + i] = W::ZERO;
+    }
+    d[10 * n + 70] = W::from(1);
+    d[70 * n + 130] = W::from(-3);
+    d[130 * n + 10] = W::from(1);
+    d
+}
+
 #[test]
 fn a_negative_cycle_makes_a_negative_diagonal() {
     let Some(gpu) = gpu_for_test("a_negative_cycle_makes_a_negative_diagonal") else {
         return;
     };
-    // A cycle 10 -> 70 -> 130 -> 10 of weight -1 across three blocks, in a graph of 150.
-    let n = 150;
-    let mut d = vec![f64::INFINITY; n * n];
-    for i in 0..n {
-        d[i * n + i] = 0.0;
-    }
-    d[10 * n + 70] = 1.0;
-    d[70 * n + 130] = -3.0;
-    d[130 * n + 10] = 1.0;
+    let (n, mut d) = (150, negative_cycle_matrix::<f64>(150));
     let sol = solve_dense(&gpu, &mut d, n).unwrap();
     for v in [10, 70, 130] {
         assert!(sol.negative_cycle.contains(&v), "{:?}", sol.negative_cycle);
@@ -401,14 +405,7 @@ fn reweighting_falls_back_to_the_general_kernels() {
     let Some(gpu) = gpu_for_test("reweighting_falls_back_to_the_general_kernels") else {
         return;
     };
-    let n = 150;
-    let mut d = vec![f32::INFINITY; n * n];
-    for i in 0..n {
-        d[i * n + i] = 0.0;
-    }
-    d[10 * n + 70] = 1.0;
-    d[70 * n + 130] = -3.0;
-    d[130 * n + 10] = 1.0;
+    let (n, mut d) = (150, negative_cycle_matrix::<f32>(150));
     let sol = solve_dense_reweighted(&gpu, &mut d, n).unwrap();
     assert!(
         !sol.nonneg && sol.reweight.is_some_and(|r| !r.converged),

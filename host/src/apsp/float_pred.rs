@@ -243,12 +243,8 @@ mod tests {
                 "f32" => size_of::<FloatPredArgs<f32>>(),
                 _ => size_of::<FloatPredArgs<f64>>(),
             };
-            let head = format!(".visible .entry {name}(");
-            let at = gpu_kernels::PTX
-                .find(&head)
+            let params = crate::gpu::ptx_entry_params(gpu_kernels::PTX, name)
                 .unwrap_or_else(|| panic!("{name} not in the PTX"));
-            let params = &gpu_kernels::PTX[at + head.len()..];
-            let params = &params[..params.find(')').unwrap()];
             assert_eq!(params.matches(".param").count(), 1, "{name}: {params}");
             assert!(
                 params.trim().ends_with(&format!("[{size}]")),

@@ -169,12 +169,8 @@ mod tests {
             (POTENTIAL_KERNEL, size_of::<PotentialArgs>()),
             (REWEIGHT_KERNEL, size_of::<ReweightArgs>()),
         ] {
-            let head = format!(".visible .entry {name}(");
-            let at = gpu_kernels::PTX
-                .find(&head)
+            let params = crate::gpu::ptx_entry_params(gpu_kernels::PTX, name)
                 .unwrap_or_else(|| panic!("{name} not in the PTX"));
-            let params = &gpu_kernels::PTX[at + head.len()..];
-            let params = &params[..params.find(')').unwrap()];
             assert_eq!(params.matches(".param").count(), 1, "{name}: {params}");
             assert!(
                 params.trim().ends_with(&format!("[{size}]")),
