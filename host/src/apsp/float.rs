@@ -38,14 +38,22 @@ pub trait GpuWeight: Weight + DeviceCopy {
     /// Whether every value of `d` is in +0 ..= +inf (no negative value, -0 or NaN): the
     /// domain of the [`FwFloatConfig::nonneg`] kernels.
     fn all_nonneg(d: &[Self]) -> bool;
-    /// Whether a signed `d` may be reweighted for the `nonneg` kernels
-    /// ([`super::float_reweight`]): the type has reweighting kernels (f32) and no value of `d`
-    /// is NaN or -inf.
+    /// Whether the type has reweighting kernels (`gpu_kernels::apsp::float_reweight`).
+    const REWEIGHTS: bool = false;
+    /// Whether the values of a signed `d` allow reweighting: no NaN, no -inf (the type's
+    /// kernels aside: [`GpuWeight::reweight_plan`]).
     fn reweightable(_d: &[Self]) -> bool {
         false
     }
-    /// Whether the type has reweighting kernels (`gpu_kernels::apsp::float_reweight`).
-    const REWEIGHTS: bool = false;
+    /// The type's [`Plan::Reweighted`] (its `nonneg` default after potentials, its default
+    /// without them), where it has reweighting and `nonneg` kernels.
+    fn reweight_plan() -> Option<Plan> {
+        let nonneg = fw_float_config_nonneg(Self::NAME).filter(|c| c.nonneg && Self::REWEIGHTS)?;
+        Some(Plan::Reweighted {
+            nonneg,
+            general: Self::config(),
+        })
+    }
     /// What `solve_dense` runs on `d` (`n` vertices): the type's `nonneg` default where it has
     /// one and `d` is in its domain (one parallel pass over `d`); a signed `d` reweighted for
     /// it from [`REWEIGHT_MIN_V`] on where [`GpuWeight::reweightable`]; else
@@ -53,13 +61,9 @@ pub trait GpuWeight: Weight + DeviceCopy {
     fn plan_for(d: &[Self], n: usize) -> Plan {
         match fw_float_config_nonneg(Self::NAME) {
             Some(c) if c.nonneg && Self::all_nonneg(d) => Plan::Kernels(c),
-            Some(c) if c.nonneg && n >= REWEIGHT_MIN_V && Self::reweightable(d) => {
-                Plan::Reweighted {
-                    nonneg: c,
-                    general: Self::config(),
-                }
-            }
-            _ => Plan::Kernels(Self::config()),
+            _ => Self::reweight_plan()
+                .filter(|_| n >= REWEIGHT_MIN_V && Self::reweightable(d))
+                .unwrap_or(Plan::Kernels(Self::config())),
         }
     }
 }
@@ -170,21 +174,12 @@ pub fn solve_dense_reweighted<W: GpuWeight>(
     n: usize,
 ) -> crate::Result<FloatSolve> {
     check_cells(d, n)?;
-    match fw_float_config_nonneg(W::NAME) {
-        Some(nonneg) if nonneg.nonneg && W::reweightable(d) => {
-            let general = W::config();
-            Ok(solve(
-                gpu,
-                d,
-                n,
-                Plan::Reweighted { nonneg, general },
-                None,
-            )?)
-        }
-        Some(c) if c.nonneg => Err(crate::Error::BadInput(
+    match W::reweight_plan() {
+        Some(plan) if W::reweightable(d) => Ok(solve(gpu, d, n, plan, None)?),
+        Some(_) => Err(crate::Error::BadInput(
             "a matrix with NaN or -inf cannot be reweighted".into(),
         )),
-        _ => Err(crate::Error::BadInput(format!(
+        None => Err(crate::Error::BadInput(format!(
             "reweighting is for f32 matrices: the {} kernels have no nonneg shape",
             W::NAME
         ))),

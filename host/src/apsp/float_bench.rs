@@ -148,8 +148,7 @@ pub fn bench<W: GpuWeight + From<f32>>(
     reps: usize,
     sustained: bool,
 ) -> Result<FloatBench> {
-    let given0 = variants.first().context("no variant to time")?.given();
-    let cfg0 = &given0;
+    let cfg0 = &variants.first().context("no variant to time")?.given();
     let intended: Vec<_> = variants.iter().map(Plan::intended).collect();
     // One ceiling per ceiling kernel among the variants (a `nonneg` shape has its own), the
     // first variant's first; each variant is measured against its own.

@@ -76,7 +76,7 @@ pub(crate) fn potentials(
     let stream = &gpu.stream;
     let grid = GridSize::x((n / POTENTIAL_COLUMNS as usize) as u32);
     let t0 = Instant::now();
-    let mut launched = 0;
+    let (mut launched, mut read) = (0, vec![0u32; cap as usize]);
     while launched < cap {
         let batch = LAUNCHES_PER_READ.min(cap - launched);
         for i in launched..launched + batch {
@@ -103,7 +103,6 @@ pub(crate) fn potentials(
         stream
             .synchronize()
             .with_context(|| format!("{POTENTIAL_KERNEL} failed"))?;
-        let mut read = vec![0u32; cap as usize];
         flags.copy_to(&mut read[..])?;
         launched += batch;
         if let Some(still) = read[..launched as usize].iter().position(|&c| c == 0) {

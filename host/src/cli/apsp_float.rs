@@ -5,7 +5,7 @@ use clap::Args;
 use gpu_kernels::apsp::float::{FwFloatConfig, fw_float_config_nonneg, fw_float_variants};
 use host::{
     apsp::{
-        float::Plan,
+        float::{GpuWeight, Plan},
         float_bench::{Signs, bench},
     },
     gpu::Gpu,
@@ -63,12 +63,13 @@ fn pick(weight: &str, names: &[String], signed: bool) -> Result<Vec<Plan>> {
         let c = if n == "default" {
             Plan::Kernels(all[0])
         } else if n == "reweighted" {
-            match nonneg {
-                Some(nonneg) if weight == "f32" => Plan::Reweighted {
-                    nonneg,
-                    general: all[0],
-                },
-                _ => bail!("only f32 matrices are reweighted, not {weight}"),
+            let plan = match weight {
+                "f32" => f32::reweight_plan(),
+                _ => f64::reweight_plan(),
+            };
+            match plan {
+                Some(plan) => plan,
+                None => bail!("only f32 matrices are reweighted, not {weight}"),
             }
         } else {
             let c = match n.as_str() {
