@@ -7,7 +7,8 @@
 # the V (default 1000 1500 2000 3000). Environment: REPS (10), HOLD_US (3000), CHECK (1: then
 # the GPU tests of every schedule against the CPU and every schedule identical to the launches
 # at V = 31 64 65 200 1000 2100 with B = 32 and 64), SANITIZE (0; 1: compute-sanitizer memcheck
-# and racecheck on the pull kernels at V = 200), TESTS (the bundle's test folder).
+# and racecheck on the pull kernels at V = 200), PROBE (0; 1: also `--probe`, the chain's item
+# probes and traced solves, printed per V), TESTS (the bundle's test folder).
 # Writes $OUT_DIR/small_V.json, identical.log, tests.log, sanitize.log, the SM clock every 200 ms
 # to $OUT_DIR/clock_small.csv, and prints one line per V and schedule.
 set -uo pipefail
@@ -16,6 +17,8 @@ OUT_DIR=$2
 shift 2
 REPS=${REPS:-10}
 HOLD_US=${HOLD_US:-3000}
+PROBE_ARG=()
+[ "${PROBE:-0}" = 1 ] && PROBE_ARG=(--probe)
 status=0
 tmp=${APSP_TMP:-/tmp/apsp-small}
 mkdir -p "$tmp" "$OUT_DIR"
@@ -24,8 +27,8 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
 smi=$!
 for v in ${@:-1000 1500 2000 3000}; do
     "$HOST" apsp-gen "$v" $((v * 40)) --seed 1 -o "$tmp/s$v.in" >/dev/null
-    echo "+ $HOST apsp-small s$v.in --reps $REPS --hold-us $HOLD_US --json" >&2
-    timeout 60 "$HOST" apsp-small "$tmp/s$v.in" --reps "$REPS" --hold-us "$HOLD_US" --json > "$OUT_DIR/small_$v.json" \
+    echo "+ $HOST apsp-small s$v.in --reps $REPS --hold-us $HOLD_US ${PROBE_ARG[*]} --json" >&2
+    timeout 120 "$HOST" apsp-small "$tmp/s$v.in" --reps "$REPS" --hold-us "$HOLD_US" "${PROBE_ARG[@]}" --json > "$OUT_DIR/small_$v.json" \
         || { echo "FAILED: apsp-small V = $v"; status=1; }
     python3 - "$OUT_DIR/small_$v.json" <<'PY'
 import json, sys
@@ -36,6 +39,17 @@ for x in r["runs"]:
           f'{x["percent_of_peak"]:>5.1f}%  held {held.get("median_ms", 0):>8.4f} ms '
           f'{x.get("held_percent_of_peak") or 0:>5.1f}% of apsp-peak  identical={x["identical"]}  '
           f'(default {r["default_schedule"]})')
+for p in r.get("probe_items", []):
+    print(f'V={r["vertices"]:>5} probe {p["kernel"]:<22} closure {p["closure_cycles"]:>7.0f} cycles '
+          f'({p["cycles_per_step"]:.1f}/step), product {p["product_cycles"]:>6.0f}, load {p["load_cycles"]:>6.0f}, '
+          f'item {p["item_us"]:.2f} us, correct={p["correct"]}')
+for t in r.get("traces", []):
+    c, p2, b = t["close_items"], t["chain_phase2"], t["bulk"]
+    print(f'V={r["vertices"]:>5} trace {t["kernel"]:<22} {t["compute"]["median_ms"]:.4f} ms, chain {t["chain_round_us"]:.2f} us/round; '
+          f'closing: wait {c["wait_us"]:.2f} load {c["load_us"]:.2f} product {c["product_us"]:.2f} closure {c["closure_us"]:.2f} '
+          f'publish {c["publish_us"]:.2f}; phase 2: wait {p2["wait_us"]:.2f} load {p2["load_us"]:.2f} product {p2["product_us"]:.2f} '
+          f'publish {p2["publish_us"]:.2f}; bulk product {b["product_us"]:.2f}; hand-offs {t["close_to_phase2_us"]:.2f} / '
+          f'{t["phase2_to_close_us"]:.2f} us; identical={t["identical"]}')
 PY
     rm -f "$tmp/s$v.in"
 done

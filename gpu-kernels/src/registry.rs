@@ -7,8 +7,8 @@
 use crate::apsp::{
     BATCH_BLOCKED, BATCH_KERNELS, FW_CONFIGS, FW_MULTI, FW_OOC, FW_PATHS, FW_SMALL,
     INIT_MATRIX_KERNEL, INIT_THREADS, PATHS_INIT_KERNEL, PEAK_KERNEL, PEAK_THREADS,
-    SCATTER_EDGES_KERNEL, SMALL_HOLD_KERNEL, STATS_FINISH_KERNEL, STATS_FINISH_THREADS,
-    STATS_THREADS, STATS_TILES_KERNEL,
+    SCATTER_EDGES_KERNEL, SMALL_HOLD_KERNEL, SMALL_PROBES, STATS_FINISH_KERNEL,
+    STATS_FINISH_THREADS, STATS_THREADS, STATS_TILES_KERNEL,
     float::{FLOAT_NONNEG_PEAK, FLOAT_PEAK_THREADS, FLOAT_TYPES, FW_FLOAT},
     float_pred::{FLOAT_PRED_KERNELS, FLOAT_PRED_THREADS},
     float_reweight::{POTENTIAL_KERNEL, POTENTIAL_THREADS, REWEIGHT_KERNEL, REWEIGHT_THREADS},
@@ -302,6 +302,7 @@ const PARTS: &[&[KernelSpec]] = &[
     &rows!(MMA_PEAK, c => flat(c.name, Family::TensorCore, MMA_PEAK_THREADS)),
     &rows!(FW_SMALL, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
     &[flat(SMALL_HOLD_KERNEL, Family::FwSmall, 1)],
+    &rows!(SMALL_PROBES, c => fw(c.kernel, Family::FwSmall, c.threads, c.block, None)),
     &rows!(BATCH_KERNELS, c => KernelSpec {
         block: c.threads(),
         ..fw(c.kernel, Family::ApspBatch, 0, c.n, c.max_registers)

@@ -4,12 +4,14 @@
 mod common;
 
 use common::{Scratch, reference_output};
+use gpu_kernels::apsp::{SMALL_PROBES, SmallProbeKind};
 use host::{
     apsp::{
         batch::{solve_batch, solve_batch_with},
         gpu as agpu,
         rows::DeviceRows,
         small::Schedule,
+        small_probe::{probe_items, trace},
     },
     gpu::gpu_for_test,
 };
@@ -71,6 +73,57 @@ fn zero_weights_and_disconnected_parts_under_the_persistent_kernels() {
     let (expect, _) = cpu::solve(&g).unwrap();
     for s in Schedule::ALL {
         assert!(solve_with(&gpu, &g, 64, s) == expect, "{s:?}");
+    }
+}
+
+#[test]
+fn schedule_probes_close_like_the_cpu_and_traced_solves_equal_it() {
+    let Some(gpu) = gpu_for_test("schedule_probes_close_like_the_cpu_and_traced_solves_equal_it")
+    else {
+        return;
+    };
+    // A dense 64-vertex block with zero weights and ties (the probes close the first 64
+    // vertices), then sizes with one, several and many rounds.
+    let zero = Graph::from_edges(
+        64,
+        (0..64 * 63)
+            .map(|e: i32| Edge {
+                src: e / 63,
+                dst: (e / 63 + 1 + e % 63) % 64,
+                w: (e * 7919) % 5,
+            })
+            .collect(),
+    )
+    .unwrap();
+    let graphs = [
+        zero,
+        generate(200, 1200, 4).unwrap(),
+        generate(1000, 6000, 5).unwrap(),
+    ];
+    for g in &graphs {
+        let v = g.vertices;
+        let (expect, _) = cpu::solve(g).unwrap();
+        for p in probe_items(&gpu, g, 2).unwrap() {
+            assert!(
+                p.correct && p.closure_cycles > 0.0,
+                "{} at V = {v}",
+                p.kernel
+            );
+        }
+        for cfg in SMALL_PROBES
+            .iter()
+            .filter(|c| c.kind == SmallProbeKind::Trace)
+        {
+            let t = trace(&gpu, g, cfg, &expect, 1).unwrap();
+            assert!(t.identical, "{} at V = {v}", cfg.kernel);
+            // Item 0 and one closing item per later round, each found in the trace.
+            assert_eq!(
+                t.close_items.items,
+                v.div_ceil(64),
+                "{} at V = {v}",
+                cfg.kernel
+            );
+        }
     }
 }
 

@@ -354,7 +354,10 @@ mod paths;
 mod multi_paths;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
-// Before the kernels that expand its `small_tile_item!`.
+// Before the kernels that expand its `small_tile_item!` (and that its `small_tile_close!`).
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod small_close;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod small_tile;
@@ -362,7 +365,11 @@ mod small_tile;
 mod small;
 #[cfg(target_arch = "nvptx64")]
 mod small_flow;
+// Before `small_probe`, which expands its `fw_pull_body!`.
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
 mod small_pull;
+#[cfg(target_arch = "nvptx64")]
+mod small_probe;
 #[cfg(target_arch = "nvptx64")]
 mod stats;

@@ -103,17 +103,17 @@ fn items(s: u32, rounds: u32) -> u32 {
 }
 
 macro_rules! fw_small_kernels {
-    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $kind:ident)),* $(,)?) => {$(
-        fw_small_kernel!($kind, $name, $b, $t);
+    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {$(
+        fw_small_kernel!($kind, $name, $b, $t, $s);
     )*};
 }
 
 /// The barrier kernels of the list; the `flow` and `pull` rows are `small_flow.rs`'s and
 /// `small_pull.rs`'s.
 macro_rules! fw_small_kernel {
-    (flow, $name:ident, $b:tt, $t:tt) => {};
-    (pull, $name:ident, $b:tt, $t:tt) => {};
-    (barrier, $name:ident, $b:tt, $t:tt) => {
+    (flow, $name:ident, $b:tt, $t:tt, $s:tt) => {};
+    (pull, $name:ident, $b:tt, $t:tt, $s:tt) => {};
+    (barrier, $name:ident, $b:tt, $t:tt, $s:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), persistent (module comment).
         ///
@@ -135,7 +135,7 @@ macro_rules! fw_small_kernel {
                 let mut m = me;
                 while m < n {
                     let ((oi, oj), (ai, aj), (bi, bj), close) = item(s, m, rounds);
-                    small_tile_item!($b, 4, 4, d, pitch, own: (oi, oj), a: (ai, aj), b: (bi, bj),
+                    small_tile_item!($b, 4, 4, $s, d, pitch, own: (oi, oj), a: (ai, aj), b: (bi, bj),
                         close: close);
                     m += grid;
                 }

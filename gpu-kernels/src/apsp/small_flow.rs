@@ -179,17 +179,17 @@ pub(super) unsafe fn publish(done: *mut u32, n: u32, own: (u32, u32), value: u32
 }
 
 macro_rules! fw_flow_kernels {
-    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $kind:ident)),* $(,)?) => {$(
-        fw_flow_kernel!($kind, $name, $b, $t);
+    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {$(
+        fw_flow_kernel!($kind, $name, $b, $t, $s);
     )*};
 }
 
 /// The dataflow kernels of the list; the `barrier` rows are `small.rs`'s, the `pull` rows
 /// `small_pull.rs`'s.
 macro_rules! fw_flow_kernel {
-    (barrier, $name:ident, $b:tt, $t:tt) => {};
-    (pull, $name:ident, $b:tt, $t:tt) => {};
-    (flow, $name:ident, $b:tt, $t:tt) => {
+    (barrier, $name:ident, $b:tt, $t:tt, $s:tt) => {};
+    (pull, $name:ident, $b:tt, $t:tt, $s:tt) => {};
+    (flow, $name:ident, $b:tt, $t:tt, $s:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), each work item started when its blocks are ready (module comment).
         ///
@@ -211,7 +211,7 @@ macro_rules! fw_flow_kernel {
                 let it = flow_item(t, n);
                 // SAFETY: `done` is the launch's zeroed counters (the kernel's contract).
                 unsafe { wait_for(done, n, it, $t) };
-                small_tile_item!($b, 4, 4, d, pitch, own: it.own, a: it.a, b: it.b, close: it.close);
+                small_tile_item!($b, 4, 4, $s, d, pitch, own: it.own, a: it.a, b: it.b, close: it.close);
                 let value = match (t, it.close) {
                     (0, _) => 1,
                     (_, true) => it.round + 2,

@@ -38,17 +38,17 @@ use crate::ptx::{
 };
 
 macro_rules! fw_pull_kernels {
-    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $kind:ident)),* $(,)?) => {$(
-        fw_pull_kernel!($kind, $name, $b, $t, $c, $q);
+    ($(($name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {$(
+        fw_pull_kernel!($kind, $name, $b, $t, $c, $q, $s);
     )*};
 }
 
 /// The pulling kernels of the list; the `barrier` and `flow` rows are `small.rs`'s and
 /// `small_flow.rs`'s.
 macro_rules! fw_pull_kernel {
-    (barrier, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt) => {};
-    (flow, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt) => {};
-    (pull, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt) => {
+    (barrier, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {};
+    (flow, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {};
+    (pull, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), each block pulling the next work item (module comment).
         ///
@@ -62,48 +62,72 @@ macro_rules! fw_pull_kernel {
         #[kernel]
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(d: *mut i32, pitch: u32, rounds: u32, done: *mut u32) {
-            const _: () = assert!($t * $c == $b);
-            #[address_space(shared)]
-            static mut NEXT: MaybeUninit<[u32; 1]> = MaybeUninit::uninit();
-            let n = rounds;
-            let total = 1 + n * (n * n - 1);
-            let ticket = done.wrapping_add((n * n) as usize);
-            let next_at = shared_addr(addr_of!(NEXT));
-            let lead = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
-            if lead {
-                // SAFETY: the ticket word after the counters (the kernel's contract), touched
-                // only atomically; NEXT is this block's word, read after the barrier below.
-                unsafe { st_shared::<1>(next_at, [atom_add_acq_rel_gpu(ticket, 1)]) };
-            }
-            thread::sync_threads();
-            // SAFETY: NEXT, written before the barrier above; the lead writes it again only at
-            // the end of this item, after the barriers of `wait_for` and of the item.
-            let mut t = unsafe { ld_shared::<1>(next_at)[0] };
-            while t < total {
-                let it = flow_item(t, n);
-                // SAFETY: `done` is the launch's zeroed counters (the kernel's contract).
-                unsafe { wait_for(done, n, it, $t) };
-                small_tile_item!($b, $c, $q, d, pitch, own: it.own, a: it.a, b: it.b,
-                    close: it.close, before_store: {
-                        if lead {
-                            // SAFETY: the ticket, as above (relaxed: it orders nothing; the
-                            // next item's data waits on the counters); NEXT: every thread read
-                            // it before `wait_for`'s barrier.
-                            unsafe { st_shared::<1>(next_at, [atom_add_relaxed_gpu(ticket, 1)]) };
-                        }
-                    });
-                let value = match (t, it.close) {
-                    (0, _) => 1,
-                    (_, true) => it.round + 2,
-                    _ => it.round + 1,
-                };
-                // SAFETY: as above; this block wrote `own` for this item alone.
-                unsafe { publish(done, n, it.own, value) };
-                // SAFETY: NEXT, written by the lead before `publish`'s barrier.
-                t = unsafe { ld_shared::<1>(next_at)[0] };
-            }
+            fw_pull_body!($b, $t, $c, $q, $s, d, pitch, rounds, done, no_stamp, ());
         }
     };
+}
+
+/// A stamp hook that records nothing (the untraced kernels).
+macro_rules! no_stamp {
+    ($($x:tt)*) => {};
+}
+
+/// The pull kernel's body on `$d`, `$pitch`, `$rounds`, `$done` (the kernel's arguments):
+/// `$stamp!($ctx, lead, t, it, point)` runs in every thread at points 0 (ticket read), 1 (the
+/// item's dependencies met), 2 (its operands loaded), 3 (its product done), 4 (its closure done,
+/// before its stores) and 5 (published): nothing in the kernels of the list, a time stamp in
+/// `small_probe.rs`'s traced copies. Expanded only in an `unsafe fn` whose contract is the
+/// pull kernel's.
+macro_rules! fw_pull_body {
+    ($b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $d:ident, $pitch:ident, $rounds:ident, $done:ident,
+        $stamp:ident, $ctx:expr) => {{
+        const _: () = assert!($t * $c == $b);
+        #[address_space(shared)]
+        static mut NEXT: MaybeUninit<[u32; 1]> = MaybeUninit::uninit();
+        let (d, pitch, done) = ($d, $pitch, $done);
+        let n = $rounds;
+        let total = 1 + n * (n * n - 1);
+        let ticket = done.wrapping_add((n * n) as usize);
+        let next_at = shared_addr(addr_of!(NEXT));
+        let lead = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+        if lead {
+            // SAFETY: the ticket word after the counters (the kernel's contract), touched only
+            // atomically; NEXT is this block's word, read after the barrier below.
+            unsafe { st_shared::<1>(next_at, [atom_add_acq_rel_gpu(ticket, 1)]) };
+        }
+        thread::sync_threads();
+        // SAFETY: NEXT, written before the barrier above; the lead writes it again only at the
+        // end of this item, after the barriers of `wait_for` and of the item.
+        let mut t = unsafe { ld_shared::<1>(next_at)[0] };
+        while t < total {
+            let it = flow_item(t, n);
+            $stamp!($ctx, lead, t, it, 0);
+            // SAFETY: `done` is the launch's zeroed counters (the kernel's contract).
+            unsafe { wait_for(done, n, it, $t) };
+            $stamp!($ctx, lead, t, it, 1);
+            small_tile_item!($b, $c, $q, $s, d, pitch, own: it.own, a: it.a, b: it.b,
+                close: it.close, loaded: { $stamp!($ctx, lead, t, it, 2); },
+                multiplied: { $stamp!($ctx, lead, t, it, 3); }, before_store: {
+                    $stamp!($ctx, lead, t, it, 4);
+                    if lead {
+                        // SAFETY: the ticket, as above (relaxed: it orders nothing; the next
+                        // item's data waits on the counters); NEXT: every thread read it before
+                        // `wait_for`'s barrier.
+                        unsafe { st_shared::<1>(next_at, [atom_add_relaxed_gpu(ticket, 1)]) };
+                    }
+                });
+            let value = match (t, it.close) {
+                (0, _) => 1,
+                (_, true) => it.round + 2,
+                _ => it.round + 1,
+            };
+            // SAFETY: as above; this block wrote `own` for this item alone.
+            unsafe { publish(done, n, it.own, value) };
+            $stamp!($ctx, lead, t, it, 5);
+            // SAFETY: NEXT, written by the lead before `publish`'s barrier.
+            t = unsafe { ld_shared::<1>(next_at)[0] };
+        }
+    }};
 }
 
 for_each_fw_small!(fw_pull_kernels);

@@ -9,17 +9,25 @@
 /// of `fw_tile_update!` in `fw.rs`, whose comment says why (at C = 4 simply rows `4 ty + 0..4`).
 /// `$q`: the copy steps of one operand (`q · T² = B · B / 4` quads). Starts with a barrier (the
 /// previous item's threads are done with the tiles) and ends with the own block's stores; the
-/// caller orders them before any other block's reads. `before_store` (optional) runs in every
-/// thread after the update (and closure), before those stores: the pull kernels take their
-/// next ticket there, so that its latency overlaps the stores and the publication.
+/// caller orders them before any other block's reads. `$s`: the closure's Floyd–Warshall steps
+/// per barrier (`small_close.rs`). The hooks run in every thread: `loaded` once the operands are
+/// in shared memory, `multiplied` after the product, `before_store` after the update (and
+/// closure), before the stores: the pull kernels take their next ticket there, so that its
+/// latency overlaps the stores and the publication; the probes (`small_probe.rs`) stamp times.
 macro_rules! small_tile_item {
-    ($b:tt, $c:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
+    ($b:tt, $c:tt, $q:tt, $s:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
         close: $close:expr) => {
-        small_tile_item!($b, $c, $q, $d, $pitch, own: $own, a: $a, b: $bb, close: $close,
-            before_store: {})
+        small_tile_item!($b, $c, $q, $s, $d, $pitch, own: $own, a: $a, b: $bb, close: $close,
+            loaded: {}, multiplied: {}, before_store: {})
     };
-    ($b:tt, $c:tt, $q:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
-        close: $close:expr, before_store: $pre:block) => {{
+    ($b:tt, $c:tt, $q:tt, $s:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
+        close: $close:expr, before_store: $pre:block) => {
+        small_tile_item!($b, $c, $q, $s, $d, $pitch, own: $own, a: $a, b: $bb, close: $close,
+            loaded: {}, multiplied: {}, before_store: $pre)
+    };
+    ($b:tt, $c:tt, $q:tt, $s:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
+        close: $close:expr, loaded: $loaded:block, multiplied: $multiplied:block,
+        before_store: $pre:block) => {{
         const B: u32 = $b;
         const C: u32 = $c;
         const T: u32 = B / C;
@@ -30,6 +38,8 @@ macro_rules! small_tile_item {
         const ROWS_PER_STEP: u32 = T * T / KQ;
         const _: () = assert!(T * C == B && C % 4 == 0 && (T * T) % KQ == 0);
         const _: () = assert!(ROWS_PER_STEP * $q == B, "copy steps");
+        // The closure's row and column halves fit in A_TILE (`small_close.rs`).
+        const _: () = assert!(16 * B <= B * SC);
         #[repr(C, align(16))]
         struct ATile([i32; (B * SC) as usize]);
         #[repr(C, align(16))]
@@ -77,6 +87,7 @@ macro_rules! small_tile_item {
         });
         cp_async_wait_all();
         thread::sync_threads();
+        $loaded
         let mut k = 0;
         while k < B {
             let mut a = [[0u32; 4]; $c];
@@ -102,66 +113,11 @@ macro_rules! small_tile_item {
             });
             k += 4;
         }
+        $multiplied
         if close {
             // Phase 1 of the next round on the block just updated, the cells staying in
-            // registers. Step kk reads only row kk and column kk, which do not change in step
-            // kk (the module comment of `fw.rs`), so their owners copy them, as they are after
-            // step kk - 1, to a row and a column buffer in A_TILE (free after the barrier
-            // below), alternating between two pairs by the parity of kk: one barrier per step,
-            // 2 C / 4 128-bit loads and C² branch-free add-mins per thread.
-            const ROWS: u32 = 0;
-            const COLS: u32 = 2 * B;
-            thread::sync_threads();
-            let mut kk = 0;
-            while kk < B {
-                let p = (kk & 1) * B;
-                seq!(R in 0..$c {
-                    if kk == (R / 4) * GS + 4 * ty + R % 4 {
-                        seq!(H in 0..$c {
-                            v[H % 4] = cell[R][H] as u32;
-                            if H % 4 == 3 {
-                                // SAFETY: words p + (H / 4) GS + 4 tx..+4 < 2B of the row buffer
-                                // in A_TILE (4B <= B x SC words), aligned; only the owners of
-                                // row kk write them in step kk, and the last reads of this
-                                // parity were in step kk - 2, before the barrier of step kk - 1.
-                                unsafe { st_shared::<4>(sa + 4 * (ROWS + p + (H / 4) * GS + 4 * tx), v) };
-                            }
-                        });
-                    }
-                });
-                seq!(Q in 0..$c {
-                    if kk == (Q / 4) * GS + 4 * tx + Q % 4 {
-                        seq!(G in 0..$c {
-                            v[G % 4] = cell[G][Q] as u32;
-                            if G % 4 == 3 {
-                                // SAFETY: as above, words p + (G / 4) GS + 4 ty..+4 of the column
-                                // buffer, written by the owners of column kk only.
-                                unsafe { st_shared::<4>(sa + 4 * (COLS + p + (G / 4) * GS + 4 * ty), v) };
-                            }
-                        });
-                    }
-                });
-                thread::sync_threads();
-                let (mut a, mut b) = ([0u32; $c], [0u32; $c]);
-                let (mut x, mut y) = ([0u32; 4], [0u32; 4]);
-                seq!(G in 0..$c {
-                    if G % 4 == 0 {
-                        // SAFETY: column kk of rows (G / 4) GS + 4 ty..+4 and row kk of columns
-                        // (G / 4) GS + 4 tx..+4, written before the barrier above, not written
-                        // again before the next step's barrier.
-                        (x, y) = unsafe {(
-                            ld_shared::<4>(sa + 4 * (COLS + p + (G / 4) * GS + 4 * ty)),
-                            ld_shared::<4>(sa + 4 * (ROWS + p + (G / 4) * GS + 4 * tx)),
-                        )};
-                    }
-                    a[G] = x[G % 4];
-                    b[G] = y[G % 4];
-                });
-                seq!(R in 0..$c { seq!(Q in 0..$c {
-                    cell[R][Q] = add_min(cell[R][Q], a[R] as i32, b[Q] as i32);
-                }); });
-                kk += 1;
-            }
+            // registers (`small_close.rs`); A_TILE is free after its barrier.
+            small_tile_close!($b, $c, $s, GS, cell, sa, tx, ty);
         }
         $pre
         let own = block_at::<B>(d, pitch, oi, oj);

@@ -94,6 +94,7 @@ fn every_table_row_is_in_the_registry_with_its_family() {
     expected.extend(MMA_PEAK.iter().map(|c| (c.name, Family::TensorCore)));
     expected.extend(FW_SMALL.iter().map(|c| (c.kernel, Family::FwSmall)));
     expected.push((SMALL_HOLD_KERNEL, Family::FwSmall));
+    expected.extend(SMALL_PROBES.iter().map(|c| (c.kernel, Family::FwSmall)));
     expected.extend(BATCH_KERNELS.iter().map(|c| (c.kernel, Family::ApspBatch)));
     let c = BATCH_BLOCKED;
     expected.extend([c.phase1, c.phase2, c.phase3].map(|k| (k, Family::ApspBatch)));

@@ -24,6 +24,7 @@ pub mod round_costs;
 pub mod rows;
 pub mod small;
 pub mod small_floor;
+pub mod small_probe;
 pub mod stats;
 pub mod stream;
 

@@ -32,8 +32,10 @@ pub const SMALL_MAX_VERTICES: usize = 5000;
 /// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750, session 4).
 pub const SMALL_B32_MAX_VERTICES: usize = 800;
 /// Above this many vertices the pull kernel with 8 x 8 cells per thread (`pull64x8`), up to it
-/// the one with 4 x 4 (`pull64`): 63.8% against 62.7% at V = 3000, 64.6% against 70.2% at 4000.
-pub const SMALL_X4_MAX_VERTICES: usize = 3500;
+/// the one with 4 x 4 (`pull64`). With the closures of session 22 (4 and 2 steps per barrier):
+/// 56.7% against 55.4% at V = 2500, 63.3% against 65.9% at 3000 (before them 63.8% against
+/// 62.7% at 3000, session 8); 65.1% against 70.7% at 4000.
+pub const SMALL_X4_MAX_VERTICES: usize = 2750;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -230,25 +232,14 @@ impl<'a> Prepared<'a> {
                     );
                 }
                 let f = gpu.function(cfg.kernel)?;
-                prefer_shared_memory(&f)?;
-                let per_sm = f
-                    .max_active_blocks_per_multiprocessor(
-                        BlockSize::xy(cfg.threads, cfg.threads),
-                        0,
-                    )
-                    .context("the persistent kernel's occupancy")?;
-                if per_sm == 0 {
-                    bail!("the persistent kernel {} does not fit on an SM", cfg.kernel);
-                }
                 let rounds = phases.padded() as u32 / block;
                 // Barrier kernels: no stage has more items than phase 3; flow kernels: one
                 // round's items (each block then has an item in about every round).
                 let most_items = match kind {
                     SmallKind::Barrier => (2 * (rounds - 1)).max((rounds - 1).pow(2)),
                     SmallKind::Flow | SmallKind::Pull => rounds * rounds - 1,
-                }
-                .max(1);
-                let grid = (per_sm * gpu.multiprocessors()?).min(most_items);
+                };
+                let grid = cooperative_grid(gpu, &f, cfg.threads, most_items)?;
                 // One word for the barrier counter; one per block of the matrix for the flow
                 // kernels' counters, and the ticket after them for the pull kernels. Zeroed
                 // here (outside the timed region) for the first launch, in stream order before
@@ -295,7 +286,6 @@ impl<'a> Prepared<'a> {
                 barrier,
                 zeroed,
             } => {
-                let raw = stream.as_inner();
                 let counter = barrier.as_device_ptr().as_raw();
                 if !zeroed.replace(false) {
                     zero_counters(barrier, stream)?;
@@ -314,21 +304,7 @@ impl<'a> Prepared<'a> {
                 // zeroed counters (one; rounds² for a flow kernel, + 1 for a pull kernel); the
                 // cooperative launch refuses a grid that cannot be resident at once (sized from
                 // the occupancy above), so the barriers cannot deadlock.
-                let status = unsafe {
-                    driver_sys::cuLaunchCooperativeKernel(
-                        f.to_raw(),
-                        *grid,
-                        1,
-                        1,
-                        cfg.threads,
-                        cfg.threads,
-                        1,
-                        0,
-                        raw,
-                        params.as_mut_ptr(),
-                    )
-                };
-                Ok(check_driver(status, "cuLaunchCooperativeKernel")?)
+                unsafe { launch_cooperative(f, *grid, cfg.threads, stream, &mut params) }
             }
         }
     }
@@ -360,8 +336,58 @@ pub fn hold(gpu: &Gpu, ns: u64) -> Result<()> {
     unsafe { launch!(f<<<1, 1, 0, stream>>>(ns)) }.context("launching the hold kernel")
 }
 
+/// The grid of a persistent kernel with `threads x threads` threads per block: as many blocks
+/// as can be resident at once, but no more than `most_items` (at least 1) work items at a time.
+pub(crate) fn cooperative_grid(
+    gpu: &Gpu,
+    f: &cust::function::Function<'_>,
+    threads: u32,
+    most_items: u32,
+) -> Result<u32> {
+    prefer_shared_memory(f)?;
+    let per_sm = f
+        .max_active_blocks_per_multiprocessor(BlockSize::xy(threads, threads), 0)
+        .context("the persistent kernel's occupancy")?;
+    if per_sm == 0 {
+        bail!("a persistent kernel does not fit on an SM");
+    }
+    Ok((per_sm * gpu.multiprocessors()?).min(most_items.max(1)))
+}
+
+/// Launches `f` cooperatively: `grid` blocks of `threads x threads`, on `stream`.
+///
+/// # Safety
+/// `params` must be the kernel's arguments in order, each pointing to a value of the type the
+/// kernel takes, valid for what the kernel does with them; the driver refuses a grid that
+/// cannot be resident at once.
+pub(crate) unsafe fn launch_cooperative(
+    f: &cust::function::Function<'_>,
+    grid: u32,
+    threads: u32,
+    stream: &Stream,
+    params: &mut [*mut std::ffi::c_void],
+) -> Result<()> {
+    // SAFETY: the caller's contract (the arguments); the launch geometry is checked by the
+    // driver.
+    let status = unsafe {
+        driver_sys::cuLaunchCooperativeKernel(
+            f.to_raw(),
+            grid,
+            1,
+            1,
+            threads,
+            threads,
+            1,
+            0,
+            stream.as_inner(),
+            params.as_mut_ptr(),
+        )
+    };
+    Ok(check_driver(status, "cuLaunchCooperativeKernel")?)
+}
+
 /// Queues the zeroing of a persistent kernel's counters on `stream`.
-fn zero_counters(counters: &DeviceBuffer<u32>, stream: &Stream) -> Result<()> {
+pub(crate) fn zero_counters(counters: &DeviceBuffer<u32>, stream: &Stream) -> Result<()> {
     let p = counters.as_device_ptr().as_raw();
     // SAFETY: the u32s of device memory owned by `counters`, zeroed in stream order before the
     // launch that counts in them (queued after this on the same stream).
@@ -380,8 +406,8 @@ mod tests {
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
         assert_eq!(default_schedule(500, 64), Schedule::Flow32);
         assert_eq!(default_schedule(801, 64), Schedule::Pull64);
-        assert_eq!(default_schedule(3500, 64), Schedule::Pull64);
-        assert_eq!(default_schedule(3501, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(2750, 64), Schedule::Pull64);
+        assert_eq!(default_schedule(2751, 64), Schedule::Pull64x8);
         assert_eq!(default_schedule(5000, 64), Schedule::Pull64x8);
         assert_eq!(default_schedule(5001, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.

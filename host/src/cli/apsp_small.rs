@@ -3,6 +3,7 @@
 //! whether each schedule's distances equal those of the classic launches byte for byte.
 use anyhow::{Result, bail};
 use clap::Args;
+use gpu_kernels::apsp::{SMALL_PROBES, SmallProbeKind};
 use host::{
     apsp::{
         gpu::{self as agpu, DEFAULT_BLOCK},
@@ -12,6 +13,7 @@ use host::{
         rows::DeviceRows,
         small::{Schedule, default_schedule},
         small_floor::{LaunchFloor, launch_floor},
+        small_probe::{ItemProbe, TraceSummary, probe_items, trace},
     },
     gpu::{Gpu, Timing},
 };
@@ -38,6 +40,11 @@ pub struct ApspSmallArgs {
     /// 0: not.
     #[arg(long, default_value_t = 0)]
     pub hold_us: u64,
+    /// Also run the probes of the chain (`host::apsp::small_probe`): the first pivot block's
+    /// product and closure on one block alone at each closure style, and the pull kernel with
+    /// every item stamped, its chain taken apart per round (needs V > 64).
+    #[arg(long)]
+    pub probe: bool,
     /// Print one JSON object (docs/json.md) instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -73,6 +80,9 @@ struct Results {
     round_costs: Vec<RoundCosts>,
     /// An empty launch, plain and cooperative: the floor under every schedule.
     launch_floor: LaunchFloor,
+    /// `--probe`: each item probe, then each traced solve.
+    probe_items: Vec<ItemProbe>,
+    traces: Vec<TraceSummary>,
 }
 
 /// Solves (the stream held `hold_ns` before the start event when not 0) and returns the
@@ -145,7 +155,19 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
         .map(|b| round_costs(&gpu, &input.graph, b, args.reps))
         .collect::<Result<Vec<_>>>()?;
     let launch_floor = launch_floor(&gpu, args.reps)?;
+    let (mut probe_items_run, mut traces) = (Vec::new(), Vec::new());
+    if args.probe {
+        probe_items_run = probe_items(&gpu, &input.graph, args.reps)?;
+        for cfg in SMALL_PROBES
+            .iter()
+            .filter(|c| c.kind == SmallProbeKind::Trace)
+        {
+            traces.push(trace(&gpu, &input.graph, cfg, &reference, args.reps)?);
+        }
+    }
     let results = Results {
+        probe_items: probe_items_run,
+        traces,
         launch_floor,
         vertices: v,
         block: args.block,
@@ -154,7 +176,9 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
         runs,
         round_costs,
     };
-    let failed = results.runs.iter().any(|r| !r.identical);
+    let failed = results.runs.iter().any(|r| !r.identical)
+        || results.traces.iter().any(|t| !t.identical)
+        || results.probe_items.iter().any(|p| !p.correct);
     if args.json {
         super::json::print("apsp-small", gpu.info()?.device(1), &results)?;
     } else {
@@ -193,9 +217,63 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
             f.grid,
             f.cooperative.median_ms * 1e3
         );
+        print_probes(&results.probe_items, &results.traces);
     }
     if failed {
-        bail!("a schedule's distances differ from the classic launches'");
+        bail!("a schedule's or a probe's distances differ from the classic launches' or the CPU's");
     }
     Ok(())
+}
+
+fn print_probes(items: &[ItemProbe], traces: &[TraceSummary]) {
+    for p in items {
+        println!(
+            "  probe {:<22} {}x{} cells, {} steps/barrier: load {:>6.0}, product {:>6.0}, \
+             closure {:>6.0} ({:.1}/step), store {:>5.0} cycles; item {:.2} µs  {}",
+            p.kernel,
+            p.cells,
+            p.cells,
+            p.close_steps,
+            p.load_cycles,
+            p.product_cycles,
+            p.closure_cycles,
+            p.cycles_per_step,
+            p.store_cycles,
+            p.item_us,
+            if p.correct { "correct" } else { "WRONG" }
+        );
+    }
+    for t in traces {
+        println!(
+            "  trace {:<22} {} steps/barrier: {:.4} ms, chain {:.2} µs a round ({} rounds, \
+             {:.3} cycles/ns)  {}",
+            t.kernel,
+            t.close_steps,
+            t.compute.median_ms,
+            t.chain_round_us,
+            t.rounds,
+            t.cycles_per_ns,
+            if t.identical {
+                "identical"
+            } else {
+                "DIFFERENT"
+            }
+        );
+        for (what, p) in [
+            ("closing items", &t.close_items),
+            ("chain phase 2", &t.chain_phase2),
+            ("bulk phase 3", &t.bulk),
+        ] {
+            println!(
+                "    {what:<14} wait {:>6.2}  load {:>5.2}  product {:>5.2}  closure {:>5.2}  \
+                 publish {:>5.2} µs  ({} items)",
+                p.wait_us, p.load_us, p.product_us, p.closure_us, p.publish_us, p.items
+            );
+        }
+        println!(
+            "    hand-offs: closure published → phase 2 ready {:.2} µs, phase 2 published → \
+             closing item ready {:.2} µs",
+            t.close_to_phase2_us, t.phase2_to_close_us
+        );
+    }
 }

@@ -14,6 +14,9 @@ pub struct FwSmallConfig {
     pub threads: u32,
     /// Cells per thread along each side: 4, or 8 (the register tile of the launches' phase 3).
     pub cells: u32,
+    /// Floyd–Warshall steps per block barrier in the closure of the next pivot block (1, 2 or
+    /// 4; `small_close.rs`).
+    pub close_steps: u32,
     /// Kernel arguments: `(d, pitch, rounds, barrier)`, `barrier` one zeroed u32.
     pub kernel: &'static str,
 }
@@ -36,31 +39,33 @@ pub enum SmallKind {
 /// The one-thread kernel that holds a stream for a time (`small_pull.rs`): argument `ns: u64`.
 pub const SMALL_HOLD_KERNEL: &str = "apsp_hold";
 
-/// `(kernel, block, threads, cells, copy steps, kind)`: the single source of `FW_SMALL` and the
-/// kernels in `small.rs`, `small_flow.rs` and `small_pull.rs` (copy steps: `B² / 4` quads of an
-/// operand over `threads²` threads).
+/// `(kernel, block, threads, cells, copy steps, closure steps, kind)`: the single source of
+/// `FW_SMALL` and the kernels in `small.rs`, `small_flow.rs` and `small_pull.rs` (copy steps:
+/// `B² / 4` quads of an operand over `threads²` threads; closure steps: Floyd–Warshall steps per
+/// barrier in the pivot block's closure, `small_close.rs`).
 macro_rules! for_each_fw_small {
     ($m:ident) => {
         $m! {
-            (fw_small_b32, 32, 8, 4, 4, barrier),
-            (fw_small_b64, 64, 16, 4, 4, barrier),
-            (fw_flow_b32, 32, 8, 4, 4, flow),
-            (fw_flow_b64, 64, 16, 4, 4, flow),
-            (fw_pull_b32, 32, 8, 4, 4, pull),
-            (fw_pull_b64, 64, 16, 4, 4, pull),
-            (fw_pull_b64c8, 64, 8, 8, 16, pull),
+            (fw_small_b32, 32, 8, 4, 4, 4, barrier),
+            (fw_small_b64, 64, 16, 4, 4, 4, barrier),
+            (fw_flow_b32, 32, 8, 4, 4, 4, flow),
+            (fw_flow_b64, 64, 16, 4, 4, 4, flow),
+            (fw_pull_b32, 32, 8, 4, 4, 4, pull),
+            (fw_pull_b64, 64, 16, 4, 4, 4, pull),
+            (fw_pull_b64c8, 64, 8, 8, 16, 2, pull),
         }
     };
 }
 
 macro_rules! fw_small_table {
-    ($(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $kind:ident)),* $(,)?) => {
+    ($(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {
         /// The persistent one-graph kernels, by block factor, kind and cells per thread.
         pub const FW_SMALL: [FwSmallConfig; 7] = [$(FwSmallConfig {
             block: $b,
             kind: small_kind!($kind),
             threads: $t,
             cells: $c,
+            close_steps: $s,
             kernel: stringify!($k),
         }),*];
     };
@@ -86,6 +91,7 @@ const _: () = {
         // operand in whole rows per step.
         assert!(c.threads * c.cells == c.block && c.block.is_multiple_of(16));
         assert!(c.cells == 4 || c.cells == 8);
+        assert!(matches!(c.close_steps, 1 | 2 | 4) && c.block.is_multiple_of(c.close_steps));
         assert!((c.threads * c.threads).is_multiple_of(c.block / 4));
         i += 1;
     }
@@ -97,3 +103,79 @@ pub fn fw_small_config(block: u32, kind: SmallKind, cells: u32) -> Option<FwSmal
         .copied()
         .find(|c| c.block == block && c.kind == kind && c.cells == cells)
 }
+
+/// What a probe kernel of the small-graph solver measures (`small_probe.rs`; `host apsp-small
+/// --probe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmallProbeKind {
+    /// One work item, the first pivot block's product with itself and its closure, on one
+    /// block alone: arguments `(d, pitch, stamps)`, `stamps` [`PROBE_ITEM_STAMPS`] u64 (clock
+    /// and global timer at the item's start, operands loaded, product done, closure done and
+    /// stores done).
+    Item,
+    /// The pull kernel with a time stamp at each point of each item: arguments `(d, pitch,
+    /// rounds, done, trace)`, `trace` [`TRACE_WORDS`] u64 per item.
+    Trace,
+}
+
+/// A probe kernel: its block factor, threads per side, cells per thread per side, closure
+/// steps per barrier and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmallProbeConfig {
+    pub kernel: &'static str,
+    pub block: u32,
+    pub threads: u32,
+    pub cells: u32,
+    pub close_steps: u32,
+    pub kind: SmallProbeKind,
+}
+
+/// u64 words a traced item writes: `[0]` SM id << 48 | own block row << 32 | own block column
+/// << 16 | block index (16 bits), `[1]` round << 2 | phase 3
+/// << 1 | closes, `[2 + p]` the SM clock and `[8 + p]` the global timer (ns) at point p of
+/// `fw_pull_body!` (0 ticket read, 1 dependencies met, 2 loaded, 3 product, 4 closure, 5
+/// published).
+pub const TRACE_WORDS: u32 = 16;
+/// u64 stamps of an item probe: 5 clocks, then 5 global-timer readings.
+pub const PROBE_ITEM_STAMPS: u32 = 10;
+
+/// `(kernel, block, threads, cells, copy steps, closure steps, kind)` of the probes: the item
+/// at each closure style for both register tiles, and the traced pull kernel at one and four
+/// steps per barrier.
+macro_rules! for_each_small_probe {
+    ($m:ident) => {
+        $m! {
+            (apsp_probe_item_c4s1, 64, 16, 4, 4, 1, item),
+            (apsp_probe_item_c4s2, 64, 16, 4, 4, 2, item),
+            (apsp_probe_item_c4s4, 64, 16, 4, 4, 4, item),
+            (apsp_probe_item_c8s1, 64, 8, 8, 16, 1, item),
+            (apsp_probe_item_c8s2, 64, 8, 8, 16, 2, item),
+            (apsp_probe_item_c8s4, 64, 8, 8, 16, 4, item),
+            (fw_pull_b64_trace_s1, 64, 16, 4, 4, 1, trace),
+            (fw_pull_b64_trace_s4, 64, 16, 4, 4, 4, trace),
+        }
+    };
+}
+
+macro_rules! small_probe_table {
+    ($(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {
+        /// The probe kernels (`small_probe.rs`).
+        pub const SMALL_PROBES: [SmallProbeConfig; 8] = [$(SmallProbeConfig {
+            kernel: stringify!($k),
+            block: $b,
+            threads: $t,
+            cells: $c,
+            close_steps: $s,
+            kind: probe_kind!($kind),
+        }),*];
+    };
+}
+macro_rules! probe_kind {
+    (item) => {
+        SmallProbeKind::Item
+    };
+    (trace) => {
+        SmallProbeKind::Trace
+    };
+}
+for_each_small_probe!(small_probe_table);
