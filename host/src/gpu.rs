@@ -25,7 +25,7 @@ pub use self::{
         DriverError, Share, check as check_driver, check_free_memory, check_shares_fit, free_memory,
     },
     info::DeviceInfo,
-    timing::{Timing, time_interleaved, time_on_stream},
+    timing::{Timing, median, time_interleaved, time_on_stream},
 };
 pub use crate::error::NoGpu;
 use crate::modules::Modules;

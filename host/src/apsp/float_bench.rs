@@ -19,7 +19,7 @@ use super::float::{GpuWeight, Plan, launch_rounds, padded_size, run_plan};
 use super::float_peak::addmin_peak_launches;
 use super::float_reweight::ReweightReport;
 use super::peak::AddMinPeak;
-use crate::gpu::{Gpu, Timing, check_free_memory};
+use crate::gpu::{Gpu, check_free_memory, median};
 
 /// Edges per vertex of the timed graph (as `python/bench/bench.py`).
 const EDGES_PER_VERTEX: usize = 40;
@@ -117,11 +117,6 @@ fn max_abs_diff<W: GpuWeight>(a: &[W], b: &[W]) -> f64 {
             if x == y { 0.0 } else { (x - y).abs() }
         })
         .reduce(|| 0.0, f64::max)
-}
-
-/// The median of a non-empty sample, as [`Timing`] takes it (units pass through).
-fn median(xs: &[f64]) -> f64 {
-    Timing::from_samples(xs.to_vec()).median_ms
 }
 
 /// The timed graph's signs.

@@ -239,7 +239,7 @@ impl<'a> Prepared<'a> {
                     SmallKind::Barrier => (2 * (rounds - 1)).max((rounds - 1).pow(2)),
                     SmallKind::Flow | SmallKind::Pull => rounds * rounds - 1,
                 };
-                let grid = cooperative_grid(gpu, &f, cfg.threads, most_items)?;
+                let grid = cooperative_grid(gpu, cfg.kernel, &f, cfg.threads, most_items)?;
                 // One word for the barrier counter; one per block of the matrix for the flow
                 // kernels' counters, and the ticket after them for the pull kernels. Zeroed
                 // here (outside the timed region) for the first launch, in stream order before
@@ -304,7 +304,9 @@ impl<'a> Prepared<'a> {
                 // zeroed counters (one; rounds² for a flow kernel, + 1 for a pull kernel); the
                 // cooperative launch refuses a grid that cannot be resident at once (sized from
                 // the occupancy above), so the barriers cannot deadlock.
-                unsafe { launch_cooperative(f, *grid, cfg.threads, stream, &mut params) }
+                unsafe {
+                    launch_cooperative(f, *grid, (cfg.threads, cfg.threads), stream, &mut params)
+                }
             }
         }
     }
@@ -336,10 +338,12 @@ pub fn hold(gpu: &Gpu, ns: u64) -> Result<()> {
     unsafe { launch!(f<<<1, 1, 0, stream>>>(ns)) }.context("launching the hold kernel")
 }
 
-/// The grid of a persistent kernel with `threads x threads` threads per block: as many blocks
-/// as can be resident at once, but no more than `most_items` (at least 1) work items at a time.
+/// The grid of the persistent kernel `kernel` (`f`) with `threads x threads` threads per block:
+/// as many blocks as can be resident at once, but no more than `most_items` (at least 1) work
+/// items at a time.
 pub(crate) fn cooperative_grid(
     gpu: &Gpu,
+    kernel: &str,
     f: &cust::function::Function<'_>,
     threads: u32,
     most_items: u32,
@@ -349,12 +353,12 @@ pub(crate) fn cooperative_grid(
         .max_active_blocks_per_multiprocessor(BlockSize::xy(threads, threads), 0)
         .context("the persistent kernel's occupancy")?;
     if per_sm == 0 {
-        bail!("a persistent kernel does not fit on an SM");
+        bail!("the persistent kernel {kernel} does not fit on an SM");
     }
     Ok((per_sm * gpu.multiprocessors()?).min(most_items.max(1)))
 }
 
-/// Launches `f` cooperatively: `grid` blocks of `threads x threads`, on `stream`.
+/// Launches `f` cooperatively: `grid` blocks of `block` (x, y) threads, on `stream`.
 ///
 /// # Safety
 /// `params` must be the kernel's arguments in order, each pointing to a value of the type the
@@ -363,7 +367,7 @@ pub(crate) fn cooperative_grid(
 pub(crate) unsafe fn launch_cooperative(
     f: &cust::function::Function<'_>,
     grid: u32,
-    threads: u32,
+    block: (u32, u32),
     stream: &Stream,
     params: &mut [*mut std::ffi::c_void],
 ) -> Result<()> {
@@ -375,8 +379,8 @@ pub(crate) unsafe fn launch_cooperative(
             grid,
             1,
             1,
-            threads,
-            threads,
+            block.0,
+            block.1,
             1,
             0,
             stream.as_inner(),

@@ -8,12 +8,11 @@ use cust::{
     event::{Event, EventFlags},
     launch,
 };
-use cust_raw::driver_sys;
 use gpu_kernels::apsp::SMALL_HOLD_KERNEL;
 use serde::Serialize;
 
-use super::small::hold;
-use crate::gpu::{Gpu, Timing, check_driver};
+use super::small::{hold, launch_cooperative};
+use crate::gpu::{Gpu, Timing};
 
 /// Threads per block of the cooperative launch (as `fw_pull_b64`'s 16 x 16).
 const COOPERATIVE_THREADS: u32 = 256;
@@ -50,21 +49,10 @@ pub fn launch_floor(gpu: &Gpu, reps: usize) -> Result<LaunchFloor> {
                 let mut params = [(&raw mut ns).cast::<std::ffi::c_void>()];
                 // SAFETY: the hold kernel takes one u64 and touches no memory; any grid that
                 // fits is sound (it waits for nothing), and the driver refuses one that does not.
-                let status = unsafe {
-                    driver_sys::cuLaunchCooperativeKernel(
-                        f.to_raw(),
-                        grid,
-                        1,
-                        1,
-                        COOPERATIVE_THREADS,
-                        1,
-                        1,
-                        0,
-                        stream.as_inner(),
-                        params.as_mut_ptr(),
-                    )
-                };
-                check_driver(status, "cuLaunchCooperativeKernel (the empty launch)")?;
+                unsafe {
+                    launch_cooperative(&f, grid, (COOPERATIVE_THREADS, 1), stream, &mut params)
+                }
+                .context("the empty cooperative launch")?;
             } else {
                 // SAFETY: as above, one thread.
                 unsafe { launch!(f<<<1, 1, 0, stream>>>(ns)) }

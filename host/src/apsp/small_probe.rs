@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::gpu::{geometry, init_on_device};
 use super::small::{cooperative_grid, launch_cooperative, zero_counters};
-use crate::gpu::{Gpu, Timing};
+use crate::gpu::{Gpu, Timing, median};
 
 /// The probes' block factor (every probe kernel's).
 const B: usize = 64;
@@ -94,7 +94,7 @@ pub fn probe_items(gpu: &Gpu, graph: &Graph, reps: usize) -> Result<Vec<ItemProb
                 parts[4].push(s[9].wrapping_sub(s[5]) as f64 / 1e3);
             }
         }
-        let [load, product, closure, store, item] = parts.map(median);
+        let [load, product, closure, store, item] = parts.map(|p| median(&p));
         out.push(ItemProbe {
             kernel: cfg.kernel,
             cells: cfg.cells,
@@ -178,7 +178,7 @@ pub fn trace(
     let n = (padded / B) as u32;
     let items = 1 + n as usize * (n * n - 1) as usize;
     let f = gpu.function(cfg.kernel)?;
-    let grid = cooperative_grid(gpu, &f, cfg.threads, n * n - 1)?;
+    let grid = cooperative_grid(gpu, cfg.kernel, &f, cfg.threads, n * n - 1)?;
     let stream = &gpu.stream;
     // SAFETY: every cell is written by the init kernel before the solve reads it.
     let d = unsafe { DeviceBuffer::<i32>::uninitialized(padded * pitch) }?;
@@ -186,6 +186,7 @@ pub fn trace(
     let words = DeviceBuffer::<u64>::zeroed(items * TRACE_WORDS as usize)?;
     let (mut samples, mut identical) = (Vec::with_capacity(reps), true);
     let mut raw = vec![0u64; items * TRACE_WORDS as usize];
+    let mut dist = vec![0i32; padded * pitch];
     for run in 0..=reps {
         // SAFETY: `d` is the padded x pitch matrix (pitch ≥ padded ≥ V, a multiple of 4).
         let edges =
@@ -212,14 +213,13 @@ pub fn trace(
         // (non-negative weights, zero diagonal), n² + 1 counters zeroed on this stream just
         // before, one trace slot per item; a co-resident grid (sized from the occupancy; the
         // driver refuses one that is not).
-        unsafe { launch_cooperative(&f, grid, cfg.threads, stream, &mut params) }?;
+        unsafe { launch_cooperative(&f, grid, (cfg.threads, cfg.threads), stream, &mut params) }?;
         stop.record(stream)?;
         stop.synchronize().context("the traced solve failed")?;
         drop(edges);
         if run > 0 {
             samples.push(stop.elapsed_time_f32(&start)? as f64);
         }
-        let mut dist = vec![0i32; padded * pitch];
         d.copy_to(&mut dist)?;
         identical &=
             (0..v).all(|i| dist[i * pitch..i * pitch + v] == reference[i * v..(i + 1) * v]);
@@ -269,7 +269,7 @@ fn summarise(
     let rate = cycles as f64 / ns.max(1) as f64;
     let parts = |set: &[&Stamp]| -> Parts {
         let part = |a: usize, b: usize| {
-            median(
+            median_or_nan(
                 set.iter()
                     .map(|s| (s.clock[b] - s.clock[a]) as f64 / rate / 1e3)
                     .collect(),
@@ -284,20 +284,32 @@ fn summarise(
             items: set.len(),
         }
     };
-    // closing[r + 1]: the item that closes pivot block r + 1 (closing[0] is item 0).
-    let mut closing: Vec<&Stamp> = vec![&items[0]];
-    closing.extend(
-        (0..n.saturating_sub(1))
-            .filter_map(|r| items.iter().find(|s| s.phase3 && s.close && s.round == r)),
-    );
+    // closing[r + 1]: the item that closes pivot block r + 1 (closing[0] is item 0); phase2[r]:
+    // round r's phase-2 items of blocks (r, r + 1) and (r + 1, r), which closing[r + 1] waits
+    // for. One pass over the items.
+    let n_us = n as usize;
+    let mut closing: Vec<Option<&Stamp>> = vec![None; n_us];
+    let mut phase2: Vec<Vec<&Stamp>> = vec![Vec::new(); n_us];
+    closing[0] = items.first();
+    for s in items.iter().skip(1) {
+        let r = s.round as usize;
+        if s.phase3 && s.close && r + 1 < n_us {
+            closing[r + 1] = Some(s);
+        } else if !s.phase3 && r < n_us {
+            let x = (s.round + 1) % n;
+            if s.own == (s.round, x) || s.own == (x, s.round) {
+                phase2[r].push(s);
+            }
+        }
+    }
+    let closing: Vec<&Stamp> = closing.into_iter().flatten().collect();
     let (mut chain_p2, mut round_us, mut to_p2, mut to_close) = (vec![], vec![], vec![], vec![]);
-    for r in 0..closing.len().saturating_sub(1) {
+    for (r, p2) in phase2
+        .iter()
+        .enumerate()
+        .take(closing.len().saturating_sub(1))
+    {
         let (prev, next) = (closing[r], closing[r + 1]);
-        let (r, x) = (r as u32, (r as u32 + 1) % n);
-        let p2: Vec<&Stamp> = items
-            .iter()
-            .filter(|s| !s.phase3 && s.round == r && (s.own == (r, x) || s.own == (x, r)))
-            .collect();
         let Some(later) = p2.iter().max_by_key(|s| s.timer[5]) else {
             continue;
         };
@@ -315,25 +327,17 @@ fn summarise(
         identical,
         rounds: n,
         cycles_per_ns: rate,
-        chain_round_us: median(round_us),
+        chain_round_us: median_or_nan(round_us),
         close_items: parts(&closing),
         chain_phase2: parts(&chain_p2),
         bulk: parts(&bulk),
-        close_to_phase2_us: median(to_p2),
-        phase2_to_close_us: median(to_close),
+        close_to_phase2_us: median_or_nan(to_p2),
+        phase2_to_close_us: median_or_nan(to_close),
     }
 }
 
-/// The median of `x` (NaN when empty).
-fn median(mut x: Vec<f64>) -> f64 {
-    if x.is_empty() {
-        return f64::NAN;
-    }
-    x.sort_by(|a, b| a.total_cmp(b));
-    let n = x.len();
-    if n % 2 == 1 {
-        x[n / 2]
-    } else {
-        0.5 * (x[n / 2 - 1] + x[n / 2])
-    }
+/// The median of `x`, NaN when it is empty (a solve of one or two block rows has no round or
+/// no phase-2 item to take apart).
+fn median_or_nan(x: Vec<f64>) -> f64 {
+    if x.is_empty() { f64::NAN } else { median(&x) }
 }

@@ -5,7 +5,7 @@
 use anyhow::Result;
 use cust::{memory::DeviceBuffer, stream::Stream};
 use host::{
-    gpu::{Gpu, Timing, time_on_stream},
+    gpu::{Gpu, median, time_on_stream},
     reference::gemm_ex::CublasEx,
     sm90::{download, tf32::Tf32Options},
     tc::{
@@ -25,11 +25,6 @@ use serde::Serialize;
 pub struct Rounds {
     pub ours: Vec<Vec<f64>>,
     pub cublas: Vec<f64>,
-}
-
-/// The median of `v` (not empty).
-pub fn median(v: &[f64]) -> f64 {
-    Timing::from_samples(v.to_vec()).median_ms
 }
 
 /// One timed schedule against cuBLAS: medians over the rounds, and each round's ratio.

@@ -34,6 +34,11 @@ impl Timing {
     }
 }
 
+/// The median of a non-empty sample, as [`Timing`] takes it (units pass through).
+pub fn median(v: &[f64]) -> f64 {
+    Timing::from_samples(v.to_vec()).median_ms
+}
+
 /// One launch of `launch` between two events on `stream`, waited for: its milliseconds.
 fn time_one(stream: &Stream, launch: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
     let start = Event::new(EventFlags::DEFAULT)?;
