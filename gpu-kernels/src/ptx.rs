@@ -403,6 +403,19 @@ pub fn shfl_bfly(v: u32, mask: u32) -> u32 {
     out
 }
 
+/// `v` of lane `lane` (each lane names its own source), all 32 lanes taking part (every lane of
+/// the warp must call it).
+#[inline(always)]
+pub fn shfl_idx(v: u32, lane: u32) -> u32 {
+    let out: u32;
+    // SAFETY: register exchange within the warp; every caller runs it on all 32 lanes.
+    unsafe {
+        asm!("shfl.sync.idx.b32 {o}, {v}, {l}, 0x1f, 0xffffffff;", o = out(reg32) out,
+             v = in(reg32) v, l = in(reg32) lane, options(nomem, nostack, preserves_flags));
+    }
+    out
+}
+
 /// `1 / x` rounded to the nearest f64 (IEEE `rcp.rn`), not the approximate reciprocal.
 #[inline(always)]
 pub fn rcp_rn_f64(x: f64) -> f64 {

@@ -354,10 +354,14 @@ mod paths;
 mod multi_paths;
 #[cfg(target_arch = "nvptx64")]
 mod peak;
-// Before the kernels that expand its `small_tile_item!` (and that its `small_tile_close!`).
+// Before the kernels that expand its `small_tile_item!` (and that its `small_tile_close!` and
+// `small_quad_close!`).
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod small_close;
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod small_quad;
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod small_tile;

@@ -18,7 +18,11 @@
 /// (1, 2 or 4; `$s` divides B). Uses the first `16 B` words of the shared tile at byte address
 /// `$sa` as two halves (by the parity of `k / S`) of `S` rows and `S` columns; starts with a
 /// barrier (every thread is done with what the tile held before).
+/// `$s` = 0: by quadrants instead (`small_quad.rs`; B = 64).
 macro_rules! small_tile_close {
+    ($b:tt, $c:tt, 0, $gs:ident, $cell:ident, $sa:ident, $tx:ident, $ty:ident) => {
+        small_quad_close!($b, $c, $gs, $cell, $sa, $tx, $ty)
+    };
     ($b:tt, $c:tt, $s:tt, $gs:ident, $cell:ident, $sa:ident, $tx:ident, $ty:ident) => {{
         const S: u32 = $s;
         const _: () = assert!((S == 1 || S == 2 || S == 4) && ($b as u32) % S == 0);

@@ -34,7 +34,7 @@ use super::offsets::{block_at, in_block};
 use super::small_flow::{flow_item, publish, wait_for};
 use crate::ptx::{
     add_min, atom_add_acq_rel_gpu, atom_add_relaxed_gpu, cp_async_16, cp_async_wait_all,
-    ld_global_v4, ld_shared, shared_addr, st_global, st_shared,
+    ld_global_v4, ld_shared, shared_addr, shfl_idx, st_global, st_shared,
 };
 
 macro_rules! fw_pull_kernels {

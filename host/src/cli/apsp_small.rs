@@ -225,15 +225,23 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
     Ok(())
 }
 
+/// How a probe's kernel closes the pivot block (its table's `close_steps`).
+fn closure_label(steps: u32) -> String {
+    match steps {
+        0 => "by quadrants".to_string(),
+        s => format!("{s} steps/barrier"),
+    }
+}
+
 fn print_probes(items: &[ItemProbe], traces: &[TraceSummary]) {
     for p in items {
         println!(
-            "  probe {:<22} {}x{} cells, {} steps/barrier: load {:>6.0}, product {:>6.0}, \
+            "  probe {:<22} {}x{} cells, {}: load {:>6.0}, product {:>6.0}, \
              closure {:>6.0} ({:.1}/step), store {:>5.0} cycles; item {:.2} µs  {}",
             p.kernel,
             p.cells,
             p.cells,
-            p.close_steps,
+            closure_label(p.close_steps),
             p.load_cycles,
             p.product_cycles,
             p.closure_cycles,
@@ -245,10 +253,10 @@ fn print_probes(items: &[ItemProbe], traces: &[TraceSummary]) {
     }
     for t in traces {
         println!(
-            "  trace {:<22} {} steps/barrier: {:.4} ms, chain {:.2} µs a round ({} rounds, \
+            "  trace {:<22} {}: {:.4} ms, chain {:.2} µs a round ({} rounds, \
              {:.3} cycles/ns)  {}",
             t.kernel,
-            t.close_steps,
+            closure_label(t.close_steps),
             t.compute.median_ms,
             t.chain_round_us,
             t.rounds,

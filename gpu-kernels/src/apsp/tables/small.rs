@@ -15,7 +15,7 @@ pub struct FwSmallConfig {
     /// Cells per thread along each side: 4, or 8 (the register tile of the launches' phase 3).
     pub cells: u32,
     /// Floyd–Warshall steps per block barrier in the closure of the next pivot block (1, 2 or
-    /// 4; `small_close.rs`).
+    /// 4; `small_close.rs`), or 0: the closure by quadrants (`small_quad.rs`, B = 64 only).
     pub close_steps: u32,
     /// Kernel arguments: `(d, pitch, rounds, barrier)`, `barrier` one zeroed u32.
     pub kernel: &'static str,
@@ -42,7 +42,8 @@ pub const SMALL_HOLD_KERNEL: &str = "apsp_hold";
 /// `(kernel, block, threads, cells, copy steps, closure steps, kind)`: the single source of
 /// `FW_SMALL` and the kernels in `small.rs`, `small_flow.rs` and `small_pull.rs` (copy steps:
 /// `B² / 4` quads of an operand over `threads²` threads; closure steps: Floyd–Warshall steps per
-/// barrier in the pivot block's closure, `small_close.rs`).
+/// barrier in the pivot block's closure, `small_close.rs`, 0 for the closure by quadrants,
+/// `small_quad.rs`).
 macro_rules! for_each_fw_small {
     ($m:ident) => {
         $m! {
@@ -51,8 +52,8 @@ macro_rules! for_each_fw_small {
             (fw_flow_b32, 32, 8, 4, 4, 4, flow),
             (fw_flow_b64, 64, 16, 4, 4, 4, flow),
             (fw_pull_b32, 32, 8, 4, 4, 4, pull),
-            (fw_pull_b64, 64, 16, 4, 4, 4, pull),
-            (fw_pull_b64c8, 64, 8, 8, 16, 2, pull),
+            (fw_pull_b64, 64, 16, 4, 4, 0, pull),
+            (fw_pull_b64c8, 64, 8, 8, 16, 0, pull),
         }
     };
 }
@@ -91,7 +92,10 @@ const _: () = {
         // operand in whole rows per step.
         assert!(c.threads * c.cells == c.block && c.block.is_multiple_of(16));
         assert!(c.cells == 4 || c.cells == 8);
-        assert!(matches!(c.close_steps, 1 | 2 | 4) && c.block.is_multiple_of(c.close_steps));
+        assert!(match c.close_steps {
+            0 => c.block == 64,
+            s => matches!(s, 1 | 2 | 4) && c.block.is_multiple_of(s),
+        });
         assert!((c.threads * c.threads).is_multiple_of(c.block / 4));
         i += 1;
     }
@@ -119,7 +123,7 @@ pub enum SmallProbeKind {
 }
 
 /// A probe kernel: its block factor, threads per side, cells per thread per side, closure
-/// steps per barrier and kind.
+/// steps per barrier (0: by quadrants) and kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmallProbeConfig {
     pub kernel: &'static str,
@@ -141,7 +145,7 @@ pub const PROBE_ITEM_STAMPS: u32 = 10;
 
 /// `(kernel, block, threads, cells, copy steps, closure steps, kind)` of the probes: the item
 /// at each closure style for both register tiles, and the traced pull kernel at one and four
-/// steps per barrier.
+/// steps per barrier and by quadrants.
 macro_rules! for_each_small_probe {
     ($m:ident) => {
         $m! {
@@ -151,8 +155,11 @@ macro_rules! for_each_small_probe {
             (apsp_probe_item_c8s1, 64, 8, 8, 16, 1, item),
             (apsp_probe_item_c8s2, 64, 8, 8, 16, 2, item),
             (apsp_probe_item_c8s4, 64, 8, 8, 16, 4, item),
+            (apsp_probe_item_c4q, 64, 16, 4, 4, 0, item),
+            (apsp_probe_item_c8q, 64, 8, 8, 16, 0, item),
             (fw_pull_b64_trace_s1, 64, 16, 4, 4, 1, trace),
             (fw_pull_b64_trace_s4, 64, 16, 4, 4, 4, trace),
+            (fw_pull_b64_trace_q, 64, 16, 4, 4, 0, trace),
         }
     };
 }
@@ -160,7 +167,7 @@ macro_rules! for_each_small_probe {
 macro_rules! small_probe_table {
     ($(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {
         /// The probe kernels (`small_probe.rs`).
-        pub const SMALL_PROBES: [SmallProbeConfig; 8] = [$(SmallProbeConfig {
+        pub const SMALL_PROBES: [SmallProbeConfig; 11] = [$(SmallProbeConfig {
             kernel: stringify!($k),
             block: $b,
             threads: $t,
