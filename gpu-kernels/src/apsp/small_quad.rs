@@ -20,6 +20,13 @@
 //! barriers, where every thread does 128 to 1024 add-mins per barrier. The result is the closure
 //! (the standard Kleene / R-Kleene recursion: paths through the first half of the vertices, then
 //! through the second half given the first, then the first again given the second).
+//!
+//! Measured (session 23, H200, `apsp-small --probe`): 12.4k cycles for the 4 x 4-cell block
+//! (4 steps per barrier 13.7k, 2 steps 12.8k) and 13.6k for the 8 x 8 one (2 steps 19.0k). What
+//! bounds it: the quadrants' add-mins are the 64 steps' own (64³), and the two 32 x 32 closures,
+//! a quarter of them, run on one warp, one of the SM's four schedulers, where `VIADDMNMX` issues
+//! every 2 cycles: 32³ / 16 = 2048 cycles each at best, 4096 for both, as long as the whole
+//! block's 64³ product at the SM's full rate.
 
 /// The closure, in place, of the 64 x 64 block whose cells this thread holds in `$cell` (the
 /// layout of `small_tile_item!`), through the shared tile at byte address `$sa` (64 rows of
@@ -165,55 +172,27 @@ macro_rules! quad_warp_close {
             let w = unsafe { ld_shared::<4>($sa + 4 * ((o + 8 * rg + I) * $p + o + 4 * cg)) };
             seq!(J in 0..4 { x[I][J] = w[J] as i32; });
         });
-        // Column and row k at this lane's rows and columns (`quad_fetch!`); software
-        // pipelined: step k first updates the cells that step k + 1 sends (column k + 1 at
-        // every lane's rows, row k + 1 at its columns), then takes step k + 1's values, then
-        // updates its other cells, so that the shuffles' latency overlaps those add-mins (one
-        // shuffle, then its add-mins, a step measured 156 cycles a step on the H200).
-        let (mut col, mut row) = quad_fetch!(x, rg, cg, 0);
-        seq!(K in 0..32 {{
-            // N: the next step's column (mod 4) and row (mod 8) in this lane's registers.
-            const N: usize = (K + 1) % 32;
-            if K < 31 {
-                seq!(I in 0..8 {
-                    x[I][N % 4] = add_min(x[I][N % 4], col[I], row[N % 4]);
-                });
-                seq!(J in 0..4 {
-                    if J != N % 4 {
-                        x[N % 8][J] = add_min(x[N % 8][J], col[N % 8], row[J]);
-                    }
-                });
-            }
-            let (c, r) = (col, row);
-            if K < 31 {
-                (col, row) = quad_fetch!(x, rg, cg, N);
-            }
+        // No software pipelining: taking step k + 1's shuffles before step k's other add-mins
+        // measured the same (12424 against 12481 cycles for the closure, session 23): a step
+        // is bound by its 32 add-mins on one scheduler (`VIADDMNMX` issues every 2 cycles),
+        // not by the shuffles' latency.
+        seq!(K in 0..32 {
+            let mut col = [0i32; 8];
+            let mut row = [0i32; 4];
+            seq!(I in 0..8 {
+                col[I] = shfl_idx(x[I][K % 4] as u32, 8 * rg + K / 4) as i32;
+            });
+            seq!(J in 0..4 {
+                row[J] = shfl_idx(x[K % 8][J] as u32, 8 * (K / 8) + cg) as i32;
+            });
             seq!(I in 0..8 { seq!(J in 0..4 {
-                if K == 31 || (I != N % 8 && J != N % 4) {
-                    x[I][J] = add_min(x[I][J], c[I], r[J]);
-                }
+                x[I][J] = add_min(x[I][J], col[I], row[J]);
             }); });
-        }});
+        });
         seq!(I in 0..8 {
             let w = [x[I][0] as u32, x[I][1] as u32, x[I][2] as u32, x[I][3] as u32];
             // SAFETY: the words this lane loaded above.
             unsafe { st_shared::<4>($sa + 4 * ((o + 8 * rg + I) * $p + o + 4 * cg), w) };
         });
-    }};
-}
-
-/// Column `$k` at the rows and row `$k` at the columns of the lane holding `$x` in
-/// `quad_warp_close!`'s layout (lane `8 $rg + $cg`), from the lanes that hold them.
-macro_rules! quad_fetch {
-    ($x:ident, $rg:ident, $cg:ident, $k:expr) => {{
-        let mut col = [0i32; 8];
-        let mut row = [0i32; 4];
-        seq!(I in 0..8 {
-            col[I] = shfl_idx($x[I][$k % 4] as u32, 8 * $rg + $k as u32 / 4) as i32;
-        });
-        seq!(J in 0..4 {
-            row[J] = shfl_idx($x[$k % 8][J] as u32, 8 * ($k as u32 / 8) + $cg) as i32;
-        });
-        (col, row)
     }};
 }

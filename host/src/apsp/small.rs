@@ -32,10 +32,11 @@ pub const SMALL_MAX_VERTICES: usize = 5000;
 /// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750, session 4).
 pub const SMALL_B32_MAX_VERTICES: usize = 800;
 /// Above this many vertices the pull kernel with 8 x 8 cells per thread (`pull64x8`), up to it
-/// the one with 4 x 4 (`pull64`). With the closures of session 22 (4 and 2 steps per barrier):
-/// 56.7% against 55.4% at V = 2500, 63.3% against 65.9% at 3000 (before them 63.8% against
-/// 62.7% at 3000, session 8); 65.1% against 70.7% at 4000.
-pub const SMALL_X4_MAX_VERTICES: usize = 2750;
+/// the one with 4 x 4 (`pull64`). With the closures by quadrants (session 23, two processes):
+/// 57.7 / 56.9% against 58.6 / 58.4% at V = 2500, 52.0 / 49.9% against 48.4 / 49.1% at 2000;
+/// halfway between the two sizes measured. Session 22 (4 and 2 steps per barrier): 56.7% against
+/// 55.4% at 2500, 63.3% against 65.9% at 3000.
+pub const SMALL_X4_MAX_VERTICES: usize = 2250;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -410,8 +411,8 @@ mod tests {
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
         assert_eq!(default_schedule(500, 64), Schedule::Flow32);
         assert_eq!(default_schedule(801, 64), Schedule::Pull64);
-        assert_eq!(default_schedule(2750, 64), Schedule::Pull64);
-        assert_eq!(default_schedule(2751, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(2250, 64), Schedule::Pull64);
+        assert_eq!(default_schedule(2251, 64), Schedule::Pull64x8);
         assert_eq!(default_schedule(5000, 64), Schedule::Pull64x8);
         assert_eq!(default_schedule(5001, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.
