@@ -58,16 +58,20 @@ macro_rules! for_each_fw_small {
     };
 }
 
-macro_rules! fw_small_table {
-    ($(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {
-        /// The persistent one-graph kernels, by block factor, kind and cells per thread.
-        pub const FW_SMALL: [FwSmallConfig; 7] = [$(FwSmallConfig {
+/// A constant array `$name` of `$ty` from table rows `(kernel, block, threads, cells, copy
+/// steps, closure steps, kind)`, the kind token named by `small_kind!`: the one builder of
+/// `FW_SMALL` and `SMALL_PROBES`, whose row lists and kinds differ.
+macro_rules! small_table {
+    ($(#[$meta:meta])* $name:ident: $ty:ident,
+        $(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {
+        $(#[$meta])*
+        pub const $name: [$ty; [$(stringify!($k)),*].len()] = [$($ty {
+            kernel: stringify!($k),
             block: $b,
-            kind: small_kind!($kind),
             threads: $t,
             cells: $c,
             close_steps: $s,
-            kernel: stringify!($k),
+            kind: small_kind!($kind),
         }),*];
     };
 }
@@ -80,6 +84,20 @@ macro_rules! small_kind {
     };
     (pull) => {
         SmallKind::Pull
+    };
+    (item) => {
+        SmallProbeKind::Item
+    };
+    (trace) => {
+        SmallProbeKind::Trace
+    };
+}
+macro_rules! fw_small_table {
+    ($($row:tt)*) => {
+        small_table!(
+            /// The persistent one-graph kernels, by block factor, kind and cells per thread.
+            FW_SMALL: FwSmallConfig, $($row)*
+        );
     };
 }
 for_each_fw_small!(fw_small_table);
@@ -165,24 +183,11 @@ macro_rules! for_each_small_probe {
 }
 
 macro_rules! small_probe_table {
-    ($(($k:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt, $kind:ident)),* $(,)?) => {
-        /// The probe kernels (`small_probe.rs`).
-        pub const SMALL_PROBES: [SmallProbeConfig; 11] = [$(SmallProbeConfig {
-            kernel: stringify!($k),
-            block: $b,
-            threads: $t,
-            cells: $c,
-            close_steps: $s,
-            kind: probe_kind!($kind),
-        }),*];
-    };
-}
-macro_rules! probe_kind {
-    (item) => {
-        SmallProbeKind::Item
-    };
-    (trace) => {
-        SmallProbeKind::Trace
+    ($($row:tt)*) => {
+        small_table!(
+            /// The probe kernels (`small_probe.rs`).
+            SMALL_PROBES: SmallProbeConfig, $($row)*
+        );
     };
 }
 for_each_small_probe!(small_probe_table);
