@@ -7,7 +7,7 @@
 # the V (default 1000 1500 2000 3000). Environment: REPS (10), HOLD_US (3000), CHECK (1: then
 # the GPU tests of every schedule against the CPU and every schedule identical to the launches
 # at V = 31 64 65 200 1000 2100 with B = 32 and 64), SANITIZE (0; 1: compute-sanitizer memcheck
-# and racecheck on the pull kernels at V = 200), PROBE (0; 1: also `--probe`, the chain's item
+# and racecheck on the pull and strip kernels at V = 200), PROBE (0; 1: also `--probe`, the chain's item
 # probes and traced solves, printed per V), TESTS (the bundle's test folder).
 # Writes $OUT_DIR/small_V.json, identical.log, tests.log, sanitize.log, the SM clock every 200 ms
 # to $OUT_DIR/clock_small.csv, and prints one line per V and schedule.
@@ -45,7 +45,7 @@ for p in r.get("probe_items", []):
           f'item {p["item_us"]:.2f} us, correct={p["correct"]}')
 for t in r.get("traces", []):
     c, p2, b = t["close_items"], t["chain_phase2"], t["bulk"]
-    print(f'V={r["vertices"]:>5} trace {t["kernel"]:<22} {t["compute"]["median_ms"]:.4f} ms, chain {t["chain_round_us"]:.2f} us/round; '
+    print(f'V={r["vertices"]:>5} trace {t["kernel"]:<22} {t["compute"]["median_ms"]:.4f} ms, chain {t["chain_round_us"]:.2f} us/round (closing deps met {t.get("pivot_to_close_deps_us", float("nan")):.2f} us after the pivot); '
           f'closing: wait {c["wait_us"]:.2f} load {c["load_us"]:.2f} product {c["product_us"]:.2f} closure {c["closure_us"]:.2f} '
           f'publish {c["publish_us"]:.2f}; phase 2: wait {p2["wait_us"]:.2f} load {p2["load_us"]:.2f} product {p2["product_us"]:.2f} '
           f'publish {p2["publish_us"]:.2f}; bulk product {b["product_us"]:.2f}; hand-offs {t["close_to_phase2_us"]:.2f} / '
@@ -77,7 +77,7 @@ if [ "${SANITIZE:-0}" = 1 ]; then
     CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
     "$HOST" apsp-gen 200 1200 --seed 7 -o "$tmp/z.in" >/dev/null
     for tool in memcheck racecheck; do
-        for s in pull32 pull64 pull64x8; do
+        for s in pull32 pull64 pull64x8 strips2 strips4 strips4c; do
             echo "+ $tool $s" >> "$OUT_DIR/sanitize.log"
             timeout 60 "$CS" --tool "$tool" --error-exitcode 9 "$HOST" apsp-small "$tmp/z.in" --schedule "$s" --reps 1 \
                 >> "$OUT_DIR/sanitize.log" 2>&1 || { echo "FAILED: $tool $s"; status=1; }

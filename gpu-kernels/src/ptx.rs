@@ -427,3 +427,12 @@ pub fn rcp_rn_f64(x: f64) -> f64 {
     }
     out
 }
+
+/// The id of the SM this thread runs on (`%smid`).
+#[inline(always)]
+pub fn sm_id() -> u32 {
+    let v: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {v}, %smid;", v = out(reg32) v, options(nostack, nomem)) };
+    v
+}

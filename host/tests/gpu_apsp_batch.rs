@@ -110,13 +110,16 @@ fn schedule_probes_close_like_the_cpu_and_traced_solves_equal_it() {
                 p.kernel
             );
         }
-        for cfg in SMALL_PROBES
-            .iter()
-            .filter(|c| c.kind == SmallProbeKind::Trace)
-        {
+        for cfg in SMALL_PROBES.iter().filter(|c| {
+            matches!(
+                c.kind,
+                SmallProbeKind::Trace | SmallProbeKind::StripTrace { .. }
+            )
+        }) {
             let t = trace(&gpu, g, cfg, &expect, 1).unwrap();
             assert!(t.identical, "{} at V = {v}", cfg.kernel);
-            // Item 0 and one closing item per later round, each found in the trace.
+            // Item 0 and one closing item per later round (of a strip kernel, the strip that
+            // closed), each found in the trace.
             assert_eq!(
                 t.close_items.items,
                 v.div_ceil(64),
@@ -141,6 +144,7 @@ fn a_held_stream_gives_the_same_distances() {
         Schedule::Flow64,
         Schedule::Pull64x8,
         Schedule::Pull32,
+        Schedule::Strips4,
     ] {
         let sol = agpu::start_on_device_held(&gpu, &g, 64, s, 300_000)
             .and_then(|r| r.finish())

@@ -374,6 +374,13 @@ mod small_flow;
 #[macro_use]
 mod small_pull;
 #[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod small_strip_item;
+// Before `small_probe`, which expands its `fw_strip_body!`.
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+mod small_strip;
+#[cfg(target_arch = "nvptx64")]
 mod small_probe;
 #[cfg(target_arch = "nvptx64")]
 mod stats;

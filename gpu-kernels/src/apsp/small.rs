@@ -108,11 +108,9 @@ macro_rules! fw_small_kernels {
     )*};
 }
 
-/// The barrier kernels of the list; the `flow` and `pull` rows are `small_flow.rs`'s and
-/// `small_pull.rs`'s.
+/// The barrier kernels of the list; the other rows are the other files' (`small_flow.rs`,
+/// `small_pull.rs`, `small_strip.rs`).
 macro_rules! fw_small_kernel {
-    (flow, $name:ident, $b:tt, $t:tt, $s:tt) => {};
-    (pull, $name:ident, $b:tt, $t:tt, $s:tt) => {};
     (barrier, $name:ident, $b:tt, $t:tt, $s:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), persistent (module comment).
@@ -148,6 +146,7 @@ macro_rules! fw_small_kernel {
             }
         }
     };
+    ($other:ident, $name:ident, $b:tt, $t:tt, $s:tt) => {};
 }
 
 for_each_fw_small!(fw_small_kernels);

@@ -139,28 +139,40 @@ pub(super) unsafe fn wait_for(done: *mut u32, n: u32, it: Item, side: u32) {
         } else {
             None
         };
-        if let Some(((bi, bj), target)) = slot {
-            let p = done.wrapping_add((bi * n + bj) as usize);
-            loop {
-                let seen: u32;
-                // SAFETY: counter (bi, bj) < (n, n) of the launch's array (the caller's
-                // contract), read atomically; written only by `publish`'s atomic store.
-                unsafe {
-                    asm!("ld.acquire.gpu.global.u32 {v}, [{p}];", v = out(reg32) seen,
-                         p = in(reg64) p, options(nostack, preserves_flags));
-                }
-                if seen >= target {
-                    break;
-                }
-                // SAFETY: a sleep only; spinning without it takes issue slots from the blocks
-                // that compute on the same SM.
-                unsafe { asm!("nanosleep.u32 64;", options(nostack, preserves_flags)) };
-            }
-            fence_acq_rel_gpu();
+        if let Some((block, target)) = slot {
+            // SAFETY: the caller's contract; (bi, bj) < (n, n).
+            unsafe { wait_counter(done, n, block, target) };
         }
         s += side * side;
     }
     thread::sync_threads();
+}
+
+/// Waits (this thread) until block `(bi, bj)`'s counter has reached `target`, then orders this
+/// thread's later loads after what its publisher stored (the acquire and a fence; the caller's
+/// barrier passes that on to the block's other threads).
+///
+/// # Safety
+/// As [`wait_for`], and `(bi, bj) < (n, n)`.
+#[inline(always)]
+pub(super) unsafe fn wait_counter(done: *mut u32, n: u32, (bi, bj): (u32, u32), target: u32) {
+    let p = done.wrapping_add((bi * n + bj) as usize);
+    loop {
+        let seen: u32;
+        // SAFETY: counter (bi, bj) < (n, n) of the launch's array (the caller's contract), read
+        // atomically; written only by `publish`'s atomic store.
+        unsafe {
+            asm!("ld.acquire.gpu.global.u32 {v}, [{p}];", v = out(reg32) seen,
+                 p = in(reg64) p, options(nostack, preserves_flags));
+        }
+        if seen >= target {
+            break;
+        }
+        // SAFETY: a sleep only; spinning without it takes issue slots from the blocks that
+        // compute on the same SM.
+        unsafe { asm!("nanosleep.u32 64;", options(nostack, preserves_flags)) };
+    }
+    fence_acq_rel_gpu();
 }
 
 /// Publishes `value` as block `own`'s counter once every thread's stores are done.
@@ -184,11 +196,9 @@ macro_rules! fw_flow_kernels {
     )*};
 }
 
-/// The dataflow kernels of the list; the `barrier` rows are `small.rs`'s, the `pull` rows
-/// `small_pull.rs`'s.
+/// The dataflow kernels of the list; the other rows are the other files' (`small.rs`,
+/// `small_pull.rs`, `small_strip.rs`).
 macro_rules! fw_flow_kernel {
-    (barrier, $name:ident, $b:tt, $t:tt, $s:tt) => {};
-    (pull, $name:ident, $b:tt, $t:tt, $s:tt) => {};
     (flow, $name:ident, $b:tt, $t:tt, $s:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), each work item started when its blocks are ready (module comment).
@@ -223,6 +233,7 @@ macro_rules! fw_flow_kernel {
             }
         }
     };
+    ($other:ident, $name:ident, $b:tt, $t:tt, $s:tt) => {};
 }
 
 for_each_fw_small!(fw_flow_kernels);

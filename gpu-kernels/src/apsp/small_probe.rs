@@ -10,12 +10,14 @@ use core::ptr::addr_of;
 use cuda_std::{address_space, kernel, thread};
 use seq_macro::seq;
 
-use super::TRACE_WORDS;
 use super::offsets::{block_at, in_block};
-use super::small_flow::{flow_item, publish, wait_for};
+use super::small_flow::{Item, flow_item, publish, wait_for};
+use super::small_strip::{StripItem, strip_item, wait_nonzero, wait_strip};
+use super::{TRACE_WORDS, strip_items};
 use crate::ptx::{
     add_min, atom_add_acq_rel_gpu, atom_add_relaxed_gpu, cp_async_16, cp_async_wait_all,
-    ld_global_v4, ld_shared, shared_addr, shfl_idx, st_global, st_shared,
+    fence_acq_rel_gpu, ld_global_v4, ld_shared, shared_addr, shfl_idx, sm_id, st_global,
+    st_relaxed_gpu, st_shared,
 };
 
 /// The SM clock and the global timer (ns), read together.
@@ -29,15 +31,6 @@ fn clocks() -> (u64, u64) {
              g = out(reg64) g, options(nostack, preserves_flags))
     };
     (c, g)
-}
-
-/// The id of the SM this thread runs on.
-#[inline(always)]
-fn sm_id() -> u32 {
-    let v: u32;
-    // SAFETY: reads a special register.
-    unsafe { asm!("mov.u32 {v}, %smid;", v = out(reg32) v, options(nostack, nomem)) };
-    v
 }
 
 /// Stores `v` at `p` in the threads where `on` holds, without a branch. The stamps must not
@@ -135,6 +128,25 @@ macro_rules! small_probe {
         #[allow(improper_ctypes_definitions)]
         pub unsafe fn $name(d: *mut i32, pitch: u32, rounds: u32, done: *mut u32, trace: *mut u64) {
             fw_pull_body!($b, $t, $c, $q, $s, d, pitch, rounds, done, trace_stamp, trace);
+        }
+    };
+    (strace4, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {
+        small_probe!(@strace 4, 0, $name);
+    };
+    (strace4c, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {
+        small_probe!(@strace 4, 4, $name);
+    };
+    (@strace $s:tt, $k:tt, $name:ident) => {
+        /// A strip kernel (`small_strip.rs`) with every item stamped as in `trace`
+        /// (`SmallProbeKind::StripTrace`).
+        ///
+        /// # Safety
+        /// As the strip kernel's, and `trace` `TRACE_WORDS` writable u64 per item
+        /// (`strip_items(rounds, strips)` items).
+        #[kernel]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe fn $name(d: *mut i32, pitch: u32, rounds: u32, done: *mut u32, trace: *mut u64) {
+            fw_strip_body!($s, $k, d, pitch, rounds, done, trace_stamp, trace);
         }
     };
 }

@@ -43,11 +43,9 @@ macro_rules! fw_pull_kernels {
     )*};
 }
 
-/// The pulling kernels of the list; the `barrier` and `flow` rows are `small.rs`'s and
-/// `small_flow.rs`'s.
+/// The pulling kernels of the list; the other rows are the other files' (`small.rs`,
+/// `small_flow.rs`, `small_strip.rs`).
 macro_rules! fw_pull_kernel {
-    (barrier, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {};
-    (flow, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {};
     (pull, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {
         /// Every round of blocked Floyd–Warshall on the padded matrix at `d` (`rounds * B` rows
         /// of `pitch` i32), each block pulling the next work item (module comment).
@@ -65,6 +63,7 @@ macro_rules! fw_pull_kernel {
             fw_pull_body!($b, $t, $c, $q, $s, d, pitch, rounds, done, no_stamp, ());
         }
     };
+    ($other:ident, $name:ident, $b:tt, $t:tt, $c:tt, $q:tt, $s:tt) => {};
 }
 
 /// A stamp hook that records nothing (the untraced kernels).

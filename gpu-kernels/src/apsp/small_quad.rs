@@ -44,7 +44,7 @@ macro_rules! small_quad_close {
     (@ $b:tt, $c:tt, $ra:tt, $rb:tt, $gs:ident, $cell:ident, $sa:ident, $tx:ident, $ty:ident) => {{
         const B: u32 = $b;
         const H: u32 = B / 2;
-        const P: u32 = B + 4;
+        const P: u32 = $crate::apsp::small_tile::a_tile_pitch(B);
         const TS: u32 = B / $c;
         const NT: u32 = TS * TS;
         const _: () = assert!(H == 32 && ($ra as u32) * NT == 16 * H && ($rb as u32) * NT == 8 * H);

@@ -1,6 +1,14 @@
 //! The work item of the one-graph persistent kernels (`small.rs`, `small_flow.rs`,
 //! `small_pull.rs`): one block update `own = min(own, A ⊗ B)`, optionally followed by the
-//! closure (phase 1) of `own` in place. Macro only; the kernels' files bring the imports.
+//! closure (phase 1) of `own` in place. Macros (and the tile's pitch); the kernels' files bring
+//! the imports.
+
+/// Row pitch (words) of A_TILE at block factor `b`: 16-byte rows padded by one quad, so that the
+/// rows the threads of a warp read at once fall on different banks. The item's A operand, the
+/// closures (`small_close.rs`, `small_quad.rs`) and the strips (`small_strip.rs`) use it.
+pub(super) const fn a_tile_pitch(b: u32) -> u32 {
+    b + 4
+}
 
 /// One work item, `own = min(own, A ⊗ B)` on the B x B blocks at block coordinates `own`, `a`
 /// and `b` of the matrix at `$d` (row pitch `$pitch`), then, if `close`, phase 1 on `own` in
@@ -28,31 +36,30 @@ macro_rules! small_tile_item {
     ($b:tt, $c:tt, $q:tt, $s:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
         close: $close:expr, loaded: $loaded:block, multiplied: $multiplied:block,
         before_store: $pre:block) => {{
+        let (sa, sb) = small_tiles!($b);
+        small_tile_item!($b, $c, $q, $s, $d, $pitch, own: $own, a: $a, b: $bb, close: $close,
+            tiles: (sa, sb), loaded: $loaded, multiplied: $multiplied, before_store: $pre)
+    }};
+    // The item on tiles the caller declared with `small_tiles!` (a kernel with other work that
+    // shares them: `small_strip.rs`).
+    ($b:tt, $c:tt, $q:tt, $s:tt, $d:ident, $pitch:ident, own: $own:expr, a: $a:expr, b: $bb:expr,
+        close: $close:expr, tiles: ($sa:expr, $sb:expr), loaded: $loaded:block,
+        multiplied: $multiplied:block, before_store: $pre:block) => {{
         const B: u32 = $b;
         const C: u32 = $c;
         const T: u32 = B / C;
         const GS: u32 = B / (C / 4);
-        // Row pitch (words) of the A tile; 16-byte rows that spread the ty over banks.
-        const SC: u32 = B + 4;
+        const SC: u32 = $crate::apsp::small_tile::a_tile_pitch(B);
         const KQ: u32 = B / 4;
         const ROWS_PER_STEP: u32 = T * T / KQ;
         const _: () = assert!(T * C == B && C % 4 == 0 && (T * T) % KQ == 0);
         const _: () = assert!(ROWS_PER_STEP * $q == B, "copy steps");
         // The closure's row and column halves fit in A_TILE (`small_close.rs`).
         const _: () = assert!(16 * B <= B * SC);
-        #[repr(C, align(16))]
-        struct ATile([i32; (B * SC) as usize]);
-        #[repr(C, align(16))]
-        struct BTile([i32; (B * B) as usize]);
-        #[address_space(shared)]
-        static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
-        #[address_space(shared)]
-        static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
         let (d, pitch): (*mut i32, u32) = ($d, $pitch);
         let ((oi, oj), (ai, aj), (bi, bj)): ((u32, u32), (u32, u32), (u32, u32)) = ($own, $a, $bb);
         let close: bool = $close;
-        let sa = shared_addr(addr_of!(A_TILE));
-        let sb = shared_addr(addr_of!(B_TILE));
+        let (sa, sb): (u32, u32) = ($sa, $sb);
         let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
         let t = ty * T + tx;
         let (r0, c4) = (t / KQ, 4 * (t % KQ));
@@ -131,5 +138,24 @@ macro_rules! small_tile_item {
                 unsafe { st_global::<4>(own.add(in_block(pitch, i, j) as usize), v) };
             }
         }); });
+    }};
+}
+
+/// The shared tiles of `small_tile_item!` at block factor `$b`, declared once where this is
+/// expanded: `(A_TILE, B_TILE)` as shared byte addresses, A_TILE `B` rows of `B + 4` words (the
+/// pitch the item's A operand and the closures use), B_TILE `B` rows of `B` words.
+macro_rules! small_tiles {
+    ($b:tt) => {{
+        const B: u32 = $b;
+        const SC: u32 = $crate::apsp::small_tile::a_tile_pitch(B);
+        #[repr(C, align(16))]
+        struct ATile([i32; (B * SC) as usize]);
+        #[repr(C, align(16))]
+        struct BTile([i32; (B * B) as usize]);
+        #[address_space(shared)]
+        static mut A_TILE: MaybeUninit<ATile> = MaybeUninit::uninit();
+        #[address_space(shared)]
+        static mut B_TILE: MaybeUninit<BTile> = MaybeUninit::uninit();
+        (shared_addr(addr_of!(A_TILE)), shared_addr(addr_of!(B_TILE)))
     }};
 }

@@ -31,12 +31,15 @@ pub const SMALL_MAX_VERTICES: usize = 5000;
 /// Up to this many vertices the flow kernel uses B = 32 by default (twice the rounds, but four
 /// times the blocks per round for the SMs: 12.1% against 11.0% at V = 750, session 4).
 pub const SMALL_B32_MAX_VERTICES: usize = 800;
+/// Up to this many vertices the strip kernel with chain blocks (`strips4c`), above it the one
+/// without (`strips4`): on the H200 (session 24, docs/apsp-small.md) 56.6% against 54.9% at V =
+/// 2000, 59.3% against 61.1% at 2500; halfway.
+pub const SMALL_CHAIN_MAX_VERTICES: usize = 2250;
 /// Above this many vertices the pull kernel with 8 x 8 cells per thread (`pull64x8`), up to it
-/// the one with 4 x 4 (`pull64`). With the closures by quadrants (session 23, two processes):
-/// 57.7 / 56.9% against 58.6 / 58.4% at V = 2500, 52.0 / 49.9% against 48.4 / 49.1% at 2000;
-/// halfway between the two sizes measured. Session 22 (4 and 2 steps per barrier): 56.7% against
-/// 55.4% at 2500, 63.3% against 65.9% at 3000.
-pub const SMALL_X4_MAX_VERTICES: usize = 2250;
+/// the strip kernels with 4 x 4: session 24, three processes, `strips4` 60.4–61.3% against
+/// `pull64x8` 57.3–58.8% at V = 2500, 65.3% against 65.8% at 2750 (two), 65.6–66.7% against
+/// 67.5–68.1% at 3000; halfway between 2500 and 2750.
+pub const SMALL_X4_MAX_VERTICES: usize = 2625;
 
 /// How the rounds of a solve run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -65,10 +68,21 @@ pub enum Schedule {
     #[value(name = "pull64x8")]
     #[serde(rename = "pull64x8")]
     Pull64x8,
+    /// As `Pull64`, each round's chain (the pivot column's block next to the next pivot block,
+    /// then that block) split into 2 row strips on 2 blocks, both products in each, the last to
+    /// finish closing the next pivot block (`fw_strip_b64s2`).
+    Strips2,
+    /// As `Strips2` with 4 strips (`fw_strip_b64s4`).
+    Strips4,
+    /// As `Strips4`, the strips taken by 4 chain blocks alone, from a ticket of their own, the
+    /// other blocks on their SMs leaving (`fw_strip_b64s4c`).
+    #[value(name = "strips4c")]
+    #[serde(rename = "strips4c")]
+    Strips4c,
 }
 
 impl Schedule {
-    pub const ALL: [Schedule; 9] = [
+    pub const ALL: [Schedule; 12] = [
         Schedule::Launches,
         Schedule::Graph,
         Schedule::Persistent32,
@@ -78,15 +92,22 @@ impl Schedule {
         Schedule::Pull32,
         Schedule::Pull64,
         Schedule::Pull64x8,
+        Schedule::Strips2,
+        Schedule::Strips4,
+        Schedule::Strips4c,
     ];
 
     /// The persistent kernel's block factor, if this is one.
     pub const fn persistent_block(self) -> Option<u32> {
         match self {
             Schedule::Persistent32 | Schedule::Flow32 | Schedule::Pull32 => Some(32),
-            Schedule::Persistent64 | Schedule::Flow64 | Schedule::Pull64 | Schedule::Pull64x8 => {
-                Some(64)
-            }
+            Schedule::Persistent64
+            | Schedule::Flow64
+            | Schedule::Pull64
+            | Schedule::Pull64x8
+            | Schedule::Strips2
+            | Schedule::Strips4
+            | Schedule::Strips4c => Some(64),
             Schedule::Launches | Schedule::Graph => None,
         }
     }
@@ -97,6 +118,18 @@ impl Schedule {
             Schedule::Persistent32 | Schedule::Persistent64 => Some(SmallKind::Barrier),
             Schedule::Flow32 | Schedule::Flow64 => Some(SmallKind::Flow),
             Schedule::Pull32 | Schedule::Pull64 | Schedule::Pull64x8 => Some(SmallKind::Pull),
+            Schedule::Strips2 => Some(SmallKind::Strip {
+                strips: 2,
+                chain: 0,
+            }),
+            Schedule::Strips4 => Some(SmallKind::Strip {
+                strips: 4,
+                chain: 0,
+            }),
+            Schedule::Strips4c => Some(SmallKind::Strip {
+                strips: 4,
+                chain: 4,
+            }),
             Schedule::Launches | Schedule::Graph => None,
         }
     }
@@ -127,8 +160,10 @@ pub fn default_schedule(vertices: usize, block: u32) -> Schedule {
     }
     let preferred = if vertices <= SMALL_B32_MAX_VERTICES {
         Schedule::Flow32
+    } else if vertices <= SMALL_CHAIN_MAX_VERTICES {
+        Schedule::Strips4c
     } else if vertices <= SMALL_X4_MAX_VERTICES {
-        Schedule::Pull64
+        Schedule::Strips4
     } else {
         Schedule::Pull64x8
     };
@@ -220,7 +255,10 @@ impl<'a> Prepared<'a> {
             | Schedule::Flow64
             | Schedule::Pull32
             | Schedule::Pull64
-            | Schedule::Pull64x8 => {
+            | Schedule::Pull64x8
+            | Schedule::Strips2
+            | Schedule::Strips4
+            | Schedule::Strips4c => {
                 let block = schedule.persistent_block().expect("a persistent schedule");
                 let kind = schedule.persistent_kind().expect("a persistent schedule");
                 let cells = schedule.persistent_cells();
@@ -234,22 +272,14 @@ impl<'a> Prepared<'a> {
                 }
                 let f = gpu.function(cfg.kernel)?;
                 let rounds = phases.padded() as u32 / block;
-                // Barrier kernels: no stage has more items than phase 3; flow kernels: one
+                // Barrier kernels: no stage has more items than phase 3; the others: one
                 // round's items (each block then has an item in about every round).
-                let most_items = match kind {
-                    SmallKind::Barrier => (2 * (rounds - 1)).max((rounds - 1).pow(2)),
-                    SmallKind::Flow | SmallKind::Pull => rounds * rounds - 1,
-                };
+                let most_items = kind.round_items(rounds);
                 let grid = cooperative_grid(gpu, cfg.kernel, &f, cfg.threads, most_items)?;
-                // One word for the barrier counter; one per block of the matrix for the flow
-                // kernels' counters, and the ticket after them for the pull kernels. Zeroed
-                // here (outside the timed region) for the first launch, in stream order before
-                // any later one ([`Prepared::queue`]).
-                let words = match kind {
-                    SmallKind::Barrier => 1,
-                    SmallKind::Flow => (rounds * rounds) as usize,
-                    SmallKind::Pull => (rounds * rounds) as usize + 1,
-                };
+                // The kind's counters (`SmallKind::counter_words`), zeroed here (outside the
+                // timed region) for the first launch, in stream order before any later one
+                // ([`Prepared::queue`]).
+                let words = kind.counter_words(rounds);
                 // SAFETY: every word is zeroed by the memset below before any launch reads it.
                 let barrier = unsafe { DeviceBuffer::<u32>::uninitialized(words) }
                     .context("allocating the persistent kernel's counters")?;
@@ -302,7 +332,7 @@ impl<'a> Prepared<'a> {
                 ];
                 // SAFETY: the kernel takes (d, pitch, rounds, counters): `d` the padded matrix
                 // of `phases` (rounds * B rows of `pitch`, B dividing its block factor), the
-                // zeroed counters (one; rounds² for a flow kernel, + 1 for a pull kernel); the
+                // zeroed counters (`SmallKind::counter_words` of its kind); the
                 // cooperative launch refuses a grid that cannot be resident at once (sized from
                 // the occupancy above), so the barriers cannot deadlock.
                 unsafe {
@@ -410,9 +440,11 @@ mod tests {
     #[test]
     fn small_graphs_get_a_small_schedule_that_fits_the_block() {
         assert_eq!(default_schedule(500, 64), Schedule::Flow32);
-        assert_eq!(default_schedule(801, 64), Schedule::Pull64);
-        assert_eq!(default_schedule(2250, 64), Schedule::Pull64);
-        assert_eq!(default_schedule(2251, 64), Schedule::Pull64x8);
+        assert_eq!(default_schedule(801, 64), Schedule::Strips4c);
+        assert_eq!(default_schedule(2250, 64), Schedule::Strips4c);
+        assert_eq!(default_schedule(2251, 64), Schedule::Strips4);
+        assert_eq!(default_schedule(2625, 64), Schedule::Strips4);
+        assert_eq!(default_schedule(2626, 64), Schedule::Pull64x8);
         assert_eq!(default_schedule(5000, 64), Schedule::Pull64x8);
         assert_eq!(default_schedule(5001, 64), Schedule::Launches);
         // B = 64 does not divide a matrix padded to 32 (B = 32 does), nor 32 one padded to 16.

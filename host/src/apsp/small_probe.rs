@@ -12,7 +12,8 @@ use cust::{
     memory::{CopyDestination, DeviceBuffer},
 };
 use gpu_kernels::apsp::{
-    PROBE_ITEM_STAMPS, SMALL_PROBES, SmallProbeConfig, SmallProbeKind, TRACE_WORDS,
+    PROBE_ITEM_STAMPS, SMALL_PROBES, SmallKind, SmallProbeConfig, SmallProbeKind, TRACE_WORDS,
+    strip_items,
 };
 use rgk_core::apsp::{
     cpu::floyd_warshall,
@@ -139,7 +140,11 @@ pub struct TraceSummary {
     pub cycles_per_ns: f64,
     /// Median over rounds of the time from one pivot block's closure published to the next's.
     pub chain_round_us: f64,
-    /// The items that update and close the next pivot block.
+    /// Median over rounds of the time from one pivot block's closure published to the
+    /// dependencies met of the item that closes the next (of the latest of a round's strips).
+    pub pivot_to_close_deps_us: f64,
+    /// The items that update and close the next pivot block (of a strip kernel, the strip that
+    /// arrived last and closed it).
     pub close_items: Parts,
     /// The later of the two phase-2 items that each of those waits for.
     pub chain_phase2: Parts,
@@ -176,13 +181,20 @@ pub fn trace(
     let v = graph.vertices;
     let (padded, pitch) = geometry(v, B as u32);
     let n = (padded / B) as u32;
-    let items = 1 + n as usize * (n * n - 1) as usize;
+    // The traced kernel's order and counters: the pull kernels' or a strip kernel's.
+    let (items, kind) = match cfg.kind {
+        SmallProbeKind::StripTrace { strips, chain } => (
+            strip_items(n, strips) as usize,
+            SmallKind::Strip { strips, chain },
+        ),
+        _ => (1 + n as usize * (n * n - 1) as usize, SmallKind::Pull),
+    };
     let f = gpu.function(cfg.kernel)?;
-    let grid = cooperative_grid(gpu, cfg.kernel, &f, cfg.threads, n * n - 1)?;
+    let grid = cooperative_grid(gpu, cfg.kernel, &f, cfg.threads, kind.round_items(n))?;
     let stream = &gpu.stream;
     // SAFETY: every cell is written by the init kernel before the solve reads it.
     let d = unsafe { DeviceBuffer::<i32>::uninitialized(padded * pitch) }?;
-    let done = DeviceBuffer::<u32>::zeroed((n * n) as usize + 1)?;
+    let done = DeviceBuffer::<u32>::zeroed(kind.counter_words(n))?;
     let words = DeviceBuffer::<u64>::zeroed(items * TRACE_WORDS as usize)?;
     let (mut samples, mut identical) = (Vec::with_capacity(reps), true);
     let mut raw = vec![0u64; items * TRACE_WORDS as usize];
@@ -210,7 +222,7 @@ pub fn trace(
         ];
         start.record(stream)?;
         // SAFETY: (d, pitch, rounds, done, trace): the padded matrix of n · 64 rows of `pitch`
-        // (non-negative weights, zero diagonal), n² + 1 counters zeroed on this stream just
+        // (non-negative weights, zero diagonal), the kind's counters zeroed on this stream just
         // before, one trace slot per item; a co-resident grid (sized from the occupancy; the
         // driver refuses one that is not).
         unsafe { launch_cooperative(&f, grid, (cfg.threads, cfg.threads), stream, &mut params) }?;
@@ -294,7 +306,10 @@ fn summarise(
     for s in items.iter().skip(1) {
         let r = s.round as usize;
         if s.phase3 && s.close && r + 1 < n_us {
-            closing[r + 1] = Some(s);
+            // A strip kernel's round has several: the one that closed published last.
+            if closing[r + 1].is_none_or(|c| c.timer[5] < s.timer[5]) {
+                closing[r + 1] = Some(s);
+            }
         } else if !s.phase3 && r < n_us {
             let x = (s.round + 1) % n;
             if s.own == (s.round, x) || s.own == (x, s.round) {
@@ -302,6 +317,21 @@ fn summarise(
             }
         }
     }
+    // The latest dependencies met among the items stamped as closing each round's next pivot.
+    let mut deps_met = vec![0u64; n_us];
+    for s in items.iter().skip(1) {
+        let r = s.round as usize;
+        if s.phase3 && s.close && r + 1 < n_us {
+            deps_met[r + 1] = deps_met[r + 1].max(s.timer[1]);
+        }
+    }
+    let to_deps: Vec<f64> = (1..n_us)
+        .filter_map(|r| {
+            let prev = closing[r - 1]?;
+            closing[r]?;
+            Some(deps_met[r].saturating_sub(prev.timer[5]) as f64 / 1e3)
+        })
+        .collect();
     let closing: Vec<&Stamp> = closing.into_iter().flatten().collect();
     let (mut chain_p2, mut round_us, mut to_p2, mut to_close) = (vec![], vec![], vec![], vec![]);
     for (r, p2) in phase2
@@ -328,6 +358,7 @@ fn summarise(
         rounds: n,
         cycles_per_ns: rate,
         chain_round_us: median_or_nan(round_us),
+        pivot_to_close_deps_us: median_or_nan(to_deps),
         close_items: parts(&closing),
         chain_phase2: parts(&chain_p2),
         bulk: parts(&bulk),

@@ -158,10 +158,12 @@ pub fn run(args: &ApspSmallArgs) -> Result<()> {
     let (mut probe_items_run, mut traces) = (Vec::new(), Vec::new());
     if args.probe {
         probe_items_run = probe_items(&gpu, &input.graph, args.reps)?;
-        for cfg in SMALL_PROBES
-            .iter()
-            .filter(|c| c.kind == SmallProbeKind::Trace)
-        {
+        for cfg in SMALL_PROBES.iter().filter(|c| {
+            matches!(
+                c.kind,
+                SmallProbeKind::Trace | SmallProbeKind::StripTrace { .. }
+            )
+        }) {
             traces.push(trace(&gpu, &input.graph, cfg, &reference, args.reps)?);
         }
     }
@@ -253,12 +255,13 @@ fn print_probes(items: &[ItemProbe], traces: &[TraceSummary]) {
     }
     for t in traces {
         println!(
-            "  trace {:<22} {}: {:.4} ms, chain {:.2} µs a round ({} rounds, \
-             {:.3} cycles/ns)  {}",
+            "  trace {:<22} {}: {:.4} ms, chain {:.2} µs a round (closing item's \
+             dependencies met {:.2} µs after the pivot) ({} rounds, {:.3} cycles/ns)  {}",
             t.kernel,
             closure_label(t.close_steps),
             t.compute.median_ms,
             t.chain_round_us,
+            t.pivot_to_close_deps_us,
             t.rounds,
             t.cycles_per_ns,
             if t.identical {

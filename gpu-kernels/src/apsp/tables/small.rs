@@ -34,13 +34,52 @@ pub enum SmallKind {
     /// counter when it is free (`small_pull.rs`). Its last argument is `rounds² + 1` zeroed
     /// u32 (the counters, then the ticket).
     Pull,
+    /// `Pull` with each round's chain (the pivot column's block next to the next pivot block,
+    /// and the next pivot block) split into `strips` row strips on as many blocks, the last of
+    /// them to finish closing the next pivot block (`small_strip.rs`; B = 64, 4 x 4 cells, by
+    /// quadrants); with `chain` > 0, the first `chain` blocks take the strips alone, from a
+    /// ticket of their own, and the other blocks on their SMs leave. Its last argument is
+    /// [`SmallKind::counter_words`] zeroed u32 (the counters, the ticket, one arrival count per
+    /// round, the chain blocks' ticket, their SM ids).
+    Strip { strips: u32, chain: u32 },
+}
+
+impl SmallKind {
+    /// Words of the kernel's last argument (zeroed u32) for a matrix of `rounds` block rows.
+    pub const fn counter_words(self, rounds: u32) -> usize {
+        let n = rounds as usize;
+        match self {
+            SmallKind::Barrier => 1,
+            SmallKind::Flow => n * n,
+            SmallKind::Pull => n * n + 1,
+            SmallKind::Strip { chain, .. } => n * n + 1 + n + 1 + chain as usize,
+        }
+    }
+
+    /// Work items of one round at most (the first rounds' of a strip kernel: its strips and
+    /// the round's `rounds² − 3` other items).
+    pub const fn round_items(self, rounds: u32) -> u32 {
+        let r1 = rounds - 1;
+        match self {
+            SmallKind::Barrier => {
+                if 2 * r1 > r1 * r1 {
+                    2 * r1
+                } else {
+                    r1 * r1
+                }
+            }
+            SmallKind::Flow | SmallKind::Pull => rounds * rounds - 1,
+            SmallKind::Strip { strips, .. } => rounds * rounds + strips,
+        }
+    }
 }
 
 /// The one-thread kernel that holds a stream for a time (`small_pull.rs`): argument `ns: u64`.
 pub const SMALL_HOLD_KERNEL: &str = "apsp_hold";
 
 /// `(kernel, block, threads, cells, copy steps, closure steps, kind)`: the single source of
-/// `FW_SMALL` and the kernels in `small.rs`, `small_flow.rs` and `small_pull.rs` (copy steps:
+/// `FW_SMALL` and the kernels in `small.rs`, `small_flow.rs`, `small_pull.rs` and
+/// `small_strip.rs` (kind `stripS`: S strips; copy steps:
 /// `B² / 4` quads of an operand over `threads²` threads; closure steps: Floyd–Warshall steps per
 /// barrier in the pivot block's closure, `small_close.rs`, 0 for the closure by quadrants,
 /// `small_quad.rs`).
@@ -54,6 +93,9 @@ macro_rules! for_each_fw_small {
             (fw_pull_b32, 32, 8, 4, 4, 4, pull),
             (fw_pull_b64, 64, 16, 4, 4, 0, pull),
             (fw_pull_b64c8, 64, 8, 8, 16, 0, pull),
+            (fw_strip_b64s2, 64, 16, 4, 4, 0, strip2),
+            (fw_strip_b64s4, 64, 16, 4, 4, 0, strip4),
+            (fw_strip_b64s4c, 64, 16, 4, 4, 0, strip4c),
         }
     };
 }
@@ -85,11 +127,41 @@ macro_rules! small_kind {
     (pull) => {
         SmallKind::Pull
     };
+    (strip2) => {
+        SmallKind::Strip {
+            strips: 2,
+            chain: 0,
+        }
+    };
+    (strip4) => {
+        SmallKind::Strip {
+            strips: 4,
+            chain: 0,
+        }
+    };
+    (strip4c) => {
+        SmallKind::Strip {
+            strips: 4,
+            chain: 4,
+        }
+    };
     (item) => {
         SmallProbeKind::Item
     };
     (trace) => {
         SmallProbeKind::Trace
+    };
+    (strace4) => {
+        SmallProbeKind::StripTrace {
+            strips: 4,
+            chain: 0,
+        }
+    };
+    (strace4c) => {
+        SmallProbeKind::StripTrace {
+            strips: 4,
+            chain: 4,
+        }
     };
 }
 macro_rules! fw_small_table {
@@ -115,9 +187,26 @@ const _: () = {
             s => matches!(s, 1 | 2 | 4) && c.block.is_multiple_of(s),
         });
         assert!((c.threads * c.threads).is_multiple_of(c.block / 4));
+        if let SmallKind::Strip { strips, .. } = c.kind {
+            // `small_strip_item!`: 16 x 16 threads, each 4 columns of 4 / strips rows of a strip;
+            // one strip (the whole block) would need a third 64 x 68 tile, past the 48 KiB of
+            // static shared memory a block may have.
+            assert!(c.block == 64 && c.threads == 16 && c.cells == 4 && c.close_steps == 0);
+            assert!(matches!(strips, 2 | 4));
+        }
         i += 1;
     }
 };
+
+/// Work items of a strip kernel (`SmallKind::Strip`) on `n` block rows with `strips` strips a
+/// round: item 0 (the first pivot block's closure); per round r < n − 1 its strips and the flow
+/// order's `n² − 1` items but the two the strips do; the last round's `n² − 1` flow items.
+pub const fn strip_items(n: u32, strips: u32) -> u32 {
+    match n {
+        0 | 1 => 1,
+        _ => 1 + (n - 1) * (n * n - 3 + strips) + (n * n - 1),
+    }
+}
 
 pub fn fw_small_config(block: u32, kind: SmallKind, cells: u32) -> Option<FwSmallConfig> {
     FW_SMALL
@@ -138,6 +227,11 @@ pub enum SmallProbeKind {
     /// The pull kernel with a time stamp at each point of each item: arguments `(d, pitch,
     /// rounds, done, trace)`, `trace` [`TRACE_WORDS`] u64 per item.
     Trace,
+    /// The strip kernel of `strips` strips (`SmallKind::Strip`) traced the same way: its `done`
+    /// is that kind's counters; each strip is stamped as an item that closes block
+    /// (r + 1, r + 1) (the one that arrived last did), at points 2 its operands loaded, 3 its
+    /// products done, 4 its arrival counted (the last: its closure done).
+    StripTrace { strips: u32, chain: u32 },
 }
 
 /// A probe kernel: its block factor, threads per side, cells per thread per side, closure
@@ -162,8 +256,9 @@ pub const TRACE_WORDS: u32 = 16;
 pub const PROBE_ITEM_STAMPS: u32 = 10;
 
 /// `(kernel, block, threads, cells, copy steps, closure steps, kind)` of the probes: the item
-/// at each closure style for both register tiles, and the traced pull kernel at one and four
-/// steps per barrier and by quadrants.
+/// at each closure style for both register tiles, the traced pull kernel at one and four
+/// steps per barrier and by quadrants, and the traced strip kernels of 4 strips (without and
+/// with chain blocks).
 macro_rules! for_each_small_probe {
     ($m:ident) => {
         $m! {
@@ -178,6 +273,8 @@ macro_rules! for_each_small_probe {
             (fw_pull_b64_trace_s1, 64, 16, 4, 4, 1, trace),
             (fw_pull_b64_trace_s4, 64, 16, 4, 4, 4, trace),
             (fw_pull_b64_trace_q, 64, 16, 4, 4, 0, trace),
+            (fw_strip_b64s4_trace, 64, 16, 4, 4, 0, strace4),
+            (fw_strip_b64s4c_trace, 64, 16, 4, 4, 0, strace4c),
         }
     };
 }
